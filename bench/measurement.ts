@@ -1,0 +1,78 @@
+// What a scenario measures and what a suite of scenarios is, shared by the runner, the suites and the report.
+import type { DialectName } from '../src/db/database.ts';
+import type { BenchSettings } from './settings.ts';
+import type { ServerHandle } from './server-process.ts';
+
+export interface Goal {
+  /** Minimum throughput as a fraction of the suite's baseline scenario. */
+  minRatio: number;
+  /** The databases the goal applies to; elsewhere the ratio is shown without a verdict. */
+  dialects: readonly DialectName[];
+}
+
+/** One measured window of one scenario. */
+export interface Sample {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Responses that were not 2xx, warm-up included. */
+  non2xx: number;
+  /** Socket errors and timeouts, warm-up included. */
+  errors: number;
+  statusCounts: Record<string, number>;
+  /** Server process CPU during the window, as a fraction of one core. */
+  serverCpu: number;
+  /** Load generator CPU during the window, as a fraction of one core. */
+  loadCpu: number;
+}
+
+export interface Measurement {
+  dialect: DialectName;
+  suite: string;
+  scenario: string;
+  /** What was requested, e.g. `GET /healthz`. */
+  route: string;
+  /** The round with the median throughput: shared machines drift, and a median ignores one bad round. */
+  median: Sample;
+  /** Slowest and fastest round, to show how much the figures can be trusted. */
+  minRequestsPerSecond: number;
+  maxRequestsPerSecond: number;
+  rounds: number;
+  /** Summed over every round: any non-2xx response or socket error fails the whole run. */
+  non2xx: number;
+  errors: number;
+  statusCounts: Record<string, number>;
+  baseline: boolean;
+  /** Median requests/s divided by the suite baseline's, on the same database. */
+  ratio: number | undefined;
+  goal: Goal | undefined;
+  /** A post-run check that found the scenario did not do what it claims (e.g. PATCH wrote nothing). */
+  problem: string | undefined;
+}
+
+/** A group of scenarios run against one started server. Later suites (idempotency, bulk, webhook delivery) add one of these. */
+export interface Suite {
+  name: string;
+  run(server: ServerHandle, settings: BenchSettings, progress: (text: string) => void): Promise<Measurement[]>;
+  /**
+   * For suites whose figures are not request rates (bulk timings): their own table, printed after the main one,
+   * with verdict lines; `failed` fails the run. Undefined when the suite measured nothing.
+   */
+  report?(settings: BenchSettings): { text: string; lines: string[]; failed: boolean } | undefined;
+}
+
+/** Folds the rounds of one scenario into its row (everything but the ratio, which needs the baseline's row). */
+export function summarise(samples: Sample[]): Pick<Measurement, 'median' | 'minRequestsPerSecond' | 'maxRequestsPerSecond' | 'rounds' | 'non2xx' | 'errors' | 'statusCounts'> {
+  const sorted = [...samples].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  const statusCounts: Record<string, number> = {};
+  for (const s of samples) for (const [status, n] of Object.entries(s.statusCounts)) statusCounts[status] = (statusCounts[status] ?? 0) + n;
+  return {
+    median: sorted[Math.floor((sorted.length - 1) / 2)],
+    minRequestsPerSecond: sorted[0].requestsPerSecond,
+    maxRequestsPerSecond: sorted[sorted.length - 1].requestsPerSecond,
+    rounds: samples.length,
+    non2xx: samples.reduce((n, s) => n + s.non2xx, 0),
+    errors: samples.reduce((n, s) => n + s.errors, 0),
+    statusCounts,
+  };
+}

@@ -1,0 +1,51 @@
+// The data every scenario works on, created through the real services (not SQL) so that it is exactly
+// what the API itself would have written. A new scenario that needs more data adds it here.
+import { scopes } from '../src/auth/capabilities.ts';
+import type { Db } from '../src/db/database.ts';
+import type { Services } from '../src/services.ts';
+
+export interface Fixture {
+  /** Host header to send: organisations are resolved by address, and the bench organisation is `localhost`. */
+  host: string;
+  organisationId: string;
+  personId: string;
+  /** Bearer token with every scope, held by an admin. */
+  apiKey: string;
+  courseId: string;
+  sectionId: string;
+  /** Lesson activities of the bulk suite: bulk creates go to the first, raw inserts to the second, upserts to the third. */
+  bulkLessonId: string;
+  rawLessonId: string;
+  upsertLessonId: string;
+  /** External ids of existing pages of the upsert lesson, which the upsert scenario updates. */
+  upsertExternalIds: string[];
+}
+
+/** How many pages the upsert scenario finds in place. */
+export const UPSERT_PAGES = 500;
+
+export async function seed(services: Services, db: Db): Promise<Fixture> {
+  const org = await services.organisations.create({ address: 'localhost', name: 'Benchmark organisation' });
+  const person = await services.people.create({ organisationId: org.id, email: 'bench-admin@example.test', name: 'Benchmark admin', roles: ['admin'] });
+  const key = await services.apiKeys.create({ organisationId: org.id, personId: person.id, name: 'benchmark', scopes: [...scopes] });
+  const course = await services.courses.createCourse(db, org.id, { fullname: 'Benchmark course', shortname: 'BENCH-1' });
+  const section = await services.sections.create(db, org.id, { course_id: course.id, title: 'Week 1', visible: true });
+  const lesson = (name: string) => services.activities.create(db, org.id, { course_id: course.id, type: 'lesson', name });
+  const [bulkLesson, rawLesson, upsertLesson] = [await lesson('Bulk lesson'), await lesson('Raw lesson'), await lesson('Upsert lesson')];
+  const upsertExternalIds = Array.from({ length: UPSERT_PAGES }, (_, i) => `bench-upsert-${i}`);
+  await db.transaction().execute(async (tx) => {
+    for (const [i, external_id] of upsertExternalIds.entries()) await services.lessonPages.create(tx, org.id, { lesson_id: upsertLesson.id, title: `Page ${i}`, external_id });
+  });
+  return {
+    host: org.address,
+    organisationId: org.id,
+    personId: person.id,
+    apiKey: key.key,
+    courseId: course.id,
+    sectionId: section.id,
+    bulkLessonId: bulkLesson.id,
+    rawLessonId: rawLesson.id,
+    upsertLessonId: upsertLesson.id,
+    upsertExternalIds,
+  };
+}

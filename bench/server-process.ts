@@ -1,0 +1,104 @@
+// Parent side of bench/server.ts: starts the server process on a database target, waits for it to be
+// ready, asks it for its CPU time, and stops it.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import type { DialectName } from '../src/db/database.ts';
+import type { DatabaseTarget } from './databases.ts';
+import type { Fixture } from './seed.ts';
+
+export interface CpuSample {
+  /** Microseconds of user plus system CPU. */
+  micros: number;
+  rss: number;
+}
+
+export interface ServerHandle {
+  dialect: DialectName;
+  pid: number;
+  url: string;
+  fixture: Fixture;
+  cpu(): Promise<CpuSample>;
+  /** Milliseconds the server took to insert `count` lesson pages raw in one transaction (bench/raw-lesson-pages.ts). */
+  rawLessonPages(count: number, round: string): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const serverEntry = path.join(import.meta.dirname, 'server.ts');
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 15_000;
+
+// Variables bench/server.ts reads; cleared first so that, say, a PostgreSQL URL in the caller's environment
+// cannot turn the SQLite run into a second PostgreSQL run.
+const serverVariables = ['DATA_DIR', 'BENCH_DATABASE_URL', 'BENCH_PG_SCHEMA', 'DATABASE_URL'];
+
+export async function startServer(target: DatabaseTarget, options: { cpuProfileDir?: string | undefined }): Promise<ServerHandle> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const name of serverVariables) delete env[name];
+  Object.assign(env, target.env);
+  const profiling = options.cpuProfileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfileDir)}`, `--cpu-prof-name=server-${target.dialect}-${Date.now()}.cpuprofile`]
+    : [];
+  const child = spawn(process.execPath, [...profiling, serverEntry], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  // Replies come back in the order the questions went out, so a queue of waiters is enough.
+  const waiters: Array<(message: Record<string, unknown>) => void> = [];
+  let onReady: ((message: Record<string, unknown>) => void) | undefined;
+  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    let message: Record<string, unknown>;
+    try {
+      message = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      process.stderr.write(`[bench server] ${line}\n`);
+      return;
+    }
+    if (message.ready) onReady?.(message);
+    else waiters.shift()?.(message);
+  });
+
+  const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`bench server (${target.dialect}) not ready after ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+    onReady = (message) => {
+      clearTimeout(timer);
+      resolve(message);
+    };
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`bench server (${target.dialect}) exited with code ${code} before it was ready`));
+    });
+  }).catch((err: unknown) => {
+    child.kill('SIGKILL');
+    throw err;
+  });
+
+  const ask = (command: string) =>
+    new Promise<Record<string, unknown>>((resolve) => {
+      waiters.push(resolve);
+      child.stdin.write(command + '\n');
+    });
+
+  return {
+    dialect: ready.dialect as DialectName,
+    pid: child.pid!,
+    url: `http://127.0.0.1:${ready.port as number}`,
+    fixture: ready.fixture as Fixture,
+    async cpu() {
+      const reply = (await ask('cpu')) as { cpu: { user: number; system: number }; rss: number };
+      return { micros: reply.cpu.user + reply.cpu.system, rss: reply.rss };
+    },
+    async rawLessonPages(count, round) {
+      const reply = (await ask(`raw-lesson-pages ${count} ${round}`)) as { rawMs?: number; rawError?: string };
+      if (reply.rawMs === undefined) throw new Error(`raw insert in the bench server failed: ${reply.rawError}`);
+      return reply.rawMs;
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.stdin.end('stop\n');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      const code = await exited;
+      clearTimeout(timer);
+      if (code !== 0) throw new Error(`bench server (${target.dialect}) exited with code ${code}`);
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// The benchmark's knobs, read once from the environment. Defaults give a run of about a minute that is
+// stable enough to compare two commits on the same machine; BENCH_SECONDS=3 is a quick smoke run.
+export interface BenchSettings {
+  /** Measured seconds per scenario. */
+  seconds: number;
+  /** Seconds of load before each measurement, not counted: JIT, statement caches and pools settle first. */
+  warmupSeconds: number;
+  connections: number;
+  /** Times every scenario is measured, interleaved; the report shows the median round and the spread. */
+  rounds: number;
+  /** PostgreSQL to benchmark against; probed, and skipped (with a note) when it does not answer. */
+  postgresUrl: string | undefined;
+  /** Which databases to run, from 'sqlite' and 'postgres'. */
+  databases: Set<string>;
+  /** Only these scenarios (by name, e.g. `read`), or every scenario when undefined: for profiling one path. */
+  scenarios: Set<string> | undefined;
+  /** Directory for .cpuprofile files of the server process, or undefined for no profiling. */
+  cpuProfileDir: string | undefined;
+  /** Exit non-zero when a throughput goal is missed (for CI); by default goals are only reported. */
+  enforceGoals: boolean;
+}
+
+function positiveNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, not ${JSON.stringify(raw)}`);
+  return value;
+}
+
+export function readSettings(): BenchSettings {
+  const databases = new Set((process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean));
+  for (const d of databases) if (d !== 'sqlite' && d !== 'postgres') throw new Error(`BENCH_DATABASES: unknown database ${d}`);
+  const postgresUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  return {
+    seconds: positiveNumber('BENCH_SECONDS', 5),
+    warmupSeconds: positiveNumber('BENCH_WARMUP_SECONDS', 1),
+    connections: Math.round(positiveNumber('BENCH_CONNECTIONS', 10)),
+    rounds: Math.round(positiveNumber('BENCH_ROUNDS', 1)),
+    postgresUrl: postgresUrl === '' ? undefined : postgresUrl,
+    databases,
+    scenarios: process.env.BENCH_SCENARIOS ? new Set(process.env.BENCH_SCENARIOS.split(',').map((s) => s.trim())) : undefined,
+    cpuProfileDir: process.env.BENCH_CPU_PROF || undefined,
+    enforceGoals: process.env.BENCH_ENFORCE_GOALS === '1' || process.env.BENCH_ENFORCE_GOALS === 'true',
+  };
+}

@@ -1,0 +1,94 @@
+// Builds the Fastify application from its plugins and the operation list. No listen: main.ts and the
+// tests decide how to serve it.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Database, Db } from './db/database.ts';
+import { ApiError } from './http/api-error.ts';
+import { registerDocsRoutes } from './http/docs.ts';
+import { installProblemHandlers, sendProblem, toApiError } from './http/problems.ts';
+import { registerOperations } from './http/registry.ts';
+import { createIdempotency } from './http/idempotency.ts';
+import { apiChanges, createRevisions, type Revisions } from './http/revisions.ts';
+import { registerRateLimits } from './http/rate-limits.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { operations as allOperations } from './operations.ts';
+import type { Operation } from './http/operation.ts';
+import type { Services } from './services.ts';
+import { servicesFor } from './runtime.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Db;
+    services: Services;
+  }
+}
+
+export interface AppOptions {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  /** Tests may add operations of their own (e.g. to exercise a revision transform). */
+  operations?: Operation[];
+  /** Tests may declare revisions of their own; by default, the API's. */
+  revisions?: Revisions;
+  logger?: boolean;
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, database, clock } = options;
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["idempotency-key"]'] },
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    // The id is ours, never the client's: it is quoted to support and must be unique.
+    genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
+    requestIdHeader: false,
+    return503OnClosing: true,
+    // External ids (up to 255 characters, more once percent-encoded) are path segments.
+    routerOptions: { maxParamLength: 1024 },
+    frameworkErrors: (error, request, reply) => sendProblem(reply, toApiError(error, request), config.errorsUrl),
+  });
+
+  const revisions = options.revisions ?? createRevisions(apiChanges);
+  const services = await servicesFor(config, database, clock, { revisions, onBackgroundError: (err) => app.log.warn({ err }, 'background write failed') });
+  app.decorate('db', database.db);
+  app.decorate('services', services);
+  app.setValidatorCompiler(validatorCompiler);
+  installProblemHandlers(app, config.errorsUrl);
+  // spec: Conventions — Format. JSON only: a text/plain body is a 415, not a string to validate.
+  app.removeContentTypeParser('text/plain');
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('Request-Id', request.id);
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await sql`select 1`.execute(database.db);
+      return { status: 'ok', database: database.dialect };
+    } catch {
+      return sendProblem(reply, new ApiError('health.database_unreachable'), config.errorsUrl);
+    }
+  });
+
+  const operations = [...allOperations, ...(options.operations ?? [])];
+  registerDocsRoutes(app, { operations, config, revisions });
+  const idempotency = createIdempotency({ database, clock });
+  const limits = await registerRateLimits(app, { perMinute: config.rateLimitPerMinute, concurrency: config.concurrencyLimit, redisUrl: config.redisUrl });
+  registerOperations(app, operations, { services, idempotency, limits, revisions });
+  // Records live 24 hours; expired ones are ignored at once and purged here in the background.
+  const purge = setInterval(() => idempotency.purgeExpired().catch((err) => app.log.warn({ err }, 'idempotency purge failed')), 10 * 60_000);
+  purge.unref();
+  app.addHook('onClose', async () => clearInterval(purge));
+  // An SMTP pool's idle connections would otherwise keep the process alive after close.
+  app.addHook('onClose', async () => services.mail.close());
+  await app.ready();
+  return app;
+}

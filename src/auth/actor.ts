@@ -1,0 +1,22 @@
+// Who is calling: the credential that authenticated the request and the person it acts for.
+// API keys are the first kind; OAuth access tokens plug in as a second `kind` with the same shape.
+import type { Capability, Scope } from './capabilities.ts';
+
+export interface Actor {
+  kind: 'api_key' | 'oauth_token';
+  credentialId: string;
+  organisationId: string;
+  personId: string;
+  scopes: ReadonlySet<Scope>;
+  capabilities: ReadonlySet<Capability>;
+  /** The revision pinned on the credential when it was issued (spec: Versioning 3). */
+  pinnedRevision: string;
+  mode: 'live' | 'test';
+}
+
+/** Resolves a presented bearer token to an actor of this organisation, or throws a 401 ApiError. */
+export interface Authenticator {
+  /** Whether this authenticator recognises the token's form (e.g. its prefix). */
+  accepts(token: string): boolean;
+  authenticate(token: string, organisationId: string): Promise<Actor>;
+}

@@ -1,0 +1,129 @@
+// Issuing API keys and authenticating requests that present one.
+import { timingSafeEqual } from 'node:crypto';
+import type { Db } from '../db/database.ts';
+import type { Clock } from '../clock.ts';
+import { newId } from '../ids.ts';
+import { ApiError } from '../http/api-error.ts';
+import type { Revisions } from '../http/revisions.ts';
+import { capabilitiesOf, isScope, type Scope } from './capabilities.ts';
+import type { Actor, Authenticator } from './actor.ts';
+import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey, looksLikeApiKey } from './api-key-format.ts';
+import { apiKeysRepository } from './api-keys.repository.ts';
+
+/** last_used_at is advisory: writing it at most once a minute keeps the hot path free of writes. */
+const LAST_USED_GRANULARITY_MS = 60_000;
+/**
+ * A verified key is remembered this long, so that most requests need no database read to authenticate.
+ * Revoking a key in this process forgets it at once; another process stops accepting it within this time.
+ */
+const ACTOR_CACHE_TTL_MS = 2_000;
+const ACTOR_CACHE_MAX = 10_000;
+
+interface CachedKey {
+  actor: Actor;
+  expiresAt: string | null;
+  lastUsedAt: number;
+  until: number;
+}
+
+export interface CreateApiKeyInput {
+  organisationId: string;
+  personId: string;
+  name: string;
+  scopes: string[];
+  mode?: 'live' | 'test';
+  serviceVersion?: string;
+  expiresAt?: string | null;
+}
+
+export class InvalidApiKeyRequest extends Error {}
+
+export function createApiKeyService(deps: { db: Db; clock: Clock; revisions: Revisions; onBackgroundError?: (err: unknown) => void }) {
+  const { db, clock, revisions } = deps;
+
+  async function create(input: CreateApiKeyInput): Promise<{ id: string; key: string }> {
+    const bad = input.scopes.filter((s) => !isScope(s));
+    if (bad.length > 0) throw new InvalidApiKeyRequest(`unknown scopes: ${bad.join(', ')}`);
+    let revision = revisions.current;
+    if (input.serviceVersion !== undefined) {
+      const resolved = revisions.resolve(input.serviceVersion);
+      if (!resolved) throw new InvalidApiKeyRequest(`not a revision of this API: ${input.serviceVersion}`);
+      revision = resolved;
+    }
+    const mode = input.mode ?? 'live';
+    const key = generateApiKey(mode);
+    const id = newId();
+    await apiKeysRepository.insert(db, {
+      id,
+      organisation_id: input.organisationId,
+      person_id: input.personId,
+      name: input.name,
+      mode,
+      key_hash: hashApiKey(key),
+      display_prefix: displayPrefix(key),
+      scopes: JSON.stringify([...new Set(input.scopes)]),
+      service_version: revision,
+      created_at: clock.now().toISOString(),
+      expires_at: input.expiresAt ?? null,
+      revoked_at: null,
+      last_used_at: null,
+    });
+    return { id, key };
+  }
+
+  const cache = new Map<string, CachedKey>();
+
+  async function verify(hash: string): Promise<CachedKey | undefined> {
+    const hit = cache.get(hash);
+    if (hit && hit.until > Date.now()) return hit;
+    const row = await apiKeysRepository.findByHashWithHolder(db, hash);
+    // The index found the row by hash; the constant-time comparison keeps the final check free of timing signal.
+    if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined;
+    if (row.revoked_at !== null) throw new ApiError('auth.revoked_credential', 'The API key has been revoked.');
+    const entry: CachedKey = {
+      actor: {
+        kind: 'api_key',
+        credentialId: row.id,
+        organisationId: row.organisation_id,
+        personId: row.person_id,
+        scopes: new Set(JSON.parse(row.scopes) as Scope[]),
+        capabilities: capabilitiesOf(JSON.parse(row.roles) as string[], Boolean(row.is_platform_admin)),
+        pinnedRevision: row.service_version,
+        mode: row.mode,
+      },
+      expiresAt: row.expires_at,
+      lastUsedAt: row.last_used_at === null ? 0 : Date.parse(row.last_used_at),
+      until: Date.now() + ACTOR_CACHE_TTL_MS,
+    };
+    if (cache.size >= ACTOR_CACHE_MAX) cache.clear();
+    cache.set(hash, entry);
+    return entry;
+  }
+
+  const authenticator: Authenticator = {
+    accepts: looksLikeApiKey,
+    async authenticate(token: string, organisationId: string): Promise<Actor> {
+      if (!isWellFormedApiKey(token)) throw new ApiError('auth.invalid_credential', 'The API key is malformed.');
+      const entry = await verify(hashApiKey(token));
+      // CONTRACT: a key of another organisation gets no hint that it exists elsewhere.
+      if (!entry || entry.actor.organisationId !== organisationId) throw new ApiError('auth.invalid_credential', 'The API key is not valid for this organisation.');
+      const now = clock.now();
+      if (entry.expiresAt !== null && entry.expiresAt <= now.toISOString()) throw new ApiError('auth.expired_credential', 'The API key has expired.');
+      if (now.getTime() - entry.lastUsedAt >= LAST_USED_GRANULARITY_MS) {
+        entry.lastUsedAt = now.getTime();
+        apiKeysRepository.touchLastUsed(db, entry.actor.credentialId, now.toISOString()).catch((err) => deps.onBackgroundError?.(err));
+      }
+      return entry.actor;
+    },
+  };
+
+  async function revoke(organisationId: string, id: string): Promise<boolean> {
+    const result = await apiKeysRepository.revoke(db, organisationId, id, clock.now().toISOString());
+    for (const [hash, entry] of cache) if (entry.actor.credentialId === id) cache.delete(hash);
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  return { create, revoke, authenticator, list: (organisationId: string) => apiKeysRepository.listForOrganisation(db, organisationId) };
+}
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;

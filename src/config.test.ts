@@ -1,0 +1,63 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('configuration', () => {
+  test('defaults', () => {
+    const c = loadConfig({});
+    assert.equal(c.host, '127.0.0.1');
+    assert.equal(c.port, 8080);
+    assert.equal(c.dataDir, path.resolve('./data'));
+    assert.equal(c.databaseUrl, undefined);
+    assert.equal(c.rateLimitPerMinute, 1200);
+    assert.equal(c.concurrencyLimit, 25);
+    assert.equal(c.errorsUrl, 'http://localhost:8080/docs/errors');
+  });
+
+  test('a bad value stops start-up with a message naming the variable', () => {
+    for (const [name, value] of [
+      ['PORT', 'eighty'],
+      ['PORT', '70000'],
+      ['DATABASE_URL', 'mysql://x'],
+      ['LOG_LEVEL', 'loud'],
+      ['TRUST_PROXY', 'maybe'],
+      ['RATE_LIMIT_PER_MINUTE', '0'],
+    ]) {
+      assert.throws(() => loadConfig({ [name]: value }), (err: Error) => err instanceof ConfigError && err.message.includes(name), `${name}=${value}`);
+    }
+  });
+
+  test('values are parsed to their types', () => {
+    const c = loadConfig({ PORT: '9000', TRUST_PROXY: 'true', DATABASE_URL: 'postgres://u@h/db', ERRORS_URL: 'https://docs.example/errors/' });
+    assert.equal(c.port, 9000);
+    assert.equal(c.trustProxy, true);
+    assert.equal(c.databaseUrl, 'postgres://u@h/db');
+    assert.equal(c.errorsUrl, 'https://docs.example/errors');
+  });
+});
+
+describe('configuration of mail and process roles', () => {
+  test('defaults: mail from no-reply@localhost every 5 s, both roles', () => {
+    const c = loadConfig({});
+    assert.equal(c.smtpUrl, undefined);
+    assert.equal(c.mailFrom, 'Atrium <no-reply@localhost>');
+    assert.equal(c.mailPollIntervalMs, 5000);
+    assert.deepEqual([...c.roles].sort(), ['api', 'worker']);
+  });
+
+  test('values are parsed; bad ones name the variable', () => {
+    const c = loadConfig({ SMTP_URL: 'smtps://u:p@mail.example:465', MAIL_FROM: 'School <news@school.example>', MAIL_POLL_INTERVAL_MS: '250', ATRIUM_ROLES: 'worker' });
+    assert.deepEqual([c.smtpUrl, c.mailFrom, c.mailPollIntervalMs, [...c.roles]], ['smtps://u:p@mail.example:465', 'School <news@school.example>', 250, ['worker']]);
+    for (const [name, value] of [
+      ['ATRIUM_ROLES', 'api,cron'],
+      ['ATRIUM_ROLES', ','],
+      ['MAIL_FROM', 'no address'],
+      ['MAIL_FROM', 'a@b\r\nBcc: x@y'],
+      ['MAIL_POLL_INTERVAL_MS', '10'],
+      ['SMTP_URL', 'http://mail.example'],
+    ]) {
+      assert.throws(() => loadConfig({ [name]: value }), (err: Error) => err instanceof ConfigError && err.message.includes(name), `${name}=${value}`);
+    }
+  });
+});

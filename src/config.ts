@@ -1,0 +1,139 @@
+// One schema for every environment variable: parsed once at start-up, fails fast with the variable's name.
+// Each variable is documented in the README's "Configuration" table; keep the two in step.
+import Type, { type Static } from 'typebox';
+import Value from 'typebox/value';
+import path from 'node:path';
+
+const Bool = Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')]);
+const Int = (min: number, max: number) => Type.String({ pattern: '^[0-9]+$', minValue: min, maxValue: max });
+const Url = (schemes: string) => Type.String({ pattern: `^(${schemes})://` });
+
+export const ConfigSchema = Type.Object({
+  HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
+  PORT: Int(0, 65535),
+  DATA_DIR: Type.String({ default: './data', minLength: 1 }),
+  STORAGE_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  STORAGE_TARGETS_ROOT: Type.Optional(Type.String({ minLength: 1 })),
+  DATABASE_URL: Type.Optional(Url('postgres|postgresql')),
+  REDIS_URL: Type.Optional(Url('redis|rediss')),
+  SMTP_URL: Type.Optional(Url('smtp|smtps')),
+  // One line holding an address: `Name <address>` or a bare address (no line breaks: it becomes a header).
+  MAIL_FROM: Type.String({ pattern: '^[^\\r\\n]*@[^\\r\\n]*$', maxLength: 320 }),
+  MAIL_POLL_INTERVAL_MS: Int(100, 3_600_000),
+  ATRIUM_ROLES: Type.String({ pattern: '^(api|worker)(,(api|worker))*$' }),
+  PUBLIC_SCHEME: Type.Union([Type.Literal('http'), Type.Literal('https')], { default: 'http' }),
+  TRUST_PROXY: Bool,
+  ERRORS_URL: Type.Optional(Url('https?')),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  RATE_LIMIT_PER_MINUTE: Int(1, 1_000_000),
+  CONCURRENCY_LIMIT: Int(1, 100_000),
+  BODY_LIMIT_BYTES: Int(1024, 100 * 1024 * 1024),
+  DEV_BOOTSTRAP: Bool,
+  WEBHOOK_ALLOW_HOSTS: Type.Optional(Type.String()),
+  WEBHOOK_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  WEBHOOK_POLL_INTERVAL_MS: Int(10, 60_000),
+  WEBHOOK_LEASE_MS: Int(1000, 3_600_000),
+});
+
+const defaults: Record<string, string> = {
+  PORT: '8080',
+  TRUST_PROXY: 'false',
+  RATE_LIMIT_PER_MINUTE: '1200',
+  CONCURRENCY_LIMIT: '25',
+  BODY_LIMIT_BYTES: String(1024 * 1024),
+  DEV_BOOTSTRAP: 'true',
+  MAIL_FROM: 'Atrium <no-reply@localhost>',
+  MAIL_POLL_INTERVAL_MS: '5000',
+  WEBHOOK_POLL_INTERVAL_MS: '50',
+  WEBHOOK_LEASE_MS: '60000',
+  ATRIUM_ROLES: 'api,worker',
+};
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** The deployment's own file storage. */
+  storageDir: string;
+  /** Organisation storage targets are directories below this root, and nowhere else. */
+  storageTargetsRoot: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  smtpUrl: string | undefined;
+  /** The From of every mail the service sends (`Name <address>`). */
+  mailFrom: string;
+  /** How often a worker looks for scheduled email messages whose time has come. */
+  mailPollIntervalMs: number;
+  /** What this process runs: the HTTP API, the background jobs (worker), or both. */
+  roles: ReadonlySet<Role>;
+  publicScheme: 'http' | 'https';
+  trustProxy: boolean;
+  /** Base of problem `type` URIs; defaults to this service's own error pages. */
+  errorsUrl: string;
+  logLevel: string;
+  rateLimitPerMinute: number;
+  concurrencyLimit: number;
+  bodyLimitBytes: number;
+  devBootstrap: boolean;
+  /** Host names or CIDR ranges webhooks may reach although they are not public (development, tests). */
+  webhookAllowHosts: string[];
+  /** A PEM file of extra certificate authorities trusted for webhook endpoints. */
+  webhookCaFile: string | undefined;
+  /** How often an idle worker looks for new events and due deliveries. */
+  webhookPollIntervalMs: number;
+  /** How long a worker owns the deliveries it claimed; a worker that dies loses them to another after this. */
+  webhookLeaseMs: number;
+}
+
+export type Role = 'api' | 'worker';
+
+export class ConfigError extends Error {}
+
+/** Parses the environment (or a test's overrides); throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, string> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key] ?? defaults[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const withDefaults = Value.Default(ConfigSchema, raw) as Record<string, string>;
+  const problems = [...Value.Errors(ConfigSchema, withDefaults)].map(
+    (e) => `${e.instancePath.slice(1) || (e.params as { requiredProperties?: string[] }).requiredProperties?.join(', ')}: ${e.message}`,
+  );
+  for (const [key, schema] of Object.entries(ConfigSchema.properties)) {
+    const s = schema as { minValue?: number; maxValue?: number };
+    const v = withDefaults[key];
+    if (s.minValue !== undefined && v !== undefined && /^[0-9]+$/.test(v) && (Number(v) < s.minValue || Number(v) > (s.maxValue ?? Infinity))) {
+      problems.push(`${key}: must be between ${s.minValue} and ${s.maxValue}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  const c = withDefaults as Static<typeof ConfigSchema>;
+  const flag = (v: string) => v === 'true' || v === '1';
+  const port = Number(c.PORT);
+  return {
+    host: c.HOST,
+    port,
+    dataDir: path.resolve(c.DATA_DIR),
+    storageDir: path.resolve(c.STORAGE_DIR ?? path.join(c.DATA_DIR, 'storage')),
+    storageTargetsRoot: path.resolve(c.STORAGE_TARGETS_ROOT ?? path.join(c.DATA_DIR, 'targets')),
+    databaseUrl: c.DATABASE_URL,
+    redisUrl: c.REDIS_URL,
+    smtpUrl: c.SMTP_URL,
+    mailFrom: c.MAIL_FROM,
+    mailPollIntervalMs: Number(c.MAIL_POLL_INTERVAL_MS),
+    roles: new Set(c.ATRIUM_ROLES.split(',') as Role[]),
+    publicScheme: c.PUBLIC_SCHEME,
+    trustProxy: flag(c.TRUST_PROXY),
+    errorsUrl: (c.ERRORS_URL ?? `${c.PUBLIC_SCHEME}://localhost:${port}/docs/errors`).replace(/\/$/, ''),
+    logLevel: c.LOG_LEVEL,
+    rateLimitPerMinute: Number(c.RATE_LIMIT_PER_MINUTE),
+    concurrencyLimit: Number(c.CONCURRENCY_LIMIT),
+    bodyLimitBytes: Number(c.BODY_LIMIT_BYTES),
+    devBootstrap: flag(c.DEV_BOOTSTRAP),
+    webhookAllowHosts: (c.WEBHOOK_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+    webhookCaFile: c.WEBHOOK_CA_FILE,
+    webhookPollIntervalMs: Number(c.WEBHOOK_POLL_INTERVAL_MS),
+    webhookLeaseMs: Number(c.WEBHOOK_LEASE_MS),
+  };
+}

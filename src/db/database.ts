@@ -1,0 +1,57 @@
+// Opens the database the configuration names: embedded SQLite under DATA_DIR by default, PostgreSQL when
+// DATABASE_URL is set. Everything above src/db sees one Kysely<Tables> and never asks which one it is,
+// except in the few places where the two engines differ: column-types.ts (migrations), locks.ts and claims.ts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { NodeSqliteDatabase } from './sqlite-adapter.ts';
+import type { Tables } from './tables.ts';
+
+export type DialectName = 'sqlite' | 'postgres';
+export type Db = Kysely<Tables>;
+
+export interface Database {
+  db: Db;
+  dialect: DialectName;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string | undefined;
+  /** SQLite file, or ':memory:'. */
+  sqliteFile?: string;
+  poolSize?: number;
+  /** PostgreSQL schema to work in (tests give each app its own). */
+  pgSchema?: string;
+}
+
+const TIMESTAMPTZ_OID = 1184;
+const INT8_OID = 20;
+
+// Timestamps leave the database as RFC 3339 UTC strings on both engines, so no layer above converts them.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === TIMESTAMPTZ_OID) return (v: string) => new Date(v).toISOString();
+    if (oid === INT8_OID) return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export function openDatabase(options: DatabaseOptions): Database {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      types: pgTypes,
+      ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+    });
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'postgres', close: () => db.destroy() };
+  }
+  const file = options.sqliteFile ?? ':memory:';
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new NodeSqliteDatabase(file);
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}

@@ -1,0 +1,36 @@
+// Applies the timestamped migrations in src/db/migrations, in name order, once each. Run at start-up,
+// by `atrium migrate`, and by the test harness on every fresh database.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from './column-types.ts';
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+
+const migrationsDir = path.join(import.meta.dirname, 'migrations');
+
+const provider: MigrationProvider = {
+  async getMigrations() {
+    const files = (await fs.readdir(migrationsDir)).filter((f) => /^\d{14}-.*\.ts$/.test(f)).sort();
+    const migrations: Record<string, Migration> = {};
+    for (const file of files) {
+      migrations[file.replace(/\.ts$/, '')] = (await import(path.join(migrationsDir, file))) as Migration;
+    }
+    return migrations;
+  },
+};
+
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  // On PostgreSQL, Kysely looks for its bookkeeping tables in every schema unless told which one; name the
+  // current schema so that databases holding several atrium schemas (tests, benchmarks) migrate each on its own.
+  const schema = isPostgres(db) ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema : undefined;
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: 'atrium_migrations',
+    migrationLockTableName: 'atrium_migrations_lock',
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

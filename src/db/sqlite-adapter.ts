@@ -1,0 +1,66 @@
+// Kysely's SqliteDialect expects a better-sqlite3-shaped database; node:sqlite is close but not the same
+// (spread parameters, no `reader` flag, no booleans). This adapter bridges the two so that we need no native
+// addon. Prepared statements are cached by SQL text: Kysely generates the same text for the same query shape.
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+type Param = null | number | bigint | string | Uint8Array;
+
+function toParam(value: unknown): Param {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  return value as Param;
+}
+
+class Statement implements SqliteStatement {
+  readonly reader: boolean;
+  readonly #stmt: StatementSync;
+  constructor(stmt: StatementSync) {
+    this.#stmt = stmt;
+    this.reader = stmt.columns().length > 0;
+  }
+  all(parameters: ReadonlyArray<unknown>): unknown[] {
+    return this.#stmt.all(...parameters.map(toParam));
+  }
+  run(parameters: ReadonlyArray<unknown>) {
+    const r = this.#stmt.run(...parameters.map(toParam));
+    return { changes: r.changes, lastInsertRowid: r.lastInsertRowid };
+  }
+  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
+    return this.#stmt.iterate(...parameters.map(toParam)) as IterableIterator<unknown>;
+  }
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+export class NodeSqliteDatabase implements SqliteDatabase {
+  readonly raw: DatabaseSync;
+  readonly #cache = new Map<string, Statement>();
+
+  constructor(file: string) {
+    this.raw = new DatabaseSync(file);
+    // WAL lets readers proceed during a write; the busy timeout covers a second process (the CLI, a worker).
+    this.raw.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;');
+    // Savepoints keep the pages they change in a sub-journal, a temporary file by default: a bulk request's
+    // savepoint per operation then cost ~40 µs each in file writes (measured: 500 savepoints with two inserts
+    // each, 28 ms instead of 10 ms without them; 14 ms with the sub-journal in memory). It is dropped when the
+    // savepoint is released, so memory holds at most one transaction's changed pages.
+    this.raw.exec('PRAGMA temp_store = MEMORY;');
+  }
+
+  prepare(sql: string): SqliteStatement {
+    let stmt = this.#cache.get(sql);
+    if (stmt === undefined) {
+      stmt = new Statement(this.raw.prepare(sql));
+      if (this.#cache.size >= STATEMENT_CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value as string);
+      this.#cache.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  close(): void {
+    this.#cache.clear();
+    this.raw.close();
+  }
+}

@@ -1,0 +1,48 @@
+// Reads and soft deletes shared by every tenant table with (organisation_id, id, deleted_at). Each area's
+// repository builds on these so that the organisation filter (ARCHITECTURE rule 6) is written once.
+import type { Selectable } from 'kysely';
+import type { Db } from './database.ts';
+import { preparedQuery } from './prepared.ts';
+import type { Tables } from './tables.ts';
+import type { RowPageQuery } from '../domain/listing.ts';
+
+export type TenantTableName = {
+  [K in keyof Tables]: Tables[K] extends { organisation_id: string; id: string; deleted_at: string | null; updated_at: string } ? K : never;
+}[keyof Tables];
+
+export function tenantRows<T extends TenantTableName>(table: T) {
+  type Row = Selectable<Tables[T]>;
+  // Kysely cannot narrow column names through a generic table; the casts stay inside this file.
+  const from = (db: Db) => (db as Db).selectFrom(table as TenantTableName).selectAll() as any;
+  const byId = preparedQuery((db: Db, organisationId: string, id: string) => from(db).where('organisation_id', '=', organisationId).where('id', '=', id));
+  return {
+    async findById(db: Db, organisationId: string, id: string): Promise<Row | undefined> {
+      return (await byId(db, organisationId, id))[0] as Row | undefined;
+    },
+    async findByExternalId(db: Db, organisationId: string, externalId: string): Promise<Row | undefined> {
+      return from(db).where('organisation_id', '=', organisationId).where('external_id', '=', externalId).executeTakeFirst();
+    },
+    /**
+     * Keyset page: by id (UUIDv7, so creation order), or by (updated_at, id) for changes since a time.
+     * Fetches one row more than asked, so the caller knows whether another page follows.
+     */
+    async page(db: Db, organisationId: string, q: RowPageQuery): Promise<Row[]> {
+      let query = from(db).where('organisation_id', '=', organisationId);
+      for (const [column, value] of Object.entries(q.where)) query = query.where(column, '=', value);
+      if (!q.includeDeleted) query = query.where('deleted_at', 'is', null);
+      if (q.order === 'id') {
+        if (q.after) query = query.where('id', '>', q.after[0]);
+        return query.orderBy('id').limit(q.limit + 1).execute();
+      }
+      if (q.updatedSince) query = query.where('updated_at', '>', q.updatedSince);
+      if (q.after) query = query.where((eb: any) => eb(eb.refTuple('updated_at', 'id'), '>', eb.tuple(q.after![0], q.after![1])));
+      return query.orderBy('updated_at').orderBy('id').limit(q.limit + 1).execute();
+    },
+    async insert(db: Db, row: Tables[T]): Promise<void> {
+      await (db as any).insertInto(table).values(row).execute();
+    },
+    async update(db: Db, organisationId: string, id: string, patch: Partial<Tables[T]>): Promise<void> {
+      await (db as any).updateTable(table).set(patch).where('organisation_id', '=', organisationId).where('id', '=', id).execute();
+    },
+  };
+}

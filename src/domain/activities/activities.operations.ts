@@ -1,0 +1,114 @@
+import Type from 'typebox';
+import { defineOperation } from '../../http/operation.ts';
+import { ListQuery } from '../../http/pagination.ts';
+import { deleteByIdOperation, readByIdOperation, syncOperations } from '../../http/resource-operations.ts';
+import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
+import { namesOfKind } from '../extensions/extensions.catalog.ts';
+import { Activity, CreateActivity, UpdateActivity, UpsertActivity } from './activities.schemas.ts';
+
+const tag = 'Activities';
+const notFoundCode = 'activity.not_found' as const;
+const read = { scope: 'courses:read', capability: 'course/view' } as const;
+const example = { course_id: '0193a5b2-7c1d-7000-8000-000000000001', type: 'wiki', name: 'Course glossary', settings: { mode: 'collaborative' } };
+
+export const activityOperations = [
+  ...syncOperations({
+    collection: 'activities',
+    resourceType: 'activity',
+    upsertEmits: ['activity.created', 'activity.updated'],
+    tag,
+    item: Activity,
+    notFoundCode,
+    read,
+    write: { scope: 'courses:write', capability: 'course/update' },
+    upsertBody: UpsertActivity,
+    upsertExample: example,
+    getByExternalId: (ctx, ext) => ctx.services.activities.getByExternalId(ctx.db, ctx.organisation.id, ext),
+    upsertByExternalId: (ctx, ext, body) => ctx.services.activities.upsertByExternalId(ctx.db, ctx.organisation.id, ext, body),
+  }),
+  defineOperation({
+    id: 'listActivities',
+    method: 'GET',
+    path: '/activities',
+    tag,
+    summary: 'List activities',
+    description: 'Activities in creation order, optionally of one course, section or type.',
+    ...read,
+    writes: false,
+    query: Type.Object(
+      {
+        ...ListQuery,
+        course_id: Type.Optional(Uuid({ description: 'Only activities of this course.' })),
+        section_id: Type.Optional(Uuid({ description: 'Only activities in this section.' })),
+        type: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: namesOfKind('activity_type'), description: 'Only activities of this type.' })),
+      },
+      { additionalProperties: false },
+    ),
+    success: { status: 200, schema: ListEnvelope(Activity), description: 'A page of activities.' },
+    errors: [422],
+    handler: (ctx, { query }) => ctx.services.activities.list(ctx.db, ctx.organisation.id, query),
+  }),
+  readByIdOperation({
+    id: 'getActivity',
+    collection: 'activities',
+    tag,
+    summary: 'Read an activity',
+    description: 'A deleted activity is still readable, with `deleted_at` set.',
+    ...read,
+    notFoundCode,
+    item: Activity,
+    itemName: 'activity',
+    read: (ctx, id) => ctx.services.activities.get(ctx.db, ctx.organisation.id, id),
+  }),
+  defineOperation({
+    id: 'createActivity',
+    emits: ['activity.created'],
+    method: 'POST',
+    path: '/activities',
+    tag,
+    summary: 'Add an activity to a course',
+    description:
+      'The type is a compiled-in activity-type extension; while an administrator has it switched off, creating one is a 409 `extension.disabled`. A wiki activity gets its wiki, in the `mode` its settings give (collaborative unless said otherwise).',
+    scope: 'courses:write',
+    capability: 'course/update',
+    writes: true,
+    idempotency: 'optional',
+    body: CreateActivity,
+    bodyExample: example,
+    success: { status: 201, schema: Activity, description: 'The new activity.' },
+    errors: [409, 422],
+    handler: (ctx, { body }) => ctx.services.activities.create(ctx.db, ctx.organisation.id, body),
+  }),
+  defineOperation({
+    id: 'updateActivity',
+    emits: ['activity.updated'],
+    method: 'PATCH',
+    path: '/activities/{id}',
+    tag,
+    summary: 'Rename an activity or move it to another section',
+    description: 'Partial update: fields absent from the body are left as they are. A deleted activity cannot change (409).',
+    scope: 'courses:write',
+    capability: 'course/update',
+    writes: true,
+    idempotency: 'optional',
+    params: IdParams,
+    body: UpdateActivity,
+    bodyExample: { name: 'Course glossary (2027)' },
+    notFoundCode,
+    success: { status: 200, schema: Activity, description: 'The activity as it is now.' },
+    errors: [404, 409, 422],
+    handler: (ctx, { params, body }) => ctx.services.activities.update(ctx.db, ctx.organisation.id, params.id, body),
+  }),
+  deleteByIdOperation({
+    id: 'deleteActivity',
+    collection: 'activities',
+    emits: ['activity.deleted'],
+    tag,
+    summary: 'Delete an activity',
+    description: 'Soft delete: the activity keeps its row with `deleted_at` set. Its pages stay readable and can no longer change (409 `activity.deleted`).',
+    scope: 'courses:delete',
+    capability: 'course/update',
+    notFoundCode,
+    remove: (ctx, id) => ctx.services.activities.remove(ctx.db, ctx.organisation.id, id),
+  }),
+];

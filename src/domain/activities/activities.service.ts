@@ -1,0 +1,189 @@
+// Activities of a course, whatever their type: create (only while the type's extension is switched on),
+// read, list, rename or move, soft delete. Type-specific rows and settings come from the `ActivityType`
+// entries the service is given; pages of every type hang from an activity.
+import type { Static } from 'typebox';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../db/database.ts';
+import { insertWithExternalId } from '../../db/errors.ts';
+import type { EventRecorder } from '../../events/outbox.ts';
+import { ApiError, fieldError } from '../../http/api-error.ts';
+import type { CursorCodec } from '../../http/pagination.ts';
+import { newId } from '../../ids.ts';
+import { coursesRepository } from '../courses/courses.repository.ts';
+import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import type { ExtensionService } from '../extensions/extensions.service.ts';
+import { listPage, type ListParams } from '../listing.ts';
+import { sectionsRepository } from '../sections/sections.repository.ts';
+import type { Activity, CreateActivity, UpdateActivity, UpsertActivity } from './activities.schemas.ts';
+import { activitiesRepository, type ActivityRow } from './activities.repository.ts';
+import type { ActivitySettingsValue, ActivityTypes } from './activity-types.ts';
+
+type ActivityView = Static<typeof Activity>;
+
+const label = (row: { type: string; name: string }) => `${row.type} ${JSON.stringify(row.name.length > 80 ? `${row.name.slice(0, 77)}...` : row.name)}`;
+
+/**
+ * The live activity of `type` that a request body names at `pointer`, for areas whose resources hang from
+ * one (wiki pages, lesson pages): unknown or of another type is a 422 at the pointer, deleted a 409.
+ */
+export async function requireActivityOfType(db: Db, organisationId: string, id: string, type: string, pointer: string): Promise<ActivityRow> {
+  const row = await activitiesRepository.findById(db, organisationId, id);
+  if (!row) throw fieldError(pointer, 'not_found', `No activity ${id} in this organisation.`);
+  if (row.type !== type) throw fieldError(pointer, 'wrong_type', `Activity ${id} is a ${row.type}, not a ${type}.`);
+  if (row.deleted_at !== null) throw new ApiError('activity.deleted', `Activity ${id} was deleted at ${row.deleted_at}; nothing in it can change.`);
+  return row;
+}
+
+/** Refuses (409) a change to something inside an activity that has been deleted. */
+export async function requireLiveActivity(db: Db, organisationId: string, id: string): Promise<void> {
+  const row = await activitiesRepository.findById(db, organisationId, id);
+  if (!row || row.deleted_at !== null) throw new ApiError('activity.deleted', `Activity ${id} was deleted; nothing in it can change.`);
+}
+
+export function createActivityService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder; extensions: ExtensionService; types: ActivityTypes }) {
+  const { clock, cursors, events, extensions, types } = deps;
+
+  /** Rows with their type's settings, read in one query per type present. */
+  async function views(db: Db, organisationId: string, rows: ActivityRow[]): Promise<ActivityView[]> {
+    const settings = new Map<string, ActivitySettingsValue>();
+    for (const type of new Set(rows.map((r) => r.type))) {
+      const read = types[type]?.settingsOf;
+      if (!read) continue;
+      for (const [id, s] of await read(db, organisationId, rows.filter((r) => r.type === type).map((r) => r.id))) settings.set(id, s);
+    }
+    return rows.map((r) => ({
+      id: r.id,
+      external_id: r.external_id,
+      course_id: r.course_id,
+      section_id: r.section_id,
+      type: r.type,
+      name: r.name,
+      settings: settings.get(r.id) ?? {},
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+      deleted_at: r.deleted_at,
+    }));
+  }
+
+  const view = async (db: Db, organisationId: string, row: ActivityRow) => (await views(db, organisationId, [row]))[0];
+
+  async function live(db: Db, organisationId: string, id: string): Promise<ActivityRow> {
+    const row = await activitiesRepository.findById(db, organisationId, id);
+    if (!row) throw new ApiError('activity.not_found', `No activity ${id} in this organisation.`);
+    if (row.deleted_at !== null) throw new ApiError('activity.deleted', `Activity ${id} was deleted at ${row.deleted_at}; it can no longer change.`);
+    return row;
+  }
+
+  async function checkSection(db: Db, organisationId: string, sectionId: string, courseId: string): Promise<void> {
+    const section = await sectionsRepository.findById(db, organisationId, sectionId);
+    if (!section || section.course_id !== courseId || section.deleted_at !== null) {
+      throw fieldError('/section_id', 'not_found', 'The section must be a live section of the activity’s course.');
+    }
+  }
+
+  function checkSettings(type: string, settings: ActivitySettingsValue): void {
+    const allowed: readonly string[] = types[type]?.settingKeys ?? [];
+    for (const key of Object.keys(settings)) {
+      if (!allowed.includes(key)) throw fieldError(`/settings/${key}`, 'not_applicable', `\`${key}\` does not apply to a ${type} activity.`);
+    }
+  }
+
+  async function create(db: Db, organisationId: string, input: Static<typeof CreateActivity>): Promise<ActivityView> {
+    const course = await coursesRepository.findById(db, organisationId, input.course_id);
+    if (!course) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
+    if (course.deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; activities cannot be added to it.`);
+    await extensions.requireEnabled(db, organisationId, 'activity_type', input.type, '/type');
+    if (input.section_id) await checkSection(db, organisationId, input.section_id, course.id);
+    const settings = input.settings ?? {};
+    checkSettings(input.type, settings);
+    const at = clock.now().toISOString();
+    const row: ActivityRow = {
+      id: newId(),
+      organisation_id: organisationId,
+      external_id: input.external_id ?? null,
+      course_id: course.id,
+      section_id: input.section_id ?? null,
+      type: input.type,
+      name: input.name,
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    };
+    await insertWithExternalId(() => activitiesRepository.insert(db, row), 'activity', input.external_id);
+    await types[row.type]?.create?.(db, organisationId, row, settings);
+    await events.record(db, organisationId, 'activity.created', { id: row.id, course_id: row.course_id, type: row.type, summary: `Activity ${label(row)} added.` });
+    return view(db, organisationId, row);
+  }
+
+  /** A change that changes nothing is not an update: no event, updated_at stays. */
+  async function update(db: Db, organisationId: string, id: string, patch: Static<typeof UpdateActivity>): Promise<ActivityView> {
+    const row = await live(db, organisationId, id);
+    const changes: Partial<Pick<ActivityRow, 'name' | 'section_id' | 'updated_at'>> = {};
+    if (patch.name !== undefined && patch.name !== row.name) changes.name = patch.name;
+    if (patch.section_id !== undefined && patch.section_id !== row.section_id) {
+      if (patch.section_id !== null) await checkSection(db, organisationId, patch.section_id, row.course_id);
+      changes.section_id = patch.section_id;
+    }
+    const changed = Object.keys(changes);
+    if (changed.length === 0) return view(db, organisationId, row);
+    changes.updated_at = clock.now().toISOString();
+    await activitiesRepository.update(db, organisationId, id, changes);
+    const updated = { ...row, ...changes };
+    await events.record(db, organisationId, 'activity.updated', { id, course_id: row.course_id, type: row.type, summary: `Activity ${label(updated)} changed: ${changed.join(', ')}.` });
+    return view(db, organisationId, updated);
+  }
+
+  return {
+    async get(db: Db, organisationId: string, id: string): Promise<ActivityView> {
+      const row = await activitiesRepository.findById(db, organisationId, id);
+      if (!row) throw new ApiError('activity.not_found', `No activity ${id} in this organisation.`);
+      return view(db, organisationId, row);
+    },
+
+    async list(db: Db, organisationId: string, params: ListParams & { course_id?: string; section_id?: string; type?: string }) {
+      const page = await listPage(cursors, {
+        list: 'activities',
+        organisationId,
+        params,
+        filters: { course_id: params.course_id, section_id: params.section_id, type: params.type },
+        fetch: (q) => activitiesRepository.page(db, organisationId, q),
+        map: (row) => row,
+      });
+      return { data: await views(db, organisationId, page.data), page: page.page };
+    },
+
+    async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<ActivityView> {
+      const row = await activitiesRepository.findByExternalId(db, organisationId, externalId);
+      if (!row) throw new ApiError('activity.not_found', `No activity with external_id ${JSON.stringify(externalId)} in this organisation.`);
+      return view(db, organisationId, row);
+    },
+
+    /** Course, type and settings are fixed once the activity exists: an upsert may not change them. */
+    async upsertByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof UpsertActivity>) {
+      const existing = await activitiesRepository.findByExternalId(db, organisationId, externalId);
+      if (!existing) return { created: true, view: await create(db, organisationId, { ...input, external_id: externalId }) };
+      if (existing.course_id !== input.course_id) throw fieldError('/course_id', 'immutable', 'An activity cannot move to another course.');
+      if (existing.type !== input.type) throw fieldError('/type', 'immutable', 'An activity cannot change its type.');
+      if (input.settings !== undefined) {
+        const current = (await view(db, organisationId, existing)).settings as Record<string, unknown>;
+        for (const [key, value] of Object.entries(input.settings)) {
+          if (current[key] !== value) throw fieldError(`/settings/${key}`, 'immutable', `\`${key}\` is fixed once the activity exists.`);
+        }
+      }
+      return { created: false, view: await update(db, organisationId, existing.id, { name: input.name, section_id: input.section_id }) };
+    },
+
+    create,
+    update,
+
+    async remove(db: Db, organisationId: string, id: string): Promise<void> {
+      const row = await live(db, organisationId, id);
+      const at = clock.now().toISOString();
+      await activitiesRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at });
+      await deletionsRepository.record(db, organisationId, 'activity', row, at);
+      await events.record(db, organisationId, 'activity.deleted', { id, course_id: row.course_id, type: row.type, summary: `Activity ${label(row)} deleted.` });
+    },
+  };
+}
+
+export type ActivityService = ReturnType<typeof createActivityService>;

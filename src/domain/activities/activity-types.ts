@@ -1,0 +1,20 @@
+// What an activity type adds to the shared activity: its settings keys, the rows it keeps of its own (a
+// wiki for a wiki activity) and how its settings read back. The activity service is given one entry per
+// type that has any (src/services.ts); a type without an entry takes no settings.
+import type { Static } from 'typebox';
+import type { Db } from '../../db/database.ts';
+import type { ActivitySettings } from './activities.schemas.ts';
+import type { ActivityRow } from './activities.repository.ts';
+
+export type ActivitySettingsValue = Static<typeof ActivitySettings>;
+
+export interface ActivityType {
+  /** The settings keys this type takes; any other key is a 422 at its pointer. */
+  settingKeys: readonly (keyof ActivitySettingsValue)[];
+  /** Writes the type's own rows for a new activity, in the activity's transaction. */
+  create?(db: Db, organisationId: string, activity: ActivityRow, settings: ActivitySettingsValue): Promise<void>;
+  /** The settings shown on activities of this type, by activity id. */
+  settingsOf?(db: Db, organisationId: string, activityIds: string[]): Promise<Map<string, ActivitySettingsValue>>;
+}
+
+export type ActivityTypes = Readonly<Record<string, ActivityType>>;

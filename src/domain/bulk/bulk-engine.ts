@@ -1,0 +1,262 @@
+// The one bulk engine (spec: Bulk semantics; CONTRACT: Bulk). It runs a validated envelope's operations in
+// request order inside the request's transaction, which also holds the Idempotency-Key record, so the
+// recorded bulk response commits together with the effects:
+// - non-atomic: each operation in its own savepoint; a failure undoes that operation alone;
+// - atomic: all operations in one savepoint; the first failure undoes all and stops the run.
+// Each operation calls the resource's own service function, which writes the operation's event in the same
+// savepoint as its effect, so an undone operation leaves no event either.
+import type { Static, TSchema } from 'typebox';
+import type { ValidateFunction } from 'ajv';
+import type { Db } from '../../db/database.ts';
+import { inSavepoint } from '../../db/savepoints.ts';
+import { ApiError, type FieldError } from '../../http/api-error.ts';
+import { bodyFieldErrors } from '../../http/problems.ts';
+import { compileBodyValidator } from '../../http/validation.ts';
+import { MAX_ATOMIC_OPERATIONS, MAX_OPERATIONS, type BulkOpName } from './bulk.schemas.ts';
+
+export interface BulkItem {
+  ref: string;
+  op: string;
+  id?: string;
+  external_id?: string;
+  data?: Record<string, unknown>;
+}
+
+export interface BulkRequestBody {
+  operations: BulkItem[];
+  atomic?: boolean;
+}
+
+export interface BulkResultEntry {
+  ref: string;
+  status: number;
+  data?: unknown;
+  error?: { code: string; category: string; detail: string };
+}
+
+export interface BulkResponseBody {
+  summary: { total: number; succeeded: number; failed: number };
+  results: BulkResultEntry[];
+}
+
+/** The record an update or delete names: by id or by the caller's external id, never both. */
+export type BulkTarget = { id: string } | { external_id: string };
+
+/** Per op the resource allows: the schema its `data` is validated against (delete has none). */
+export interface BulkOpDeclarations {
+  create?: { data: TSchema };
+  update?: { data: TSchema };
+  upsert?: { data: TSchema };
+  delete?: Record<string, never>;
+}
+
+type DataOf<D> = D extends { data: infer S extends TSchema } ? Static<S> : never;
+
+/** What each allowed op runs: the resource's own service functions, bound to the request. */
+export type BulkExecutors<O extends BulkOpDeclarations> = {
+  [K in keyof O & BulkOpName]-?: K extends 'create'
+    ? (data: DataOf<O[K]>, externalId: string | undefined) => Promise<unknown>
+    : K extends 'update'
+      ? (target: BulkTarget, data: DataOf<O[K]>) => Promise<unknown>
+      : K extends 'upsert'
+        ? (externalId: string, data: DataOf<O[K]>) => Promise<{ created: boolean; view: unknown }>
+        : (target: BulkTarget) => Promise<void>;
+};
+
+type AnyExecutors = {
+  create?(data: unknown, externalId: string | undefined): Promise<unknown>;
+  update?(target: BulkTarget, data: unknown): Promise<unknown>;
+  upsert?(externalId: string, data: unknown): Promise<{ created: boolean; view: unknown }>;
+  delete?(target: BulkTarget): Promise<void>;
+};
+
+/** An operation refused before it ran, or failed while running: what its result reports. */
+class OperationFailure {
+  readonly error: ApiError;
+  /** Prepended to the error's field pointers: where in the request body they point from. */
+  readonly base: string;
+  constructor(error: ApiError, base: string) {
+    this.error = error;
+    this.base = base;
+  }
+}
+
+const invalid = (path: string, code: string, detail: string) => new OperationFailure(new ApiError('validation.invalid_body', detail, { errors: [{ path, code, detail }] }), '');
+
+/** The problem's detail, naming every field it is about by its pointer into the request body. */
+function detailOf(failure: OperationFailure): string {
+  const errors: FieldError[] | undefined = failure.error.errors;
+  if (!errors || errors.length === 0) return failure.error.detail;
+  return errors.map((e) => `${failure.base}${e.path}: ${e.detail}`).join(' ');
+}
+
+function failed(ref: string, failure: OperationFailure): BulkResultEntry {
+  const { error } = failure;
+  return { ref, status: error.status, error: { code: error.code, category: error.category, detail: detailOf(failure) } };
+}
+
+function succeeded(ref: string, status: number, data?: unknown): BulkResultEntry {
+  return data === undefined ? { ref, status } : { ref, status, data };
+}
+
+type Step = OperationFailure | (() => Promise<BulkResultEntry>);
+
+export function createBulkEngine(declarations: BulkOpDeclarations) {
+  // Compiled once per resource, with the same rules (strict types, defaults) as the single operations' bodies.
+  const validators = new Map<string, ValidateFunction>();
+  for (const [op, declaration] of Object.entries(declarations)) {
+    if (declaration && 'data' in declaration) validators.set(op, compileBodyValidator(declaration.data as object));
+  }
+
+  /** The envelope rules the route's schema cannot express; a violation is a 422 (or 413) and nothing runs. */
+  function checkEnvelope(body: BulkRequestBody): void {
+    const seen = new Map<string, number>();
+    const duplicates: FieldError[] = [];
+    body.operations.forEach((item, i) => {
+      const first = seen.get(item.ref);
+      if (first === undefined) seen.set(item.ref, i);
+      else duplicates.push({ path: `/operations/${i}/ref`, code: 'duplicate', detail: `\`ref\` ${JSON.stringify(item.ref)} is already used by operation ${first}; each operation needs its own.` });
+    });
+    if (duplicates.length > 0) throw new ApiError('validation.invalid_body', 'Two operations share a `ref`; see `errors`.', { errors: duplicates });
+    // spec: Limits — 500 operations per request, 100 when atomic. CONTRACT: 413, nothing executed.
+    const limit = body.atomic ? MAX_ATOMIC_OPERATIONS : MAX_OPERATIONS;
+    if (body.operations.length > limit) {
+      throw new ApiError(
+        'bulk.too_many_operations',
+        `This request has ${body.operations.length} operations; at most ${limit} are allowed${body.atomic ? ' in an atomic request' : ''}. Split it; nothing was run.`,
+      );
+    }
+  }
+
+  /** `data` checked against the op's schema, as a single request's body would be. */
+  function validData(item: BulkItem, i: number): OperationFailure | undefined {
+    const at = `/operations/${i}/data`;
+    if (item.data === undefined) return invalid(at, 'required', `\`${item.op}\` needs \`data\`.`);
+    const validate = validators.get(item.op)!;
+    if (validate(item.data)) return undefined;
+    const errors = bodyFieldErrors(validate.errors as never);
+    return new OperationFailure(new ApiError('validation.invalid_body', 'The operation’s data is invalid.', { errors }), at);
+  }
+
+  /** What `id`/`external_id` name, per the op's rules (see bulk.schemas.ts). */
+  function target(item: BulkItem, i: number): BulkTarget | OperationFailure {
+    if (item.id !== undefined && item.external_id !== undefined) {
+      return invalid(`/operations/${i}/external_id`, 'conflict', `\`${item.op}\` takes \`id\` or \`external_id\`, not both.`);
+    }
+    if (item.id !== undefined) return { id: item.id };
+    if (item.external_id !== undefined) return { external_id: item.external_id };
+    return invalid(`/operations/${i}/id`, 'required', `\`${item.op}\` needs \`id\` or \`external_id\` to name the record.`);
+  }
+
+  /** Everything about an operation that needs no database; what is left is the call to run it. */
+  function prepare(item: BulkItem, i: number, run: AnyExecutors): Step {
+    const { ref } = item;
+    switch (item.op as BulkOpName) {
+      case 'create': {
+        if (item.id !== undefined) return invalid(`/operations/${i}/id`, 'not_allowed', '`create` takes no `id`: the service assigns it.');
+        const bad = validData(item, i);
+        if (bad) return bad;
+        const inData = item.data!.external_id;
+        if (item.external_id !== undefined && inData !== undefined && inData !== null && inData !== item.external_id) {
+          return invalid(`/operations/${i}/external_id`, 'conflict', '`external_id` differs from `data.external_id`; give it once.');
+        }
+        return async () => succeeded(ref, 201, await run.create!(item.data, item.external_id));
+      }
+      case 'update': {
+        const t = target(item, i);
+        if (t instanceof OperationFailure) return t;
+        const bad = validData(item, i);
+        if (bad) return bad;
+        return async () => succeeded(ref, 200, await run.update!(t, item.data));
+      }
+      case 'upsert': {
+        if (item.id !== undefined) return invalid(`/operations/${i}/id`, 'not_allowed', '`upsert` names its record by `external_id`, not `id`.');
+        if (item.external_id === undefined) return invalid(`/operations/${i}/external_id`, 'required', '`upsert` needs `external_id`.');
+        const bad = validData(item, i);
+        if (bad) return bad;
+        const externalId = item.external_id;
+        return async () => {
+          const { created, view } = await run.upsert!(externalId, item.data);
+          return succeeded(ref, created ? 201 : 200, view);
+        };
+      }
+      case 'delete': {
+        const t = target(item, i);
+        if (t instanceof OperationFailure) return t;
+        if (item.data !== undefined) return invalid(`/operations/${i}/data`, 'not_allowed', '`delete` takes no `data`.');
+        return async () => {
+          await run.delete!(t);
+          return succeeded(ref, 204);
+        };
+      }
+    }
+  }
+
+  /** Only errors the API knows become an operation's result; anything else is a bug and fails the request (500). */
+  function asFailure(err: unknown, i: number): OperationFailure {
+    if (err instanceof ApiError) return new OperationFailure(err, `/operations/${i}/data`);
+    throw err;
+  }
+
+  // spec: Bulk semantics 1-2 — each operation on its own; a failure affects no other.
+  async function runEach(db: Db, items: BulkItem[], run: AnyExecutors): Promise<BulkResultEntry[]> {
+    const results: BulkResultEntry[] = [];
+    for (const [i, item] of items.entries()) {
+      const step = prepare(item, i, run);
+      if (step instanceof OperationFailure) {
+        results.push(failed(item.ref, step));
+        continue;
+      }
+      try {
+        results.push(await inSavepoint(db, 'bulk_operation', step));
+      } catch (err) {
+        results.push(failed(item.ref, asFailure(err, i)));
+      }
+    }
+    return results;
+  }
+
+  // spec: Bulk semantics 3 — one transaction; the first failure fails all. CONTRACT: the failing operation
+  // reports its own error, every other one 409 bulk.rolled_back; later operations do not run.
+  async function runAtomically(db: Db, items: BulkItem[], run: AnyExecutors): Promise<BulkResultEntry[]> {
+    const results: BulkResultEntry[] = [];
+    let failure: { index: number; entry: BulkResultEntry } | undefined;
+    const stop = new Error('atomic bulk: roll back');
+    try {
+      await inSavepoint(db, 'bulk_atomic', async () => {
+        for (const [i, item] of items.entries()) {
+          const step = prepare(item, i, run);
+          try {
+            if (step instanceof OperationFailure) throw step;
+            results.push(await step());
+          } catch (err) {
+            failure = { index: i, entry: failed(item.ref, err instanceof OperationFailure ? err : asFailure(err, i)) };
+            throw stop;
+          }
+        }
+      });
+    } catch (err) {
+      if (err !== stop) throw err;
+    }
+    if (!failure) return results;
+    const { index, entry } = failure;
+    const culprit = JSON.stringify(entry.ref);
+    return items.map((item, i) => {
+      if (i === index) return entry;
+      const detail = i < index ? `Undone: operation ${culprit} failed, and the atomic request was rolled back.` : `Not run: operation ${culprit} failed first, and the atomic request was rolled back.`;
+      const rolledBack = new ApiError('bulk.rolled_back', detail);
+      return { ref: item.ref, status: rolledBack.status, error: { code: rolledBack.code, category: rolledBack.category, detail } };
+    });
+  }
+
+  return {
+    /** Runs the operations of a validated envelope in `db`, the request's transaction. */
+    async run(db: Db, body: BulkRequestBody, executors: object): Promise<BulkResponseBody> {
+      checkEnvelope(body);
+      const run = executors as AnyExecutors;
+      const results = body.atomic ? await runAtomically(db, body.operations, run) : await runEach(db, body.operations, run);
+      const ok = results.filter((r) => r.status < 300).length;
+      return { summary: { total: results.length, succeeded: ok, failed: results.length - ok }, results };
+    },
+  };
+}

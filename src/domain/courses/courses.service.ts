@@ -1,0 +1,200 @@
+// Courses and their categories: the structure that sections (and later template scopes) hang from.
+import type { Static } from 'typebox';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../db/database.ts';
+import { insertWithExternalId } from '../../db/errors.ts';
+import { newId } from '../../ids.ts';
+import { ApiError, fieldError } from '../../http/api-error.ts';
+import type { CursorCodec } from '../../http/pagination.ts';
+import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import type { EventRecorder } from '../../events/outbox.ts';
+import { listPage, type ListParams } from '../listing.ts';
+import type { Category, Course, CreateCategory, CreateCourse, UpdateCategory, UpdateCourse } from './courses.schemas.ts';
+import { categoriesRepository, coursesRepository, type CategoryRow, type CourseRow } from './courses.repository.ts';
+
+type CourseView = Static<typeof Course>;
+type CategoryView = Static<typeof Category>;
+
+export const toCourseView = (r: CourseRow): CourseView => ({
+  id: r.id,
+  external_id: r.external_id,
+  category_id: r.category_id,
+  fullname: r.fullname,
+  shortname: r.shortname,
+  visible: Boolean(r.visible),
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
+});
+
+export const toCategoryView = (r: CategoryRow): CategoryView => ({
+  id: r.id,
+  external_id: r.external_id,
+  parent_id: r.parent_id,
+  name: r.name,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
+});
+
+/** The fields of `patch` that differ from `row` (booleans compared as booleans: SQLite stores 0/1). */
+function changedFields<R extends Record<string, unknown>>(row: R, patch: Record<string, unknown>): Partial<R> {
+  const changes: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    const current = typeof value === 'boolean' ? Boolean(row[key]) : row[key];
+    if (value !== current) changes[key] = value;
+  }
+  return changes as Partial<R>;
+}
+
+export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder }) {
+  const { clock, cursors, events } = deps;
+
+  async function liveCategoryRef(db: Db, organisationId: string, id: string, pointer: string): Promise<void> {
+    const category = await categoriesRepository.findById(db, organisationId, id);
+    if (!category || category.deleted_at !== null) throw fieldError(pointer, 'not_found', `No category ${id} in this organisation.`);
+  }
+
+  async function liveCourse(db: Db, organisationId: string, id: string): Promise<CourseRow> {
+    const row = await coursesRepository.findById(db, organisationId, id);
+    if (!row) throw new ApiError('course.not_found', `No course ${id} in this organisation.`);
+    if (row.deleted_at !== null) throw new ApiError('course.deleted', `Course ${id} was deleted at ${row.deleted_at}.`);
+    return row;
+  }
+
+  async function liveCategory(db: Db, organisationId: string, id: string): Promise<CategoryRow> {
+    const row = await categoriesRepository.findById(db, organisationId, id);
+    if (!row) throw new ApiError('category.not_found', `No category ${id} in this organisation.`);
+    if (row.deleted_at !== null) throw new ApiError('category.deleted', `Category ${id} was deleted at ${row.deleted_at}.`);
+    return row;
+  }
+
+  async function createCourse(db: Db, organisationId: string, input: Static<typeof CreateCourse>): Promise<CourseView> {
+    if (input.category_id) await liveCategoryRef(db, organisationId, input.category_id, '/category_id');
+    const at = clock.now().toISOString();
+    const row: CourseRow = {
+      id: newId(),
+      organisation_id: organisationId,
+      external_id: input.external_id ?? null,
+      category_id: input.category_id ?? null,
+      fullname: input.fullname,
+      shortname: input.shortname,
+      visible: input.visible ?? true,
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    };
+    await insertWithExternalId(() => coursesRepository.insert(db, row), 'course', input.external_id);
+    await events.record(db, organisationId, 'course.created', { id: row.id, summary: `Course ${JSON.stringify(row.shortname)} created.` });
+    return toCourseView(row);
+  }
+
+  async function updateCourse(db: Db, organisationId: string, id: string, patch: Static<typeof UpdateCourse>): Promise<CourseView> {
+    const row = await liveCourse(db, organisationId, id);
+    if (patch.category_id) await liveCategoryRef(db, organisationId, patch.category_id, '/category_id');
+    const changes = changedFields(row, patch);
+    if (Object.keys(changes).length === 0) return toCourseView(row);
+    changes.updated_at = clock.now().toISOString();
+    await coursesRepository.update(db, organisationId, id, changes);
+    await events.record(db, organisationId, 'course.updated', { id, summary: `Course ${JSON.stringify(row.shortname)} changed: ${Object.keys(changes).filter((k) => k !== 'updated_at').join(', ')}.` });
+    return toCourseView({ ...row, ...changes });
+  }
+
+  async function createCategory(db: Db, organisationId: string, input: Static<typeof CreateCategory>): Promise<CategoryView> {
+    if (input.parent_id) await liveCategoryRef(db, organisationId, input.parent_id, '/parent_id');
+    const at = clock.now().toISOString();
+    const row: CategoryRow = {
+      id: newId(),
+      organisation_id: organisationId,
+      external_id: input.external_id ?? null,
+      parent_id: input.parent_id ?? null,
+      name: input.name,
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    };
+    await insertWithExternalId(() => categoriesRepository.insert(db, row), 'category', input.external_id);
+    await events.record(db, organisationId, 'category.created', { id: row.id, summary: `Category ${JSON.stringify(row.name)} created.` });
+    return toCategoryView(row);
+  }
+
+  async function updateCategory(db: Db, organisationId: string, id: string, patch: Static<typeof UpdateCategory>): Promise<CategoryView> {
+    const row = await liveCategory(db, organisationId, id);
+    if (patch.parent_id) {
+      if (patch.parent_id === id) throw fieldError('/parent_id', 'invalid_value', 'A category cannot be its own parent.');
+      await liveCategoryRef(db, organisationId, patch.parent_id, '/parent_id');
+    }
+    const changes = changedFields(row, patch);
+    if (Object.keys(changes).length === 0) return toCategoryView(row);
+    changes.updated_at = clock.now().toISOString();
+    await categoriesRepository.update(db, organisationId, id, changes);
+    await events.record(db, organisationId, 'category.updated', { id, summary: `Category ${JSON.stringify(row.name)} changed: ${Object.keys(changes).filter((k) => k !== 'updated_at').join(', ')}.` });
+    return toCategoryView({ ...row, ...changes });
+  }
+
+  return {
+    async getCourse(db: Db, organisationId: string, id: string) {
+      const row = await coursesRepository.findById(db, organisationId, id);
+      if (!row) throw new ApiError('course.not_found', `No course ${id} in this organisation.`);
+      return toCourseView(row);
+    },
+    listCourses: (db: Db, organisationId: string, params: ListParams & { category_id?: string }) =>
+      listPage(cursors, {
+        list: 'courses',
+        organisationId,
+        params,
+        filters: { category_id: params.category_id },
+        fetch: (q) => coursesRepository.page(db, organisationId, q),
+        map: toCourseView,
+      }),
+    createCourse,
+    updateCourse,
+    async deleteCourse(db: Db, organisationId: string, id: string): Promise<void> {
+      const row = await liveCourse(db, organisationId, id);
+      const at = clock.now().toISOString();
+      await coursesRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at });
+      await deletionsRepository.record(db, organisationId, 'course', row, at);
+      await events.record(db, organisationId, 'course.deleted', { id, summary: `Course ${JSON.stringify(row.shortname)} deleted.` });
+    },
+    async getCourseByExternalId(db: Db, organisationId: string, externalId: string) {
+      const row = await coursesRepository.findByExternalId(db, organisationId, externalId);
+      if (!row) throw new ApiError('course.not_found', `No course with external_id ${JSON.stringify(externalId)}.`);
+      return toCourseView(row);
+    },
+    async upsertCourseByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof CreateCourse>) {
+      const existing = await coursesRepository.findByExternalId(db, organisationId, externalId);
+      if (!existing) return { created: true, view: await createCourse(db, organisationId, { ...input, external_id: externalId }) };
+      return { created: false, view: await updateCourse(db, organisationId, existing.id, input) };
+    },
+
+    async getCategory(db: Db, organisationId: string, id: string) {
+      const row = await categoriesRepository.findById(db, organisationId, id);
+      if (!row) throw new ApiError('category.not_found', `No category ${id} in this organisation.`);
+      return toCategoryView(row);
+    },
+    listCategories: (db: Db, organisationId: string, params: ListParams) =>
+      listPage(cursors, { list: 'categories', organisationId, params, fetch: (q) => categoriesRepository.page(db, organisationId, q), map: toCategoryView }),
+    createCategory,
+    updateCategory,
+    async deleteCategory(db: Db, organisationId: string, id: string): Promise<void> {
+      const row = await liveCategory(db, organisationId, id);
+      const at = clock.now().toISOString();
+      await categoriesRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at });
+      await deletionsRepository.record(db, organisationId, 'category', row, at);
+      await events.record(db, organisationId, 'category.deleted', { id, summary: `Category ${JSON.stringify(row.name)} deleted.` });
+    },
+    async getCategoryByExternalId(db: Db, organisationId: string, externalId: string) {
+      const row = await categoriesRepository.findByExternalId(db, organisationId, externalId);
+      if (!row) throw new ApiError('category.not_found', `No category with external_id ${JSON.stringify(externalId)}.`);
+      return toCategoryView(row);
+    },
+    async upsertCategoryByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof CreateCategory>) {
+      const existing = await categoriesRepository.findByExternalId(db, organisationId, externalId);
+      if (!existing) return { created: true, view: await createCategory(db, organisationId, { ...input, external_id: externalId }) };
+      return { created: false, view: await updateCategory(db, organisationId, existing.id, input) };
+    },
+  };
+}
+
+export type CourseService = ReturnType<typeof createCourseService>;

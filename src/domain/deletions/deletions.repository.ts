@@ -1,0 +1,31 @@
+// Tombstones: one row per deleted resource, written in the transaction of the delete, read by
+// `GET /<resource>/deletions` so that a client syncing with `updated_since` also learns what went away.
+import type { Db } from '../../db/database.ts';
+import { newId } from '../../ids.ts';
+
+export interface Tombstone {
+  id: string;
+  external_id: string | null;
+  deleted_at: string;
+}
+
+export const deletionsRepository = {
+  async record(db: Db, organisationId: string, resourceType: string, resource: { id: string; external_id: string | null }, at: string): Promise<void> {
+    await db
+      .insertInto('deletions')
+      .values({ id: newId(), organisation_id: organisationId, resource_type: resourceType, resource_id: resource.id, external_id: resource.external_id, deleted_at: at })
+      .execute();
+  },
+
+  /** Ordered by (deleted_at, tombstone id); `after` is the last row's pair. One extra row tells if more follow. */
+  page(db: Db, organisationId: string, resourceType: string, q: { since?: string; after?: string[]; limit: number }) {
+    let query = db
+      .selectFrom('deletions')
+      .select(['id as tombstone_id', 'resource_id as id', 'external_id', 'deleted_at'])
+      .where('organisation_id', '=', organisationId)
+      .where('resource_type', '=', resourceType);
+    if (q.since) query = query.where('deleted_at', '>', q.since);
+    if (q.after) query = query.where((eb) => eb(eb.refTuple('deleted_at', 'id'), '>', eb.tuple(q.after![0], q.after![1])));
+    return query.orderBy('deleted_at').orderBy('id').limit(q.limit + 1).execute();
+  },
+};

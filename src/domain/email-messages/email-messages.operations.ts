@@ -1,0 +1,158 @@
+import { defineOperation } from '../../http/operation.ts';
+import { bulkOperation } from '../bulk/bulk.operation.ts';
+import { deleteByIdOperation, readByIdOperation, syncOperations } from '../../http/resource-operations.ts';
+import { IdParams, ListEnvelope } from '../../http/schemas.ts';
+import { CreateEmailMessage, EmailMessage, ListEmailMessagesQuery, ListRecipientsQuery, Recipient, UpdateEmailMessage, UpsertEmailMessage } from './email-messages.schemas.ts';
+
+const tag = 'Email messages';
+const notFoundCode = 'email_message.not_found' as const;
+const capability = 'email/campaign_manage' as const;
+const example = {
+  subject: 'Week 2 starts on Monday',
+  body: { format: 'markdown', content: 'Hello,\n\nWeek 2 of *Introduction to Statistics* opens on Monday. Read chapter 3 before the first session.' },
+  audience: { type: 'course', course_id: '0193a5b2-7c1d-7000-8000-000000000001', roles: ['student'] },
+  send_at: '2026-11-09T07:00:00Z',
+  status: 'draft',
+};
+
+export const emailMessageOperations = [
+  defineOperation({
+    id: 'listEmailMessages',
+    method: 'GET',
+    path: '/email_messages',
+    tag,
+    summary: 'List email messages',
+    description: 'Campaign messages in creation order, optionally only those in one `status`.',
+    scope: 'email:read',
+    capability,
+    writes: false,
+    query: ListEmailMessagesQuery,
+    success: { status: 200, schema: ListEnvelope(EmailMessage), description: 'A page of email messages.' },
+    errors: [422],
+    handler: (ctx, { query }) => ctx.services.emailMessages.list(ctx.db, ctx.organisation.id, query),
+  }),
+  readByIdOperation({
+    id: 'getEmailMessage',
+    collection: 'email_messages',
+    tag,
+    summary: 'Read an email message',
+    description: 'A deleted message is still readable, with `deleted_at` set.',
+    scope: 'email:read',
+    capability,
+    notFoundCode,
+    item: EmailMessage,
+    itemName: 'email message',
+    read: (ctx, id) => ctx.services.emailMessages.get(ctx.db, ctx.organisation.id, id),
+  }),
+  defineOperation({
+    id: 'createEmailMessage',
+    method: 'POST',
+    path: '/email_messages',
+    tag,
+    summary: 'Create an email message',
+    description:
+      'A `draft` (the default) or a `scheduled` message, sent when `send_at` comes, once to each person its audience resolves to then. ' +
+      '422 for a `send_at` in the past, unknown people or course; 409 for a deleted course or a taken `external_id`.',
+    scope: 'email:write',
+    capability,
+    writes: true,
+    idempotency: 'optional',
+    emits: ['email_message.created'],
+    body: CreateEmailMessage,
+    bodyExample: example,
+    success: { status: 201, schema: EmailMessage, description: 'The new email message.' },
+    errors: [409, 422],
+    handler: (ctx, { body }) => ctx.services.emailMessages.create(ctx.db, ctx.organisation.id, ctx.actor.personId, body),
+  }),
+  defineOperation({
+    id: 'updateEmailMessage',
+    method: 'PATCH',
+    path: '/email_messages/{id}',
+    tag,
+    summary: 'Change, schedule, unschedule or cancel an email message',
+    description:
+      'Partial update: fields left out keep their value. `status: scheduled` needs `send_at` (now or later); `draft` unschedules; `cancelled` is final. ' +
+      'Only a `draft` or `scheduled` message changes: one that is `sending`, `sent`, `cancelled` or deleted is a 409 (a body that changes nothing is a 200).',
+    scope: 'email:write',
+    capability,
+    writes: true,
+    idempotency: 'optional',
+    emits: ['email_message.updated'],
+    params: IdParams,
+    body: UpdateEmailMessage,
+    bodyExample: { subject: 'Week 2 starts on Tuesday', send_at: '2026-11-10T07:00:00Z' },
+    notFoundCode,
+    success: { status: 200, schema: EmailMessage, description: 'The email message as it is now.' },
+    errors: [404, 409, 422],
+    handler: (ctx, { params, body }) => ctx.services.emailMessages.update(ctx.db, ctx.organisation.id, ctx.actor.personId, params.id, body),
+  }),
+  deleteByIdOperation({
+    id: 'deleteEmailMessage',
+    collection: 'email_messages',
+    tag,
+    summary: 'Delete an email message',
+    description:
+      'Soft delete: the message keeps its row (and recipients) with `deleted_at` set. A scheduled message is cancelled and never sent. ' +
+      'A message being sent, or already deleted: 409.',
+    scope: 'email:delete',
+    capability,
+    emits: ['email_message.deleted'],
+    notFoundCode,
+    remove: (ctx, id) => ctx.services.emailMessages.remove(ctx.db, ctx.organisation.id, id),
+  }),
+  defineOperation({
+    id: 'listEmailMessageRecipients',
+    method: 'GET',
+    path: '/email_messages/{id}/recipients',
+    tag,
+    summary: "List an email message's recipients",
+    description:
+      'Once sending has started: each recipient with its outcome (`pending`, `sent`, `failed` with `error`). Before (a draft or scheduled message): ' +
+      'whom the audience resolves to now, all `pending`. In person id order.',
+    scope: 'email:read',
+    capability,
+    writes: false,
+    params: IdParams,
+    query: ListRecipientsQuery,
+    notFoundCode,
+    success: { status: 200, schema: ListEnvelope(Recipient), description: 'A page of recipients.' },
+    errors: [404, 422],
+    handler: (ctx, { params, query }) => ctx.services.emailMessages.recipients(ctx.db, ctx.organisation.id, params.id, query),
+  }),
+  ...syncOperations({
+    collection: 'email_messages',
+    resourceType: 'email_message',
+    upsertEmits: ['email_message.created', 'email_message.updated'],
+    tag,
+    item: EmailMessage,
+    notFoundCode,
+    read: { scope: 'email:read', capability },
+    write: { scope: 'email:write', capability },
+    upsertBody: UpsertEmailMessage,
+    upsertExample: example,
+    getByExternalId: (ctx, ext) => ctx.services.emailMessages.getByExternalId(ctx.db, ctx.organisation.id, ext),
+    upsertByExternalId: (ctx, ext, body) => ctx.services.emailMessages.upsertByExternalId(ctx.db, ctx.organisation.id, ctx.actor.personId, ext, body),
+  }),
+  // spec: operation 8 — create or upsert up to 500 messages in one request, through the shared bulk engine.
+  bulkOperation({
+    id: 'bulkEmailMessages',
+    collection: 'email_messages',
+    tag,
+    summary: 'Apply up to 500 email message operations',
+    scope: 'email:write',
+    capability,
+    item: EmailMessage,
+    emits: ['email_message.created', 'email_message.updated'],
+    operations: { create: { data: CreateEmailMessage }, upsert: { data: UpsertEmailMessage } },
+    example: { ref: 'message-1', op: 'create', data: example },
+    executors(ctx) {
+      const { db, services } = ctx;
+      const org = ctx.organisation.id;
+      const actor = ctx.actor.personId;
+      return {
+        create: (data, externalId) => services.emailMessages.create(db, org, actor, externalId === undefined ? data : { ...data, external_id: externalId }),
+        upsert: (externalId, data) => services.emailMessages.upsertByExternalId(db, org, actor, externalId, data),
+      };
+    },
+  }),
+];

@@ -1,0 +1,190 @@
+// Enrolment methods of a course, and what deleting one does to the enrolments made through it (spec op. 7).
+import type { Static } from 'typebox';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../db/database.ts';
+import { insertWithExternalId } from '../../db/errors.ts';
+import type { EventRecorder } from '../../events/outbox.ts';
+import { ApiError, fieldError } from '../../http/api-error.ts';
+import type { CursorCodec } from '../../http/pagination.ts';
+import { newId } from '../../ids.ts';
+import { coursesRepository } from '../courses/courses.repository.ts';
+import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import type { ExtensionService } from '../extensions/extensions.service.ts';
+import { listPage, type ListParams } from '../listing.ts';
+import type { CreateEnrolmentMethod, EnrolmentMethod, MethodSettings, UpdateEnrolmentMethod } from './enrolment-methods.schemas.ts';
+import { enrolmentMethodsRepository, type EnrolmentMethodRow } from './enrolment-methods.repository.ts';
+
+type View = Static<typeof EnrolmentMethod>;
+type Settings = Static<typeof MethodSettings>;
+
+/** Which settings each type takes; `cohort` must name its cohort. */
+const settingsByType: Record<string, { allowed: (keyof Settings)[]; required: (keyof Settings)[] }> = {
+  manual: { allowed: [], required: [] },
+  self: { allowed: ['enrolment_key', 'max_enrolments'], required: [] },
+  guest: { allowed: ['password'], required: [] },
+  cohort: { allowed: ['cohort_id'], required: ['cohort_id'] },
+};
+
+function checkSettings(type: string, settings: Settings): void {
+  const rule = settingsByType[type];
+  for (const key of Object.keys(settings) as (keyof Settings)[]) {
+    if (!rule.allowed.includes(key)) throw fieldError(`/settings/${key}`, 'not_applicable', `\`${key}\` does not apply to ${type} enrolment.`);
+  }
+  for (const key of rule.required) {
+    if (settings[key] === undefined) throw fieldError(`/settings/${key}`, 'required', `${type} enrolment needs \`${key}\`.`);
+  }
+}
+
+const label = (row: { type: string; name: string | null }) => (row.name ? `${JSON.stringify(row.name)} (${row.type})` : row.type);
+
+export const toEnrolmentMethodView = (r: EnrolmentMethodRow): View => ({
+  id: r.id,
+  external_id: r.external_id,
+  course_id: r.course_id,
+  type: r.type,
+  name: r.name,
+  status: r.status,
+  role: r.role as View['role'],
+  settings: JSON.parse(r.settings) as Settings,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
+});
+
+export function createEnrolmentMethodService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder; extensions: ExtensionService }) {
+  const { clock, cursors, events, extensions } = deps;
+
+  async function live(db: Db, organisationId: string, id: string): Promise<EnrolmentMethodRow> {
+    const row = await enrolmentMethodsRepository.findById(db, organisationId, id);
+    if (!row) throw new ApiError('enrolment_method.not_found', `No enrolment method ${id} in this organisation.`);
+    if (row.deleted_at !== null) throw new ApiError('enrolment_method.deleted', `Enrolment method ${id} was deleted at ${row.deleted_at}.`);
+    return row;
+  }
+
+  async function create(db: Db, organisationId: string, input: Static<typeof CreateEnrolmentMethod>): Promise<View> {
+    const course = await coursesRepository.findById(db, organisationId, input.course_id);
+    if (!course) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
+    if (course.deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; it takes no new enrolment methods.`);
+    await extensions.requireEnabled(db, organisationId, 'enrolment_method', input.type, '/type');
+    const settings = input.settings ?? {};
+    checkSettings(input.type, settings);
+    const at = clock.now().toISOString();
+    const row: EnrolmentMethodRow = {
+      id: newId(),
+      organisation_id: organisationId,
+      external_id: input.external_id ?? null,
+      course_id: course.id,
+      type: input.type,
+      name: input.name ?? null,
+      status: input.status ?? 'enabled',
+      role: input.role ?? 'student',
+      settings: JSON.stringify(settings),
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    };
+    await insertWithExternalId(() => enrolmentMethodsRepository.insert(db, row), 'enrolment method', input.external_id);
+    await events.record(db, organisationId, 'enrolment_method.created', { id: row.id, course_id: row.course_id, summary: `Enrolment method ${label(row)} added.` });
+    return toEnrolmentMethodView(row);
+  }
+
+  async function update(db: Db, organisationId: string, id: string, patch: Static<typeof UpdateEnrolmentMethod>): Promise<View> {
+    const row = await live(db, organisationId, id);
+    const changes: Partial<EnrolmentMethodRow> = {};
+    if (patch.name !== undefined && patch.name !== row.name) changes.name = patch.name;
+    if (patch.status !== undefined && patch.status !== row.status) changes.status = patch.status;
+    if (patch.role !== undefined && patch.role !== row.role) changes.role = patch.role;
+    if (patch.settings !== undefined) {
+      checkSettings(row.type, patch.settings);
+      const settings = JSON.stringify(patch.settings);
+      if (settings !== row.settings) changes.settings = settings;
+    }
+    if (Object.keys(changes).length === 0) return toEnrolmentMethodView(row);
+    changes.updated_at = clock.now().toISOString();
+    await enrolmentMethodsRepository.update(db, organisationId, id, changes);
+    const updated = { ...row, ...changes };
+    await events.record(db, organisationId, 'enrolment_method.updated', {
+      id,
+      course_id: row.course_id,
+      summary: `Enrolment method ${label(updated)} changed: ${Object.keys(changes).filter((k) => k !== 'updated_at').join(', ')}.`,
+    });
+    return toEnrolmentMethodView(updated);
+  }
+
+  return {
+    async get(db: Db, organisationId: string, id: string): Promise<View> {
+      const row = await enrolmentMethodsRepository.findById(db, organisationId, id);
+      if (!row) throw new ApiError('enrolment_method.not_found', `No enrolment method ${id} in this organisation.`);
+      return toEnrolmentMethodView(row);
+    },
+
+    list: (db: Db, organisationId: string, params: ListParams & { course_id?: string }) =>
+      listPage(cursors, {
+        list: 'enrolment_methods',
+        organisationId,
+        params,
+        filters: { course_id: params.course_id },
+        fetch: (q) => enrolmentMethodsRepository.page(db, organisationId, q),
+        map: toEnrolmentMethodView,
+      }),
+
+    create,
+    update,
+
+    async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<View> {
+      const row = await enrolmentMethodsRepository.findByExternalId(db, organisationId, externalId);
+      if (!row) throw new ApiError('enrolment_method.not_found', `No enrolment method with external_id ${JSON.stringify(externalId)}.`);
+      return toEnrolmentMethodView(row);
+    },
+
+    async upsertByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof CreateEnrolmentMethod>) {
+      const existing = await enrolmentMethodsRepository.findByExternalId(db, organisationId, externalId);
+      if (!existing) return { created: true, view: await create(db, organisationId, { ...input, external_id: externalId }) };
+      if (existing.course_id !== input.course_id) throw fieldError('/course_id', 'immutable', 'An enrolment method cannot move to another course.');
+      if (existing.type !== input.type) throw fieldError('/type', 'immutable', 'An enrolment method cannot change its type; delete it and add another.');
+      return { created: false, view: await update(db, organisationId, existing.id, input) };
+    },
+
+    /**
+     * spec: operation 7. A method that still has active enrolments is not deleted silently: that would
+     * unenrol people as a side effect. The caller says `unenrol=true` to end those enrolments with it;
+     * otherwise 409. Deletion is soft (a tombstone appears in /enrolment_methods/deletions).
+     */
+    async remove(db: Db, organisationId: string, id: string, opts: { unenrol: boolean }): Promise<void> {
+      const row = await live(db, organisationId, id);
+      const active = await enrolmentMethodsRepository.activeEnrolments(db, organisationId, id);
+      if (active > 0 && !opts.unenrol) {
+        throw new ApiError('enrolment_method.has_enrolments', `Enrolment method ${id} still has ${active} active enrolment(s); send \`unenrol=true\` to end them with it.`);
+      }
+      const at = clock.now().toISOString();
+      const ended = active > 0 ? await enrolmentMethodsRepository.endEnrolments(db, organisationId, id, at) : 0;
+      await enrolmentMethodsRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at });
+      await deletionsRepository.record(db, organisationId, 'enrolment_method', row, at);
+      await events.record(db, organisationId, 'enrolment_method.deleted', {
+        id,
+        course_id: row.course_id,
+        summary: `Enrolment method ${label(row)} deleted${ended > 0 ? `; ${ended} enrolment(s) ended` : ''}.`,
+      });
+    },
+
+    /** Enrols a person through a method (used by enrolment flows and the demo seed). */
+    async enrol(db: Db, organisationId: string, methodId: string, personId: string): Promise<{ id: string }> {
+      const method = await live(db, organisationId, methodId);
+      if (method.status !== 'enabled') throw new ApiError('enrolment_method.disabled', `Enrolment method ${methodId} is disabled.`);
+      const id = newId();
+      await enrolmentMethodsRepository.insertEnrolment(db, {
+        id,
+        organisation_id: organisationId,
+        enrolment_method_id: methodId,
+        course_id: method.course_id,
+        person_id: personId,
+        status: 'active',
+        created_at: clock.now().toISOString(),
+        ended_at: null,
+      });
+      return { id };
+    },
+  };
+}
+
+export type EnrolmentMethodService = ReturnType<typeof createEnrolmentMethodService>;

@@ -1,0 +1,106 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { LessonPagesTable } from '../../db/tables.ts';
+import { preparedQuery } from '../../db/prepared.ts';
+import { tenantRows } from '../../db/tenant-rows.ts';
+import type { RowPageQuery } from '../listing.ts';
+
+export type LessonPageRow = Selectable<LessonPagesTable>;
+
+const rows = tenantRows('lesson_pages');
+
+// A bulk request of 500 creates or upserts runs these 500 times: compiled once rather than built per call.
+type Nullable = string | null;
+const insertRow = preparedQuery(
+  (db: Db, id: string, organisation_id: string, external_id: Nullable, lesson_id: string, course_id: string, title: string, page_type: string, contents: Nullable, answers: string, sort_key: string, created_at: string, updated_at: string, deleted_at: Nullable) =>
+    db.insertInto('lesson_pages').values({ id, organisation_id, external_id, lesson_id, course_id, title, page_type, contents, answers, sort_key, created_at, updated_at, deleted_at }),
+);
+const byExternalId = preparedQuery((db: Db, organisationId: string, externalId: string) =>
+  db.selectFrom('lesson_pages').selectAll().where('organisation_id', '=', organisationId).where('external_id', '=', externalId),
+);
+
+/** Identifies a page by its id or by the caller's external id (bulk operations may use either). */
+export type LessonPageRef = { id: string } | { external_id: string };
+
+export const lessonPagesRepository = {
+  ...rows,
+
+  async insert(db: Db, r: LessonPageRow): Promise<void> {
+    await insertRow(db, r.id, r.organisation_id, r.external_id, r.lesson_id, r.course_id, r.title, r.page_type, r.contents, r.answers, r.sort_key, r.created_at, r.updated_at, r.deleted_at);
+  },
+
+  async findByExternalId(db: Db, organisationId: string, externalId: string): Promise<LessonPageRow | undefined> {
+    return (await byExternalId(db, organisationId, externalId))[0];
+  },
+
+  find(db: Db, organisationId: string, ref: LessonPageRef): Promise<LessonPageRow | undefined> {
+    return 'id' in ref ? rows.findById(db, organisationId, ref.id) : lessonPagesRepository.findByExternalId(db, organisationId, ref.external_id);
+  },
+
+  /**
+   * Keyset page. Without `updated_since`, pages come in lesson order: by lesson, then sort key (ties, which
+   * only simultaneous appends can make, by id); `after` is the last row's (lesson_id, sort_key, id).
+   */
+  page(db: Db, organisationId: string, q: RowPageQuery): Promise<LessonPageRow[]> {
+    if (q.order !== 'id') return rows.page(db, organisationId, q);
+    let query = db.selectFrom('lesson_pages').selectAll().where('organisation_id', '=', organisationId);
+    if (q.where.lesson_id !== undefined) query = query.where('lesson_id', '=', q.where.lesson_id);
+    if (!q.includeDeleted) query = query.where('deleted_at', 'is', null);
+    if (q.after) {
+      const [lessonId, sortKey, id] = q.after;
+      query = query.where((eb) => eb(eb.refTuple('lesson_id', 'sort_key', 'id'), '>', eb.tuple(lessonId, sortKey, id)));
+    }
+    return query.orderBy('lesson_id').orderBy('sort_key').orderBy('id').limit(q.limit + 1).execute();
+  },
+
+  /** The greatest sort key in a lesson, deleted pages included so that keys are never reused. */
+  async lastSortKey(db: Db, organisationId: string, lessonId: string): Promise<string | null> {
+    const row = await db
+      .selectFrom('lesson_pages')
+      .select('sort_key')
+      .where('organisation_id', '=', organisationId)
+      .where('lesson_id', '=', lessonId)
+      .orderBy('sort_key', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.sort_key ?? null;
+  },
+
+  /** The smallest sort key of the lesson after `after` (null: the first key), other than `exceptId`'s. */
+  async sortKeyAfter(db: Db, organisationId: string, lessonId: string, after: string | null, exceptId: string | undefined): Promise<string | null> {
+    let query = db.selectFrom('lesson_pages').select('sort_key').where('organisation_id', '=', organisationId).where('lesson_id', '=', lessonId);
+    if (after !== null) query = query.where('sort_key', '>', after);
+    if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
+    const row = await query.orderBy('sort_key').limit(1).executeTakeFirst();
+    return row?.sort_key ?? null;
+  },
+
+  /** The live page right before `row` in its lesson, or undefined when it is the first. */
+  previousLive(db: Db, organisationId: string, row: Pick<LessonPageRow, 'lesson_id' | 'sort_key' | 'id'>): Promise<Pick<LessonPageRow, 'id'> | undefined> {
+    return db
+      .selectFrom('lesson_pages')
+      .select('id')
+      .where('organisation_id', '=', organisationId)
+      .where('lesson_id', '=', row.lesson_id)
+      .where('deleted_at', 'is', null)
+      .where((eb) => eb(eb.refTuple('sort_key', 'id'), '<', eb.tuple(row.sort_key, row.id)))
+      .orderBy('sort_key', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  },
+
+  /** Which of `ids` are live pages of the lesson. */
+  async livePagesOf(db: Db, organisationId: string, lessonId: string, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const found = await db
+      .selectFrom('lesson_pages')
+      .select('id')
+      .where('organisation_id', '=', organisationId)
+      .where('lesson_id', '=', lessonId)
+      .where('id', 'in', ids)
+      .where('deleted_at', 'is', null)
+      .execute();
+    return new Set(found.map((r) => r.id));
+  },
+};

@@ -1,0 +1,248 @@
+// Pages of a lesson activity: create (appended at the end, or after a given page), read, list in lesson
+// order, partial update (including moving), soft delete, and upsert by external id. The bulk endpoint
+// (spec operation 9) runs these same functions, sharing one `LessonPageLookups` across its operations.
+import { generateKeyBetween } from 'fractional-indexing';
+import type { Static } from 'typebox';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../db/database.ts';
+import { insertWithExternalId } from '../../db/errors.ts';
+import type { EventType } from '../../events/catalog.ts';
+import type { EventRecorder } from '../../events/outbox.ts';
+import { ApiError, fieldError, type FieldError } from '../../http/api-error.ts';
+import type { CursorCodec } from '../../http/pagination.ts';
+import { newId } from '../../ids.ts';
+import { requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
+import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { listPage, type ListParams } from '../listing.ts';
+import type { CreateLessonPage, LessonPage, UpdateLessonPage, UpsertLessonPage } from './lesson-pages.schemas.ts';
+import { lessonPagesRepository, type LessonPageRef, type LessonPageRow } from './lesson-pages.repository.ts';
+import { answerErrors, isJumpKeyword, type AnswerValue, type PageTypeName } from './page-types.ts';
+
+type LessonPageView = Static<typeof LessonPage>;
+type AnswerInput = NonNullable<Static<typeof CreateLessonPage>['answers']>[number];
+type ContentsInput = Static<typeof CreateLessonPage>['contents'];
+
+/**
+ * What one request may read once and reuse across its operations: a bulk request of 500 creates in one lesson
+ * checks the lesson once and reads its last sort key once. Only facts no lesson-page write can change are
+ * kept (a lesson is live; its course), plus the last sort key, which the writes here keep up to date.
+ */
+export interface LessonPageLookups {
+  /** Live lessons seen so far: id → course id. */
+  lessons: Map<string, string>;
+  /** Greatest sort key per lesson, once read. */
+  lastKeys: Map<string, string | null>;
+}
+
+export const lessonPageLookups = (): LessonPageLookups => ({ lessons: new Map(), lastKeys: new Map() });
+
+export function toLessonPageView(row: LessonPageRow): LessonPageView {
+  return {
+    id: row.id,
+    external_id: row.external_id,
+    lesson_id: row.lesson_id,
+    course_id: row.course_id,
+    title: row.title,
+    page_type: row.page_type,
+    contents: row.contents === null ? null : JSON.parse(row.contents),
+    answers: JSON.parse(row.answers),
+    sort_key: row.sort_key,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    deleted_at: row.deleted_at,
+  };
+}
+
+const describeTitle = (title: string) => JSON.stringify(title.length > 80 ? `${title.slice(0, 77)}...` : title);
+
+// Stored in one key order, so that equal values are equal JSON text and "nothing changed" is a text compare.
+const answersJson = (answers: AnswerInput[]): string =>
+  JSON.stringify(answers.map((a): AnswerValue => ({ text: a.text, response: a.response ?? null, score: a.score ?? 0, jump_to: a.jump_to ?? 'next_page' })));
+const contentsJson = (contents: ContentsInput): string | null => (contents ? JSON.stringify({ format: contents.format, content: contents.content }) : null);
+
+export function createLessonPageService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder }) {
+  const { clock, cursors, events } = deps;
+
+  const record = (db: Db, organisationId: string, type: EventType, row: LessonPageRow, summary: string) =>
+    events.record(db, organisationId, type, { id: row.id, lesson_id: row.lesson_id, course_id: row.course_id, summary });
+
+  /** The live lesson activity a body names (422 at /lesson_id when it is none, 409 when deleted); its course id. */
+  async function lessonFor(db: Db, organisationId: string, lessonId: string, lookups: LessonPageLookups): Promise<string> {
+    const known = lookups.lessons.get(lessonId);
+    if (known !== undefined) return known;
+    const activity = await requireActivityOfType(db, organisationId, lessonId, 'lesson', '/lesson_id');
+    lookups.lessons.set(lessonId, activity.course_id);
+    return activity.course_id;
+  }
+
+  /** A page that may change: 404 when there is none, 409 when it or its lesson was deleted. */
+  async function writable(db: Db, organisationId: string, ref: LessonPageRef, lookups: LessonPageLookups): Promise<LessonPageRow> {
+    const row = await lessonPagesRepository.find(db, organisationId, ref);
+    if (!row) throw notFound(ref);
+    return checkWritable(db, organisationId, row, lookups);
+  }
+
+  async function checkWritable(db: Db, organisationId: string, row: LessonPageRow, lookups: LessonPageLookups): Promise<LessonPageRow> {
+    if (row.deleted_at !== null) throw new ApiError('lesson_page.deleted', `Lesson page ${row.id} was deleted at ${row.deleted_at}; it can no longer change.`);
+    if (!lookups.lessons.has(row.lesson_id)) {
+      await requireLiveActivity(db, organisationId, row.lesson_id);
+      lookups.lessons.set(row.lesson_id, row.course_id);
+    }
+    return row;
+  }
+
+  const notFound = (ref: LessonPageRef) =>
+    new ApiError('lesson_page.not_found', 'id' in ref ? `No lesson page ${ref.id} in this organisation.` : `No lesson page with external_id ${JSON.stringify(ref.external_id)} in this organisation.`);
+
+  /** Answers must suit the page type, and a jump to a page must name a live page of the same lesson. */
+  async function checkAnswers(db: Db, organisationId: string, lessonId: string, type: PageTypeName, json: string): Promise<void> {
+    const answers = JSON.parse(json) as AnswerValue[];
+    const errors: FieldError[] = answerErrors(type, answers);
+    const pageIds = [...new Set(answers.map((a) => a.jump_to).filter((j) => !isJumpKeyword(j)))];
+    if (pageIds.length > 0) {
+      const live = await lessonPagesRepository.livePagesOf(db, organisationId, lessonId, pageIds);
+      answers.forEach((a, i) => {
+        if (!isJumpKeyword(a.jump_to) && !live.has(a.jump_to)) {
+          errors.push({ path: `/answers/${i}/jump_to`, code: 'not_found', detail: `No live page ${a.jump_to} in this lesson to jump to.` });
+        }
+      });
+    }
+    if (errors.length > 0) throw new ApiError('validation.invalid_body', errors.map((e) => e.detail).join(' '), { errors });
+  }
+
+  async function lastKey(db: Db, organisationId: string, lessonId: string, lookups: LessonPageLookups): Promise<string | null> {
+    if (lookups.lastKeys.has(lessonId)) return lookups.lastKeys.get(lessonId)!;
+    const key = await lessonPagesRepository.lastSortKey(db, organisationId, lessonId);
+    lookups.lastKeys.set(lessonId, key);
+    return key;
+  }
+
+  /**
+   * The sort key for a page placed after `afterPageId` (null: first) in its lesson; `moving` is the page
+   * itself when it already exists. Left out (undefined): at the end.
+   */
+  async function placement(db: Db, organisationId: string, lessonId: string, afterPageId: string | null | undefined, moving: LessonPageRow | undefined, lookups: LessonPageLookups): Promise<string> {
+    let key: string;
+    if (afterPageId === undefined) {
+      key = generateKeyBetween(await lastKey(db, organisationId, lessonId, lookups), null);
+    } else if (afterPageId === null) {
+      key = generateKeyBetween(null, await lessonPagesRepository.sortKeyAfter(db, organisationId, lessonId, null, moving?.id));
+    } else {
+      if (afterPageId === moving?.id) throw fieldError('/after_page_id', 'invalid', 'A page cannot be placed after itself.');
+      const anchor = await lessonPagesRepository.findById(db, organisationId, afterPageId);
+      if (!anchor || anchor.lesson_id !== lessonId || anchor.deleted_at !== null) {
+        throw fieldError('/after_page_id', 'not_found', `No live page ${afterPageId} in this lesson.`);
+      }
+      key = generateKeyBetween(anchor.sort_key, await lessonPagesRepository.sortKeyAfter(db, organisationId, lessonId, anchor.sort_key, moving?.id));
+    }
+    const last = lookups.lastKeys.get(lessonId);
+    if (lookups.lastKeys.has(lessonId) && (last === null || key > last!)) lookups.lastKeys.set(lessonId, key);
+    return key;
+  }
+
+  async function create(db: Db, organisationId: string, input: Static<typeof CreateLessonPage>, lookups = lessonPageLookups()): Promise<LessonPageView> {
+    const courseId = await lessonFor(db, organisationId, input.lesson_id, lookups);
+    const pageType = input.page_type ?? 'content';
+    const answers = answersJson(input.answers ?? []);
+    await checkAnswers(db, organisationId, input.lesson_id, pageType, answers);
+    const at = clock.now().toISOString();
+    const row: LessonPageRow = {
+      id: newId(),
+      organisation_id: organisationId,
+      external_id: input.external_id ?? null,
+      lesson_id: input.lesson_id,
+      course_id: courseId,
+      title: input.title,
+      page_type: pageType,
+      contents: contentsJson(input.contents),
+      answers,
+      sort_key: await placement(db, organisationId, input.lesson_id, input.after_page_id, undefined, lookups),
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    };
+    await insertWithExternalId(() => lessonPagesRepository.insert(db, row), 'lesson page', input.external_id);
+    await record(db, organisationId, 'lesson_page.created', row, `Lesson page ${describeTitle(row.title)} added.`);
+    return toLessonPageView(row);
+  }
+
+  /**
+   * Partial update of a writable page. A change that changes nothing is not an update: no event, and
+   * `updated_at` stays. Moving to where the page already is (right after the same live page) is no change.
+   */
+  async function updateRow(db: Db, organisationId: string, row: LessonPageRow, patch: Static<typeof UpdateLessonPage>, lookups: LessonPageLookups): Promise<LessonPageView> {
+    const changes: Partial<Pick<LessonPageRow, 'title' | 'page_type' | 'contents' | 'answers' | 'sort_key' | 'updated_at'>> = {};
+    if (patch.title !== undefined && patch.title !== row.title) changes.title = patch.title;
+    if (patch.page_type !== undefined && patch.page_type !== row.page_type) changes.page_type = patch.page_type;
+    if (patch.contents !== undefined && contentsJson(patch.contents) !== row.contents) changes.contents = contentsJson(patch.contents);
+    if (patch.answers !== undefined && answersJson(patch.answers) !== row.answers) changes.answers = answersJson(patch.answers);
+    if (changes.page_type !== undefined || changes.answers !== undefined) {
+      await checkAnswers(db, organisationId, row.lesson_id, (changes.page_type ?? row.page_type) as PageTypeName, changes.answers ?? row.answers);
+    }
+    if (patch.after_page_id !== undefined) {
+      const previous = await lessonPagesRepository.previousLive(db, organisationId, row);
+      if ((previous?.id ?? null) !== patch.after_page_id) changes.sort_key = await placement(db, organisationId, row.lesson_id, patch.after_page_id, row, lookups);
+    }
+    const changed = Object.keys(changes);
+    if (changed.length === 0) return toLessonPageView(row);
+    changes.updated_at = clock.now().toISOString();
+    await lessonPagesRepository.update(db, organisationId, row.id, changes);
+    const updated = { ...row, ...changes };
+    const what = changed.map((c) => (c === 'sort_key' ? 'place in the lesson' : c.replace('_', ' ')));
+    await record(db, organisationId, 'lesson_page.updated', updated, `Lesson page ${describeTitle(updated.title)} changed: ${what.join(', ')}.`);
+    return toLessonPageView(updated);
+  }
+
+  return {
+    async get(db: Db, organisationId: string, id: string): Promise<LessonPageView> {
+      const row = await lessonPagesRepository.findById(db, organisationId, id);
+      if (!row) throw notFound({ id });
+      return toLessonPageView(row);
+    },
+
+    async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<LessonPageView> {
+      const row = await lessonPagesRepository.findByExternalId(db, organisationId, externalId);
+      if (!row) throw notFound({ external_id: externalId });
+      return toLessonPageView(row);
+    },
+
+    /** In lesson order (by lesson, then place in it); with `updated_since`, in order of change. */
+    list(db: Db, organisationId: string, params: ListParams & { lesson_id?: string }) {
+      const inLessonOrder = params.updated_since === undefined;
+      return listPage(cursors, {
+        list: 'lesson_pages',
+        organisationId,
+        params,
+        filters: { lesson_id: params.lesson_id },
+        fetch: (q) => lessonPagesRepository.page(db, organisationId, q),
+        map: toLessonPageView,
+        position: (row) => (inLessonOrder ? [row.lesson_id, row.sort_key, row.id] : [row.updated_at, row.id]),
+      });
+    },
+
+    create,
+
+    async update(db: Db, organisationId: string, ref: LessonPageRef, patch: Static<typeof UpdateLessonPage>, lookups = lessonPageLookups()): Promise<LessonPageView> {
+      return updateRow(db, organisationId, await writable(db, organisationId, ref, lookups), patch, lookups);
+    },
+
+    /** A page's lesson is fixed: an upsert naming another lesson is a 422 at /lesson_id. Fields left out keep their value. */
+    async upsertByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof UpsertLessonPage>, lookups = lessonPageLookups()) {
+      const existing = await lessonPagesRepository.findByExternalId(db, organisationId, externalId);
+      if (!existing) return { created: true, view: await create(db, organisationId, { ...input, external_id: externalId }, lookups) };
+      if (existing.lesson_id !== input.lesson_id) throw fieldError('/lesson_id', 'immutable', 'A lesson page cannot move to another lesson.');
+      const { lesson_id: _lesson, ...patch } = input;
+      return { created: false, view: await updateRow(db, organisationId, await checkWritable(db, organisationId, existing, lookups), patch, lookups) };
+    },
+
+    async remove(db: Db, organisationId: string, ref: LessonPageRef, lookups = lessonPageLookups()): Promise<void> {
+      const row = await writable(db, organisationId, ref, lookups);
+      const at = clock.now().toISOString();
+      await lessonPagesRepository.update(db, organisationId, row.id, { deleted_at: at, updated_at: at });
+      await deletionsRepository.record(db, organisationId, 'lesson_page', row, at);
+      await record(db, organisationId, 'lesson_page.deleted', row, `Lesson page ${describeTitle(row.title)} deleted.`);
+    },
+  };
+}
+
+export type LessonPageService = ReturnType<typeof createLessonPageService>;

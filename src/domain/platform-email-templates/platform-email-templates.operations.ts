@@ -1,0 +1,96 @@
+// Platform templates are the deployment's, reached through any organisation address; only a platform
+// administrator (`platform/email_templates_edit`) may read or change them. They have no organisation, so
+// "another organisation's resource" does not apply: every organisation address reaches the same templates.
+import { defineOperation, Outcome } from '../../http/operation.ts';
+import {
+  PlatformEmailTemplateDraft,
+  platformEmailTemplateDraftExample,
+  PlatformEmailTemplateVersion,
+  PlatformEmailTemplateView,
+  PlatformTemplateParams,
+  PlatformVersionParams,
+} from './platform-email-templates.schemas.ts';
+
+const tag = 'Platform email templates';
+const rules = 'A malformed `language` is a 422 naming it; an unknown message is a 404.';
+
+export const platformEmailTemplateOperations = [
+  defineOperation({
+    id: 'getPlatformEmailTemplateVersions',
+    method: 'GET',
+    path: '/platform/email_templates/{message_key}/languages/{language}/versions',
+    tag,
+    summary: "Read a platform email template's draft, published version and history",
+    description: `The deployment's template of a message in one language. No template yet: no versions. ${rules}`,
+    scope: 'email:read',
+    capability: 'platform/email_templates_edit',
+    writes: false,
+    params: PlatformTemplateParams,
+    notFoundCode: 'email_template.message_not_found',
+    success: { status: 200, schema: PlatformEmailTemplateView, description: 'The platform email template view.' },
+    errors: [404, 422],
+    handler: (ctx, { params }) => ctx.services.platformEmailTemplates.view(ctx.db, params.message_key, params.language),
+  }),
+  defineOperation({
+    id: 'savePlatformEmailTemplateDraft',
+    emits: ['platform_email_template.draft_saved'],
+    method: 'PUT',
+    path: '/platform/email_templates/{message_key}/languages/{language}/draft',
+    tag,
+    summary: "Write a platform email template's draft",
+    description: `Creates the draft version (201; and the template itself on its first draft) or replaces its content (200). The body is the whole draft: a field left out is null. ${rules}`,
+    scope: 'email:write',
+    capability: 'platform/email_templates_edit',
+    writes: true,
+    idempotency: 'optional',
+    params: PlatformTemplateParams,
+    body: PlatformEmailTemplateDraft,
+    bodyExample: platformEmailTemplateDraftExample,
+    notFoundCode: 'email_template.message_not_found',
+    success: { status: 201, alsoStatuses: [200], schema: PlatformEmailTemplateVersion, description: 'The draft version: created (201) or replaced (200).' },
+    errors: [404, 409, 422],
+    async handler(ctx, { params, body }) {
+      const { created, version } = await ctx.services.platformEmailTemplates.saveDraft(ctx.db, ctx.organisation.id, params.message_key, params.language, body);
+      return new Outcome(created ? 201 : 200, version);
+    },
+  }),
+  defineOperation({
+    id: 'publishPlatformEmailTemplateDraft',
+    emits: ['platform_email_template.published'],
+    method: 'POST',
+    path: '/platform/email_templates/{message_key}/languages/{language}/draft/actions/publish',
+    tag,
+    summary: "Publish a platform email template's draft",
+    description: `The draft becomes the published version; the version published before becomes \`archived\`. No draft: 409 \`email_template.no_draft\`. ${rules}`,
+    scope: 'email:write',
+    capability: 'platform/email_templates_edit',
+    writes: true,
+    idempotency: 'optional',
+    params: PlatformTemplateParams,
+    notFoundCode: 'email_template.message_not_found',
+    success: { status: 200, schema: PlatformEmailTemplateVersion, description: 'The version now published.' },
+    errors: [404, 409, 422],
+    handler: (ctx, { params }) => ctx.services.platformEmailTemplates.publish(ctx.db, ctx.organisation.id, params.message_key, params.language),
+  }),
+  defineOperation({
+    id: 'restorePlatformEmailTemplateVersion',
+    emits: ['platform_email_template.draft_restored'],
+    method: 'POST',
+    path: '/platform/email_templates/{message_key}/languages/{language}/versions/{version_id}/actions/restore',
+    tag,
+    summary: 'Restore a platform email template version as a draft',
+    description:
+      'Copies an earlier (published or archived) version into the draft, creating the draft if there is none. It does not publish. ' +
+      `A version that is not of this template in this language: 404. Restoring the draft itself: 409. ${rules}`,
+    scope: 'email:write',
+    capability: 'platform/email_templates_edit',
+    writes: true,
+    idempotency: 'required',
+    params: PlatformVersionParams,
+    notFoundCode: 'email_template.version_not_found',
+    success: { status: 200, schema: PlatformEmailTemplateVersion, description: 'The draft version, holding the restored content.' },
+    errors: [404, 409, 422],
+    handler: (ctx, { params }) =>
+      ctx.services.platformEmailTemplates.restore(ctx.db, ctx.organisation.id, params.message_key, params.language, params.version_id),
+  }),
+];

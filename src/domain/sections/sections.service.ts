@@ -1,0 +1,142 @@
+// Sections of a course: create (appended at the end), read, list, partial update (spec operation 10), soft delete.
+import { generateKeyBetween } from 'fractional-indexing';
+import type { Static } from 'typebox';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../db/database.ts';
+import { insertWithExternalId } from '../../db/errors.ts';
+import { newId } from '../../ids.ts';
+import { ApiError, fieldError } from '../../http/api-error.ts';
+import type { CursorCodec } from '../../http/pagination.ts';
+import { listPage, type ListParams } from '../listing.ts';
+import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import type { EventRecorder } from '../../events/outbox.ts';
+import { coursesRepository } from '../courses/courses.repository.ts';
+import type { CreateSection, Section, UpdateSection, UpsertSection } from './sections.schemas.ts';
+import { sectionsRepository, type SectionRow } from './sections.repository.ts';
+
+export type SectionView = Static<typeof Section>;
+
+const describeTitle = (title: string | null) => (title === null ? '(untitled)' : JSON.stringify(title.length > 80 ? `${title.slice(0, 77)}...` : title));
+
+export function toSectionView(row: SectionRow): SectionView {
+  return {
+    id: row.id,
+    external_id: row.external_id,
+    course_id: row.course_id,
+    parent_section_id: row.parent_section_id,
+    sort_key: row.sort_key,
+    title: row.title,
+    summary: row.summary === null ? null : JSON.parse(row.summary),
+    visible: Boolean(row.visible),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    deleted_at: row.deleted_at,
+  };
+}
+
+export function createSectionService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder }) {
+  const { clock, cursors, events } = deps;
+
+  async function live(db: Db, organisationId: string, id: string): Promise<SectionRow> {
+    const row = await sectionsRepository.findById(db, organisationId, id);
+    if (!row) throw new ApiError('section.not_found', `No section ${id} in this organisation.`);
+    if (row.deleted_at !== null) throw new ApiError('section.deleted', `Section ${id} was deleted at ${row.deleted_at}; it can no longer change.`);
+    return row;
+  }
+
+  async function create(db: Db, organisationId: string, input: Static<typeof CreateSection>): Promise<SectionView> {
+    const course = await coursesRepository.findById(db, organisationId, input.course_id);
+    if (!course) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
+    if (course.deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; sections cannot be added to it.`);
+    if (input.parent_section_id) {
+      const parent = await sectionsRepository.findById(db, organisationId, input.parent_section_id);
+      if (!parent || parent.course_id !== course.id || parent.deleted_at !== null) {
+        throw fieldError('/parent_section_id', 'not_found', 'The parent section must be a live section of the same course.');
+      }
+    }
+    const at = clock.now().toISOString();
+    const row: SectionRow = {
+      id: newId(),
+      organisation_id: organisationId,
+      external_id: input.external_id ?? null,
+      course_id: course.id,
+      parent_section_id: input.parent_section_id ?? null,
+      sort_key: generateKeyBetween(await sectionsRepository.lastSortKey(db, organisationId, course.id), null),
+      title: input.title ?? null,
+      summary: input.summary ? JSON.stringify(input.summary) : null,
+      visible: input.visible ?? true,
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    };
+    await insertWithExternalId(() => sectionsRepository.insert(db, row), 'section', input.external_id);
+    await events.record(db, organisationId, 'section.created', { id: row.id, course_id: row.course_id, summary: `Section ${describeTitle(row.title)} added.` });
+    return toSectionView(row);
+  }
+
+  /**
+   * spec: operation 10 — partial update; fields absent from the body are left as they are. One UPDATE does
+   * the common case; only when it changes nothing do we read, to tell 404, 409 and "already so" apart.
+   * A PATCH that changes nothing is not an update: updated_at (and changes-since feeds) stay put.
+   */
+  async function update(db: Db, organisationId: string, id: string, patch: Static<typeof UpdateSection>): Promise<SectionView> {
+    const changes: Pick<Partial<SectionRow>, 'title' | 'visible'> = {};
+    if (patch.title !== undefined) changes.title = patch.title;
+    if (patch.visible !== undefined) changes.visible = patch.visible;
+    if (Object.keys(changes).length > 0) {
+      const updated = await sectionsRepository.updateLiveIfChanged(db, organisationId, id, changes, clock.now().toISOString());
+      if (updated) {
+        const what = [patch.title !== undefined ? `titled ${describeTitle(updated.title)}` : null, patch.visible !== undefined ? (patch.visible ? 'shown' : 'hidden') : null];
+        await events.record(db, organisationId, 'section.updated', { id, course_id: updated.course_id, summary: `Section ${what.filter(Boolean).join(' and ')}.` });
+        return toSectionView(updated);
+      }
+    }
+    return toSectionView(await live(db, organisationId, id));
+  }
+
+  return {
+    async get(db: Db, organisationId: string, id: string): Promise<SectionView> {
+      const row = await sectionsRepository.findById(db, organisationId, id);
+      if (!row) throw new ApiError('section.not_found', `No section ${id} in this organisation.`);
+      return toSectionView(row);
+    },
+
+    list(db: Db, organisationId: string, params: ListParams & { course_id?: string }) {
+      return listPage(cursors, {
+        list: 'sections',
+        organisationId,
+        params,
+        filters: { course_id: params.course_id },
+        fetch: (q) => sectionsRepository.page(db, organisationId, q),
+        map: toSectionView,
+      });
+    },
+
+    async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<SectionView> {
+      const row = await sectionsRepository.findByExternalId(db, organisationId, externalId);
+      if (!row) throw new ApiError('section.not_found', `No section with external_id ${JSON.stringify(externalId)} in this organisation.`);
+      return toSectionView(row);
+    },
+
+    async upsertByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof UpsertSection>) {
+      const existing = await sectionsRepository.findByExternalId(db, organisationId, externalId);
+      if (!existing) return { created: true, view: await create(db, organisationId, { ...input, external_id: externalId }) };
+      if (existing.course_id !== input.course_id) throw fieldError('/course_id', 'immutable', 'A section cannot move to another course.');
+      const view = await update(db, organisationId, existing.id, { title: input.title ?? undefined, visible: input.visible });
+      return { created: false, view };
+    },
+
+    create,
+    update,
+
+    async remove(db: Db, organisationId: string, id: string): Promise<void> {
+      const row = await live(db, organisationId, id);
+      const at = clock.now().toISOString();
+      await sectionsRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at });
+      await deletionsRepository.record(db, organisationId, 'section', row, at);
+      await events.record(db, organisationId, 'section.deleted', { id, course_id: row.course_id, summary: `Section ${describeTitle(row.title)} deleted.` });
+    },
+  };
+}
+
+export type SectionService = ReturnType<typeof createSectionService>;

@@ -1,0 +1,155 @@
+// Storage targets and files (spec operation 5; CONTRACT: storage targets). New files go to the organisation's
+// default target — its own directory target, or the deployment's storage — and each file records where it
+// went, so that changing the default never moves or strands an existing file.
+import { createHash } from 'node:crypto';
+import type { Static } from 'typebox';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { EventRecorder } from '../../events/outbox.ts';
+import { ApiError, fieldError } from '../../http/api-error.ts';
+import { newId } from '../../ids.ts';
+import { resolveTargetDirectory, type FileStore } from './file-store.ts';
+import type { CreateStorageTarget, File, StorageTarget, UploadFile } from './storage.schemas.ts';
+import { storageRepository, type FileRow, type StorageTargetRow } from './storage.repository.ts';
+
+export const DEPLOYMENT_TARGET = 'deployment';
+const MAX_TARGETS = 50;
+
+type TargetView = Static<typeof StorageTarget>;
+
+export interface StorageDeps {
+  clock: Clock;
+  events: EventRecorder;
+  store: FileStore;
+  storageDir: string;
+  storageTargetsRoot: string;
+}
+
+const toTargetView = (r: StorageTargetRow): TargetView => ({
+  id: r.id,
+  kind: 'directory',
+  name: r.name,
+  directory: r.directory,
+  is_default: Boolean(r.is_default),
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+});
+
+const toFileView = (r: FileRow): Static<typeof File> => ({
+  id: r.id,
+  filename: r.filename,
+  content_type: r.content_type,
+  size: Number(r.size),
+  sha256: r.sha256,
+  storage_target_id: r.storage_target_id ?? DEPLOYMENT_TARGET,
+  created_at: r.created_at,
+});
+
+export function createStorageService(deps: StorageDeps) {
+  const { clock, events, store } = deps;
+
+  const directoryOf = (target: StorageTargetRow | undefined) =>
+    target === undefined ? deps.storageDir : (resolveTargetDirectory(deps.storageTargetsRoot, target.directory) ?? deps.storageDir);
+
+  return {
+    async listTargets(db: Db, organisationId: string) {
+      const rows = await storageRepository.targets(db, organisationId);
+      const deployment: TargetView = {
+        id: DEPLOYMENT_TARGET,
+        kind: 'deployment',
+        name: 'Deployment storage',
+        directory: null,
+        is_default: !rows.some((r) => Boolean(r.is_default)),
+        created_at: null,
+        updated_at: null,
+      };
+      return { data: [deployment, ...rows.map(toTargetView)], page: { next_cursor: null, has_more: false, limit: MAX_TARGETS + 1 } };
+    },
+
+    async createTarget(db: Db, organisationId: string, input: Static<typeof CreateStorageTarget>): Promise<TargetView> {
+      const absolute = resolveTargetDirectory(deps.storageTargetsRoot, input.directory);
+      if (absolute === undefined || input.directory.split('/').some((s) => s === '.' || s === '..')) {
+        throw fieldError('/directory', 'outside_root', 'The directory must stay below the storage root the operator allows.');
+      }
+      if ((await storageRepository.targets(db, organisationId)).length >= MAX_TARGETS) {
+        throw new ApiError('storage.too_many_targets', `An organisation has at most ${MAX_TARGETS} storage targets.`);
+      }
+      const at = clock.now().toISOString();
+      const row: StorageTargetRow = { id: newId(), organisation_id: organisationId, name: input.name, directory: input.directory, is_default: false, created_at: at, updated_at: at };
+      try {
+        await storageRepository.insertTarget(db, row);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new ApiError('storage.directory_taken', `Another storage target of this organisation uses ${input.directory}.`);
+        throw err;
+      }
+      await events.record(db, organisationId, 'storage_target.created', { id: row.id, summary: `Storage target ${JSON.stringify(row.name)} added.` });
+      return toTargetView(row);
+    },
+
+    async makeDefault(db: Db, organisationId: string, id: string): Promise<TargetView> {
+      const target = await storageRepository.target(db, organisationId, id);
+      if (!target) throw new ApiError('storage_target.not_found', `No storage target ${id} in this organisation.`);
+      if (target.is_default) throw new ApiError('storage.already_default', `Storage target ${JSON.stringify(target.name)} is already the default for new files.`);
+      const at = clock.now().toISOString();
+      await storageRepository.setDefault(db, organisationId, id, at);
+      await events.record(db, organisationId, 'storage.default_target_changed', { id, storage_target_id: id, summary: `New files now go to ${JSON.stringify(target.name)}.` });
+      return toTargetView({ ...target, is_default: true, updated_at: at });
+    },
+
+    /**
+     * spec: operation 5 — the deployment's storage becomes the default for new files; existing files stay on
+     * their recorded targets. Already the default: 409 (nothing to change; a retry with the same
+     * Idempotency-Key replays the first 200).
+     */
+    async restoreDeployment(db: Db, organisationId: string): Promise<{ ok: boolean }> {
+      const current = await storageRepository.defaultTarget(db, organisationId);
+      if (!current) throw new ApiError('storage.already_default', 'The deployment storage is already the default for new files.');
+      await storageRepository.setDefault(db, organisationId, null, clock.now().toISOString());
+      await events.record(db, organisationId, 'storage.default_target_changed', {
+        id: organisationId,
+        storage_target_id: DEPLOYMENT_TARGET,
+        summary: `New files now go to the deployment storage instead of ${JSON.stringify(current.name)}.`,
+      });
+      return { ok: true };
+    },
+
+    async upload(db: Db, organisationId: string, personId: string, input: Static<typeof UploadFile>) {
+      const bytes = Buffer.from(input.content_base64, 'base64');
+      const target = await storageRepository.defaultTarget(db, organisationId);
+      const row: FileRow = {
+        id: newId(),
+        organisation_id: organisationId,
+        storage_target_id: target?.id ?? null,
+        filename: input.filename,
+        content_type: input.content_type ?? 'application/octet-stream',
+        size: bytes.length,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        created_by: personId,
+        created_at: clock.now().toISOString(),
+      };
+      // Bytes first: if the transaction then fails, an unreferenced file is left behind, never a row
+      // pointing at nothing.
+      await store.write(directoryOf(target), organisationId, row.id, bytes);
+      await storageRepository.insertFile(db, row);
+      await events.record(db, organisationId, 'file.created', { id: row.id, storage_target_id: row.storage_target_id ?? DEPLOYMENT_TARGET, summary: `File ${JSON.stringify(row.filename)} stored.` });
+      return toFileView(row);
+    },
+
+    async getFile(db: Db, organisationId: string, id: string) {
+      const row = await storageRepository.file(db, organisationId, id);
+      if (!row) throw new ApiError('file.not_found', `No file ${id} in this organisation.`);
+      return toFileView(row);
+    },
+
+    /** Reads from the target the file was written to, whatever the default is now. */
+    async fileContent(db: Db, organisationId: string, id: string): Promise<{ contentType: string; filename: string; bytes: Buffer }> {
+      const row = await storageRepository.file(db, organisationId, id);
+      if (!row) throw new ApiError('file.not_found', `No file ${id} in this organisation.`);
+      const target = row.storage_target_id === null ? undefined : await storageRepository.target(db, organisationId, row.storage_target_id);
+      return { contentType: row.content_type, filename: row.filename, bytes: await store.read(directoryOf(target), organisationId, row.id) };
+    },
+  };
+}
+
+export type StorageService = ReturnType<typeof createStorageService>;

@@ -1,0 +1,256 @@
+// Wiki pages and their history. Every change of title or body makes a new version; restoring version N
+// (spec operation 4) makes a new version whose title and body are N's. Versions are never changed.
+import type { Static } from 'typebox';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../db/database.ts';
+import { insertWithExternalId } from '../../db/errors.ts';
+import type { EventRecorder } from '../../events/outbox.ts';
+import type { EventType } from '../../events/catalog.ts';
+import { ApiError, fieldError } from '../../http/api-error.ts';
+import type { CursorCodec } from '../../http/pagination.ts';
+import { newId } from '../../ids.ts';
+import { requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
+import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { listPage, type ListParams } from '../listing.ts';
+import { peopleRepository } from '../people/people.repository.ts';
+import type { CreateWikiPage, UpdateWikiPage, UpsertWikiPage, WikiPage, WikiPageVersion } from './wiki-pages.schemas.ts';
+import { isTitleClash, wikiPagesRepository, type WikiPageRow, type WikiPageVersionRow } from './wiki-pages.repository.ts';
+import { wikisRepository, type SubwikiOwner, type WikiRow } from './wikis.repository.ts';
+
+type WikiPageView = Static<typeof WikiPage>;
+type WikiPageVersionView = Static<typeof WikiPageVersion>;
+
+export const toWikiPageView = (r: WikiPageRow): WikiPageView => ({
+  id: r.id,
+  external_id: r.external_id,
+  activity_id: r.activity_id,
+  course_id: r.course_id,
+  wiki_id: r.wiki_id,
+  subwiki_id: r.subwiki_id,
+  subwiki_user_id: r.subwiki_user_id,
+  subwiki_group_id: r.subwiki_group_id,
+  title: r.title,
+  body: JSON.parse(r.body),
+  version: r.version,
+  updated_by: r.updated_by,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+});
+
+export const toWikiPageVersionView = (r: WikiPageVersionRow): WikiPageVersionView => ({
+  id: r.id,
+  wiki_page_id: r.wiki_page_id,
+  version: r.version,
+  title: r.title,
+  body: JSON.parse(r.body),
+  restored_from: r.restored_from,
+  created_by: r.created_by,
+  created_at: r.created_at,
+});
+
+const describeTitle = (title: string) => JSON.stringify(title.length > 80 ? `${title.slice(0, 77)}...` : title);
+
+const titleTaken = (title: string) => new ApiError('wiki_page.title_taken', `Another live page of this subwiki is titled ${describeTitle(title)}.`);
+
+/** Runs a write that sets a page's title; losing a race for the title (the unique index) is the same 409 as the check before it. */
+async function guardingTitle<T>(title: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isTitleClash(err)) throw titleTaken(title);
+    throw err;
+  }
+}
+
+/** Which subwiki a new page goes into, by the wiki's mode; a field the mode has no use for is refused. */
+async function subwikiOwner(db: Db, organisationId: string, wiki: WikiRow, input: { subwiki_user_id?: string | null; subwiki_group_id?: string | null }, actorId: string): Promise<SubwikiOwner> {
+  const user = input.subwiki_user_id ?? null;
+  const group = input.subwiki_group_id ?? null;
+  const unused = (field: string) => fieldError(`/${field}`, 'not_applicable', `A ${wiki.mode} wiki takes no \`${field}\`.`);
+  if (wiki.mode === 'collaborative') {
+    if (user !== null) throw unused('subwiki_user_id');
+    if (group !== null) throw unused('subwiki_group_id');
+    return { key: 'common', userId: null, groupId: null };
+  }
+  if (wiki.mode === 'individual') {
+    if (group !== null) throw unused('subwiki_group_id');
+    const userId = user ?? actorId;
+    if (!(await peopleRepository.findById(db, organisationId, userId))) throw fieldError('/subwiki_user_id', 'not_found', `No person ${userId} in this organisation.`);
+    return { key: `user:${userId}`, userId, groupId: null };
+  }
+  if (user !== null) throw unused('subwiki_user_id');
+  if (group === null) throw fieldError('/subwiki_group_id', 'required', 'A group wiki needs `subwiki_group_id`: the group whose subwiki the page goes into.');
+  return { key: `group:${group}`, userId: null, groupId: group };
+}
+
+export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder }) {
+  const { clock, cursors, events } = deps;
+
+  const record = (db: Db, organisationId: string, type: EventType, row: WikiPageRow, summary: string) =>
+    events.record(db, organisationId, type, { id: row.id, activity_id: row.activity_id, course_id: row.course_id, wiki_id: row.wiki_id, subwiki_id: row.subwiki_id, summary });
+
+  /** A page that may be read: a deleted page is gone for reads (the resource has no `deleted_at` to show). */
+  async function readable(db: Db, organisationId: string, id: string): Promise<WikiPageRow> {
+    const row = await wikiPagesRepository.findById(db, organisationId, id);
+    if (!row) throw new ApiError('wiki_page.not_found', `No wiki page ${id} in this organisation.`);
+    if (row.deleted_at !== null) throw new ApiError('wiki_page.not_found', `Wiki page ${id} was deleted at ${row.deleted_at}; it is listed at /wiki_pages/deletions.`);
+    return row;
+  }
+
+  /** A page that may change: a deleted page, or one in a deleted activity, is a conflict with that state. */
+  async function writable(db: Db, organisationId: string, id: string): Promise<WikiPageRow> {
+    const row = await wikiPagesRepository.findById(db, organisationId, id);
+    if (!row) throw new ApiError('wiki_page.not_found', `No wiki page ${id} in this organisation.`);
+    if (row.deleted_at !== null) throw new ApiError('wiki_page.deleted', `Wiki page ${id} was deleted at ${row.deleted_at}; it can no longer change.`);
+    await requireLiveActivity(db, organisationId, row.activity_id);
+    return row;
+  }
+
+  async function requireFreeTitle(db: Db, organisationId: string, subwikiId: string, title: string, exceptId?: string): Promise<void> {
+    if (await wikiPagesRepository.findLiveByTitle(db, organisationId, subwikiId, title, exceptId)) throw titleTaken(title);
+  }
+
+  /**
+   * Makes the next version of `row` with this title and body (JSON text). The page moves only if it is still
+   * at the version read, so of two simultaneous changes the second is a 409 rather than a lost update.
+   */
+  async function commitVersion(db: Db, organisationId: string, row: WikiPageRow, actorId: string, content: { title: string; body: string }, restoredFrom: number | null): Promise<WikiPageRow> {
+    const at = clock.now().toISOString();
+    const version = row.version + 1;
+    const updated = await guardingTitle(content.title, () =>
+      wikiPagesRepository.advance(db, organisationId, row.id, row.version, { ...content, version, updated_by: actorId, updated_at: at }),
+    );
+    if (!updated) throw new ApiError('wiki_page.edit_conflict', `Wiki page ${row.id} changed after version ${row.version} was read; read it again and retry.`);
+    await wikiPagesRepository.insertVersion(db, { id: newId(), organisation_id: organisationId, wiki_page_id: row.id, version, ...content, restored_from: restoredFrom, created_by: actorId, created_at: at });
+    return updated;
+  }
+
+  async function create(db: Db, organisationId: string, actorId: string, input: Static<typeof CreateWikiPage>): Promise<WikiPageView> {
+    const activity = await requireActivityOfType(db, organisationId, input.activity_id, 'wiki', '/activity_id');
+    const wiki = await wikisRepository.findByActivity(db, organisationId, activity.id);
+    if (!wiki) throw new Error(`wiki activity ${activity.id} has no wiki`);
+    const at = clock.now().toISOString();
+    const subwiki = await wikisRepository.subwiki(db, organisationId, wiki.id, await subwikiOwner(db, organisationId, wiki, input, actorId), at);
+    await requireFreeTitle(db, organisationId, subwiki.id, input.title);
+    const row: WikiPageRow = {
+      id: newId(),
+      organisation_id: organisationId,
+      external_id: input.external_id ?? null,
+      activity_id: activity.id,
+      course_id: activity.course_id,
+      wiki_id: wiki.id,
+      subwiki_id: subwiki.id,
+      subwiki_user_id: subwiki.user_id,
+      subwiki_group_id: subwiki.group_id,
+      title: input.title,
+      body: JSON.stringify(input.body ?? null),
+      version: 1,
+      updated_by: actorId,
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    };
+    await insertWithExternalId(() => guardingTitle(row.title, () => wikiPagesRepository.insert(db, row)), 'wiki page', input.external_id);
+    await wikiPagesRepository.insertVersion(db, { id: newId(), organisation_id: organisationId, wiki_page_id: row.id, version: 1, title: row.title, body: row.body, restored_from: null, created_by: actorId, created_at: at });
+    await record(db, organisationId, 'wiki_page.created', row, `Wiki page ${describeTitle(row.title)} created.`);
+    return toWikiPageView(row);
+  }
+
+  /** A PATCH that changes nothing makes no version and no event, and answers the page as it is. */
+  async function update(db: Db, organisationId: string, actorId: string, id: string, patch: Static<typeof UpdateWikiPage>): Promise<WikiPageView> {
+    const row = await writable(db, organisationId, id);
+    const title = patch.title ?? row.title;
+    const body = patch.body === undefined ? row.body : JSON.stringify(patch.body);
+    const changed = [title !== row.title ? 'title' : null, body !== row.body ? 'body' : null].filter((c) => c !== null);
+    if (changed.length === 0) return toWikiPageView(row);
+    if (title !== row.title) await requireFreeTitle(db, organisationId, row.subwiki_id, title, row.id);
+    const updated = await commitVersion(db, organisationId, row, actorId, { title, body }, null);
+    await record(db, organisationId, 'wiki_page.updated', updated, `Wiki page ${describeTitle(updated.title)} edited (${changed.join(' and ')}): version ${updated.version}.`);
+    return toWikiPageView(updated);
+  }
+
+  /**
+   * spec: operation 4. Restoring a version whose title and body the page already has changes nothing: 200
+   * with the page as it is, no new version, no event (so a retry without Idempotency-Key is harmless).
+   */
+  async function restore(db: Db, organisationId: string, actorId: string, id: string, version: number): Promise<WikiPageView> {
+    const row = await writable(db, organisationId, id);
+    // Versions run from 1 to the current one without gaps, so a greater number was never a version of this
+    // page; it is refused before any query (it may also lie beyond the column's integer range).
+    const target = version <= row.version ? await wikiPagesRepository.findVersion(db, organisationId, id, version) : undefined;
+    if (!target) throw fieldError('/version', 'not_found', `Wiki page ${id} has versions 1 to ${row.version}; it never had version ${version}.`);
+    if (target.title === row.title && target.body === row.body) return toWikiPageView(row);
+    if (target.title !== row.title) await requireFreeTitle(db, organisationId, row.subwiki_id, target.title, row.id);
+    const updated = await commitVersion(db, organisationId, row, actorId, { title: target.title, body: target.body }, version);
+    await record(db, organisationId, 'wiki_page.restored', updated, `Wiki page ${describeTitle(updated.title)}: version ${version} restored as version ${updated.version}.`);
+    return toWikiPageView(updated);
+  }
+
+  return {
+    create,
+    update,
+    restore,
+
+    get: async (db: Db, organisationId: string, id: string) => toWikiPageView(await readable(db, organisationId, id)),
+
+    list(db: Db, organisationId: string, params: ListParams & { activity_id?: string; course_id?: string; subwiki_id?: string }) {
+      return listPage(cursors, {
+        list: 'wiki_pages',
+        organisationId,
+        params,
+        filters: { activity_id: params.activity_id, course_id: params.course_id, subwiki_id: params.subwiki_id },
+        fetch: (q) => wikiPagesRepository.page(db, organisationId, q),
+        map: toWikiPageView,
+      });
+    },
+
+    async remove(db: Db, organisationId: string, actorId: string, id: string): Promise<void> {
+      const row = await writable(db, organisationId, id);
+      const at = clock.now().toISOString();
+      await wikiPagesRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at, updated_by: actorId });
+      await deletionsRepository.record(db, organisationId, 'wiki_page', row, at);
+      await record(db, organisationId, 'wiki_page.deleted', row, `Wiki page ${describeTitle(row.title)} deleted.`);
+    },
+
+    async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<WikiPageView> {
+      const row = await wikiPagesRepository.findByExternalId(db, organisationId, externalId);
+      if (!row || row.deleted_at !== null) throw new ApiError('wiki_page.not_found', `No wiki page with external_id ${JSON.stringify(externalId)} in this organisation.`);
+      return toWikiPageView(row);
+    },
+
+    /** Creates, or edits title and body; the page's activity and subwiki are fixed once it exists. */
+    async upsertByExternalId(db: Db, organisationId: string, actorId: string, externalId: string, input: Static<typeof UpsertWikiPage>) {
+      const existing = await wikiPagesRepository.findByExternalId(db, organisationId, externalId);
+      if (!existing) return { created: true, view: await create(db, organisationId, actorId, { ...input, external_id: externalId }) };
+      if (existing.deleted_at !== null) throw new ApiError('wiki_page.deleted', `Wiki page ${existing.id} with external_id ${JSON.stringify(externalId)} was deleted; it can no longer change.`);
+      if (existing.activity_id !== input.activity_id) throw fieldError('/activity_id', 'immutable', 'A wiki page cannot move to another activity.');
+      for (const field of ['subwiki_user_id', 'subwiki_group_id'] as const) {
+        if (input[field] !== undefined && input[field] !== existing[field]) throw fieldError(`/${field}`, 'immutable', 'A wiki page cannot move to another subwiki.');
+      }
+      return { created: false, view: await update(db, organisationId, actorId, existing.id, { title: input.title, body: input.body }) };
+    },
+
+    /** The `wiki_page_versions` collection of one page, oldest first. */
+    async listVersions(db: Db, organisationId: string, id: string, params: { limit?: number; cursor?: string }) {
+      await readable(db, organisationId, id);
+      return listPage(cursors, {
+        list: 'wiki_page_versions',
+        organisationId,
+        params,
+        filters: { wiki_page_id: id },
+        fetch: (q) => wikiPagesRepository.versionsPage(db, organisationId, id, { afterVersion: q.after ? Number(q.after[0]) : undefined, limit: q.limit }),
+        map: toWikiPageVersionView,
+        position: (row) => [String(row.version)],
+      });
+    },
+
+    async getVersion(db: Db, organisationId: string, id: string, version: number): Promise<WikiPageVersionView> {
+      const page = await readable(db, organisationId, id);
+      const row = version <= page.version ? await wikiPagesRepository.findVersion(db, organisationId, id, version) : undefined;
+      if (!row) throw new ApiError('wiki_page.version_not_found', `Wiki page ${id} has versions 1 to ${page.version}; it never had version ${version}.`);
+      return toWikiPageVersionView(row);
+    },
+  };
+}
+
+export type WikiPageService = ReturnType<typeof createWikiPageService>;

@@ -1,0 +1,15 @@
+// The wiki activity type: a wiki activity owns one wiki, whose mode (collaborative, individual, group)
+// decides which subwiki a page goes into. The mode is fixed at creation, as pages already sit in subwikis.
+import { newId } from '../../ids.ts';
+import type { ActivityType } from '../activities/activity-types.ts';
+import { wikisRepository } from './wikis.repository.ts';
+
+export const wikiActivityType: ActivityType = {
+  settingKeys: ['mode'],
+  async create(db, organisationId, activity, settings) {
+    await wikisRepository.insert(db, { id: newId(), organisation_id: organisationId, activity_id: activity.id, mode: settings.mode ?? 'collaborative', created_at: activity.created_at });
+  },
+  async settingsOf(db, organisationId, activityIds) {
+    return new Map((await wikisRepository.byActivities(db, organisationId, activityIds)).map((w) => [w.activity_id, { mode: w.mode }]));
+  },
+};

@@ -1,0 +1,45 @@
+// Wikis (one per wiki activity) and their subwikis (one per owner: everybody, a person or a group).
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { SubwikisTable, WikisTable } from '../../db/tables.ts';
+import { newId } from '../../ids.ts';
+
+export type WikiRow = Selectable<WikisTable>;
+export type SubwikiRow = Selectable<SubwikisTable>;
+
+export interface SubwikiOwner {
+  key: string;
+  userId: string | null;
+  groupId: string | null;
+}
+
+export const wikisRepository = {
+  async insert(db: Db, row: WikisTable): Promise<void> {
+    await db.insertInto('wikis').values(row).execute();
+  },
+
+  findByActivity(db: Db, organisationId: string, activityId: string): Promise<WikiRow | undefined> {
+    return db.selectFrom('wikis').selectAll().where('organisation_id', '=', organisationId).where('activity_id', '=', activityId).executeTakeFirst();
+  },
+
+  async byActivities(db: Db, organisationId: string, activityIds: string[]): Promise<WikiRow[]> {
+    if (activityIds.length === 0) return [];
+    return db.selectFrom('wikis').selectAll().where('organisation_id', '=', organisationId).where('activity_id', 'in', activityIds).execute();
+  },
+
+  /** The owner's subwiki, made on first use; two first uses at once both get the one row. */
+  async subwiki(db: Db, organisationId: string, wikiId: string, owner: SubwikiOwner, at: string): Promise<SubwikiRow> {
+    await db
+      .insertInto('subwikis')
+      .values({ id: newId(), organisation_id: organisationId, wiki_id: wikiId, owner_key: owner.key, user_id: owner.userId, group_id: owner.groupId, created_at: at })
+      .onConflict((oc) => oc.columns(['wiki_id', 'owner_key']).doNothing())
+      .execute();
+    return db
+      .selectFrom('subwikis')
+      .selectAll()
+      .where('organisation_id', '=', organisationId)
+      .where('wiki_id', '=', wikiId)
+      .where('owner_key', '=', owner.key)
+      .executeTakeFirstOrThrow();
+  },
+};

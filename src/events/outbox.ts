@@ -1,0 +1,45 @@
+// Writing events: services call `record` with the transaction of their change, never after it.
+import type { Clock } from '../clock.ts';
+import type { Db } from '../db/database.ts';
+import { newId } from '../ids.ts';
+import { skipLockedForUpdate } from '../db/claims.ts';
+import { preparedQuery } from '../db/prepared.ts';
+import type { EventType } from './catalog.ts';
+
+/** What a delivery carries (spec: Events 5): identifiers and a short summary; receivers read the rest. */
+export interface EventData {
+  id: string;
+  summary: string;
+  [identifier: string]: string | null;
+}
+
+// Every write runs this, a bulk request once per operation: compiled once rather than built per call.
+const insertEvent = preparedQuery((db: Db, id: string, organisationId: string, type: string, occurredAt: string, data: string) =>
+  db.insertInto('outbox_events').values({ id, organisation_id: organisationId, type, occurred_at: occurredAt, data, dispatched_at: null }),
+);
+
+export function createEventRecorder(deps: { clock: Clock }) {
+  return {
+    async record(db: Db, organisationId: string, type: EventType, data: EventData): Promise<void> {
+      await insertEvent(db, newId(), organisationId, type, deps.clock.now().toISOString(), JSON.stringify(data));
+    },
+  };
+}
+
+export type EventRecorder = ReturnType<typeof createEventRecorder>;
+
+/** Reading the outbox for delivery. */
+export const outboxRepository = {
+  /** Ids of up to `limit` events not yet fanned out (others' claims skipped). */
+  async claimUndispatched(tx: Db, limit: number): Promise<string[]> {
+    const query = tx.selectFrom('outbox_events').select('id').where('dispatched_at', 'is', null).orderBy('id').limit(limit);
+    return (await skipLockedForUpdate(tx, query).execute()).map((r) => r.id);
+  },
+  byIds(db: Db, ids: string[]) {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db.selectFrom('outbox_events').selectAll().where('id', 'in', ids).orderBy('id').execute();
+  },
+  async markDispatched(db: Db, ids: string[], at: string): Promise<void> {
+    if (ids.length > 0) await db.updateTable('outbox_events').set({ dispatched_at: at }).where('id', 'in', ids).execute();
+  },
+};

@@ -1,0 +1,114 @@
+// Every error code the API can answer with: its category, HTTP status and title. Services throw
+// `new ApiError(code, detail)`; the problem-document handler, the OpenAPI document and the error docs pages
+// (`/docs/errors/<code>`) all read this one table. Codes are stable: clients decide behaviour on them.
+export type ErrorCategory =
+  | 'validation'
+  | 'authentication'
+  | 'authorization'
+  | 'not_found'
+  | 'conflict'
+  | 'precondition'
+  | 'quota'
+  | 'rate_limit'
+  | 'upstream'
+  | 'internal';
+
+interface CatalogEntry {
+  status: number;
+  category: ErrorCategory;
+  title: string;
+}
+
+const entry = (status: number, category: ErrorCategory, title: string): CatalogEntry => ({ status, category, title });
+
+export const errorCatalog = {
+  // The HTTP layer
+  'request.malformed_json': entry(422, 'validation', 'The request body is not valid JSON'),
+  'request.body_required': entry(422, 'validation', 'The request needs a JSON body'),
+  'request.unsupported_media_type': entry(415, 'validation', 'Request bodies must be application/json'),
+  'request.body_too_large': entry(413, 'quota', 'The request body is too large'),
+  'request.route_not_found': entry(404, 'not_found', 'No such route'),
+  'request.uri_too_long': entry(414, 'quota', 'A path segment is too long'),
+  'validation.invalid_body': entry(422, 'validation', 'The request body is invalid'),
+  'validation.invalid_parameter': entry(422, 'validation', 'A query parameter or header is invalid'),
+  'versioning.invalid_revision': entry(422, 'validation', 'The Service-Version is not a revision of this API'),
+
+  // Tenancy, authentication, authorization, plan
+  'tenancy.unknown_organisation': entry(404, 'not_found', 'No organisation at this address'),
+  'auth.missing_credential': entry(401, 'authentication', 'A bearer credential is required'),
+  'auth.invalid_credential': entry(401, 'authentication', 'The credential is not valid here'),
+  'auth.expired_credential': entry(401, 'authentication', 'The credential has expired'),
+  'auth.revoked_credential': entry(401, 'authentication', 'The credential has been revoked'),
+  'auth.insufficient_scope': entry(403, 'authorization', 'The credential lacks a required scope'),
+  'auth.missing_capability': entry(403, 'authorization', 'You lack a required capability'),
+  'commerce.plan_entitlement': entry(412, 'precondition', "The organisation's plan does not include API access for this"),
+
+  // Idempotency (spec: Conventions — Idempotency-Key)
+  'idempotency.key_required': entry(422, 'validation', 'This operation requires an Idempotency-Key header'),
+  'idempotency.key_invalid': entry(422, 'validation', 'The Idempotency-Key header is invalid'),
+  'idempotency.key_reused': entry(409, 'conflict', 'The Idempotency-Key was used for a different request'),
+  'idempotency.in_progress': entry(409, 'conflict', 'A request with this Idempotency-Key is still running'),
+
+  // Limits
+  'rate_limit.exceeded': entry(429, 'rate_limit', 'Too many requests'),
+  'rate_limit.concurrency': entry(429, 'rate_limit', 'Too many requests in flight'),
+
+  // Resources
+  'category.not_found': entry(404, 'not_found', 'No such category'),
+  'category.deleted': entry(409, 'conflict', 'The category has been deleted'),
+  'course.not_found': entry(404, 'not_found', 'No such course'),
+  'course.deleted': entry(409, 'conflict', 'The course has been deleted'),
+  'section.not_found': entry(404, 'not_found', 'No such section'),
+  'section.deleted': entry(409, 'conflict', 'The section has been deleted'),
+  'activity.not_found': entry(404, 'not_found', 'No such activity'),
+  'activity.deleted': entry(409, 'conflict', 'The activity has been deleted'),
+  'wiki_page.not_found': entry(404, 'not_found', 'No such wiki page'),
+  'wiki_page.deleted': entry(409, 'conflict', 'The wiki page has been deleted'),
+  'wiki_page.version_not_found': entry(404, 'not_found', 'The wiki page has no such version'),
+  'wiki_page.title_taken': entry(409, 'conflict', 'Another page of this subwiki has that title'),
+  'wiki_page.edit_conflict': entry(409, 'conflict', 'The wiki page changed while this change was being made'),
+  'lesson_page.not_found': entry(404, 'not_found', 'No such lesson page'),
+  'lesson_page.deleted': entry(409, 'conflict', 'The lesson page has been deleted'),
+  'enrolment_method.not_found': entry(404, 'not_found', 'No such enrolment method'),
+  'enrolment_method.deleted': entry(409, 'conflict', 'The enrolment method has been deleted'),
+  'enrolment_method.has_enrolments': entry(409, 'conflict', 'The enrolment method still has active enrolments'),
+  'enrolment_method.disabled': entry(409, 'conflict', 'The enrolment method is disabled'),
+  'storage_target.not_found': entry(404, 'not_found', 'No such storage target'),
+  'storage.already_default': entry(409, 'conflict', 'That storage is already the default for new files'),
+  'storage.directory_taken': entry(409, 'conflict', 'Another storage target uses that directory'),
+  'storage.too_many_targets': entry(409, 'conflict', 'The organisation has as many storage targets as it may'),
+  'file.not_found': entry(404, 'not_found', 'No such file'),
+  'email_template.message_not_found': entry(404, 'not_found', 'No such message in the catalog'),
+  'email_template.scope_not_found': entry(404, 'not_found', 'No such category, course or activity in this organisation'),
+  'email_template.version_not_found': entry(404, 'not_found', 'The template has no such version at this scope and language'),
+  'email_template.version_is_draft': entry(409, 'conflict', 'That version is the draft itself'),
+  'email_template.no_draft': entry(409, 'conflict', 'The template has no draft to publish'),
+  'email_template.scope_deleted': entry(409, 'conflict', 'The category, course or activity of this template has been deleted'),
+  'email_template.concurrent_change': entry(409, 'conflict', 'The template changed while this change was being made'),
+  'email_message.not_found': entry(404, 'not_found', 'No such email message'),
+  'email_message.deleted': entry(409, 'conflict', 'The email message has been deleted'),
+  'email_message.sending': entry(409, 'conflict', 'The email message is being sent'),
+  'email_message.sent': entry(409, 'conflict', 'The email message has been sent; it is final'),
+  'email_message.cancelled': entry(409, 'conflict', 'The email message has been cancelled; it is final'),
+  'email_message.concurrent_change': entry(409, 'conflict', 'The email message changed while this change was being made'),
+  'webhook_subscription.not_found': entry(404, 'not_found', 'No such webhook subscription'),
+  'webhook_subscription.url_taken': entry(409, 'conflict', 'A subscription for that URL exists already'),
+  'webhook_delivery.not_found': entry(404, 'not_found', 'No such delivery'),
+  'webhook_delivery.pending': entry(409, 'conflict', 'The delivery is still being tried'),
+  'extension.disabled': entry(409, 'conflict', 'The extension that provides this is switched off here'),
+  'extension.not_found': entry(404, 'not_found', 'No such extension'),
+  'resource.external_id_taken': entry(409, 'conflict', 'Another resource of this type has that external_id'),
+
+  // Bulk operations (spec: Bulk semantics; CONTRACT: Bulk)
+  'bulk.too_many_operations': entry(413, 'quota', 'The bulk request has more operations than allowed'),
+  'bulk.rolled_back': entry(409, 'conflict', 'Another operation of the atomic bulk request failed, so this one was rolled back'),
+
+  'internal.error': entry(500, 'internal', 'Something went wrong on our side'),
+  'health.database_unreachable': entry(503, 'internal', 'The database is not reachable'),
+} as const satisfies Record<string, CatalogEntry>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+export function catalogEntry(code: ErrorCode): CatalogEntry {
+  return errorCatalog[code];
+}

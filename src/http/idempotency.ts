@@ -1,0 +1,111 @@
+// spec: Conventions — Idempotency-Key; CONTRACT: Shared conventions. A replay returns the recorded status and
+// body with `Idempotency-Replayed: true`; the same key with another request is a 409; a key whose first
+// request is still running is a 409 with Retry-After. The record is written in the transaction of the effect,
+// so a crash or a 500 leaves neither. Only successes are recorded: a refused request changed nothing and may
+// simply be sent again.
+import { createHash } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import type { Database, Db } from '../db/database.ts';
+import { tryTransactionLock } from '../db/locks.ts';
+import { ApiError } from './api-error.ts';
+import { IdempotencyRecordExists, idempotencyRepository, type IdempotencyScope } from './idempotency.repository.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+const IN_PROGRESS_RETRY_AFTER_S = 1;
+
+export interface RecordedResponse {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+}
+
+/** Reads and checks the header; undefined when absent and optional. */
+export function parseIdempotencyKey(header: string | string[] | undefined, mode: 'required' | 'optional'): string | undefined {
+  if (header === undefined) {
+    if (mode === 'required') throw new ApiError('idempotency.key_required', 'This operation requires the header `Idempotency-Key` (1 to 255 ASCII characters).');
+    return undefined;
+  }
+  if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
+    throw new ApiError('idempotency.key_invalid', 'Header `Idempotency-Key` must be 1 to 255 printable ASCII characters.');
+  }
+  return header;
+}
+
+export function fingerprintOf(method: string, url: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${url}\n${body === undefined ? '' : JSON.stringify(body)}`).digest('hex');
+}
+
+export function createIdempotency(deps: { database: Database; clock: Clock }) {
+  const { database, clock } = deps;
+  /** Keys whose first request is running in this process; other processes are excluded by the lock. */
+  const inFlight = new Set<string>();
+
+  const inProgress = () =>
+    new ApiError('idempotency.in_progress', 'A request with this Idempotency-Key is still running; retry after it finishes.', { retryAfter: IN_PROGRESS_RETRY_AFTER_S });
+
+  function replay(found: { fingerprint: string; response_status: number; response_body: string | null }, fingerprint: string): RecordedResponse {
+    if (found.fingerprint !== fingerprint) {
+      throw new ApiError('idempotency.key_reused', 'This Idempotency-Key was used with a different method, path, query or body. Use a new key for a new request.');
+    }
+    return { status: found.response_status, body: found.response_body === null ? undefined : JSON.parse(found.response_body), replayed: true };
+  }
+
+  /**
+   * `beforeTransaction` is work that must not hold the database (a network call): it runs once the key is
+   * claimed and is not a replay, before the transaction opens.
+   */
+  async function run(
+    scope: IdempotencyScope,
+    fingerprint: string,
+    execute: (tx: Db) => Promise<{ status: number; body: unknown }>,
+    beforeTransaction?: () => Promise<void>,
+  ): Promise<RecordedResponse> {
+    // A completed key is answered from its record, however many retries arrive at once.
+    const existing = await idempotencyRepository.find(database.db, scope, clock.now().toISOString());
+    if (existing) return replay(existing, fingerprint);
+    const lockKey = `${scope.organisationId}:${scope.credentialId}:${scope.key}`;
+    if (inFlight.has(lockKey)) throw inProgress();
+    inFlight.add(lockKey);
+    try {
+      await beforeTransaction?.();
+      return await database.db.transaction().execute(async (tx) => {
+        if (database.dialect === 'postgres') {
+          // Another process may be running this key (→ 409), or have finished it since our first look.
+          if (!(await tryTransactionLock(tx, database.dialect, `idempotency:${lockKey}`))) throw inProgress();
+          const committed = await idempotencyRepository.find(tx, scope, clock.now().toISOString());
+          if (committed) return replay(committed, fingerprint);
+        }
+        const response = await execute(tx);
+        const now = clock.now();
+        await idempotencyRepository.save(tx, {
+          organisation_id: scope.organisationId,
+          credential_id: scope.credentialId,
+          idempotency_key: scope.key,
+          fingerprint,
+          response_status: response.status,
+          response_body: response.body === undefined ? null : JSON.stringify(response.body),
+          created_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+        });
+        return { ...response, replayed: false };
+      });
+    } catch (err) {
+      // SQLite shared by several processes: another one committed this key first; our effect rolled back.
+      if (!(err instanceof IdempotencyRecordExists) && !isUniqueViolation(err)) throw err;
+      const winner = await idempotencyRepository.find(database.db, scope, clock.now().toISOString());
+      if (!winner) throw err;
+      return replay(winner, fingerprint);
+    } finally {
+      inFlight.delete(lockKey);
+    }
+  }
+
+  return {
+    run,
+    purgeExpired: () => idempotencyRepository.purgeExpired(database.db, clock.now().toISOString()),
+  };
+}
+
+export type Idempotency = ReturnType<typeof createIdempotency>;

@@ -1,0 +1,178 @@
+// Builds the OpenAPI 3.1 document from the operation registry: one source for routes and documentation.
+import type { TSchema } from 'typebox';
+import { errorCatalog } from './error-catalog.ts';
+import type { Operation } from './operation.ts';
+import { API_PREFIX } from './registry.ts';
+import type { Revisions } from './revisions.ts';
+import { ProblemSchema } from './schemas.ts';
+
+type Json = Record<string, unknown>;
+
+const statusText: Record<number, string> = {
+  401: 'The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`).',
+  403: 'The credential lacks the scope, or the person lacks the capability.',
+  404: 'No such resource, or none the credential may know about.',
+  409: 'Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write.',
+  412: "The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`).",
+  413: 'The request is too large.',
+  415: 'The request body is not `application/json`.',
+  422: 'The request is understood but its content is invalid; `errors` names each body field.',
+  429: 'Rate limit or concurrency cap reached; retry after `Retry-After` seconds.',
+  500: 'Failure on the service side; safe to retry with the same Idempotency-Key.',
+};
+
+/** The statuses an operation can answer besides its success: the spec's list plus the shared ones. */
+export function documentedStatuses(op: Operation): number[] {
+  const s = new Set<number>([...op.errors, 401, 403, 422, 429, 500]);
+  if (op.scope === null) s.delete(403);
+  if (op.writes) s.add(412);
+  if (op.body) {
+    s.add(413);
+    s.add(415);
+  }
+  return [...s].sort((a, b) => a - b);
+}
+
+function stripIds(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(stripIds);
+  if (schema && typeof schema === 'object') {
+    const out: Json = {};
+    for (const [k, v] of Object.entries(schema)) if (k !== '$id') out[k] = stripIds(v);
+    return out;
+  }
+  return schema;
+}
+
+function parameters(op: Operation): Json[] {
+  const out: Json[] = [];
+  const add = (where: 'path' | 'query', schema: TSchema | undefined) => {
+    const s = schema as unknown as { properties?: Record<string, Json>; required?: string[] } | undefined;
+    for (const [name, prop] of Object.entries(s?.properties ?? {})) {
+      const { description, ...rest } = prop;
+      out.push({ name, in: where, required: where === 'path' || (s?.required ?? []).includes(name), ...(description ? { description } : {}), schema: stripIds(rest) });
+    }
+  };
+  add('path', op.params);
+  add('query', op.query);
+  out.push({ $ref: '#/components/parameters/ServiceVersion' });
+  if (op.idempotency) {
+    out.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: op.idempotency === 'required',
+      description: 'Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+  }
+  return out;
+}
+
+/** The operation as callers on `revision` see it: schemas taken back through each later change, newest first. */
+function asOfRevision(op: Operation, revisions: Revisions, revision: string): Operation {
+  const changes = revisions.changesSince(revision, op.id).reverse();
+  if (changes.length === 0) return op;
+  let body = op.body;
+  let schema = op.success.schema;
+  for (const change of changes) {
+    if (body && change.downgradeRequestSchema) body = change.downgradeRequestSchema(body);
+    if (schema && change.downgradeResponseSchema) schema = change.downgradeResponseSchema(schema);
+  }
+  return { ...op, body, success: { ...op.success, schema } };
+}
+
+function operationObject(op: Operation): Json {
+  const rateLimitHeaders: Json = {
+    'RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
+    'RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+    'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
+  };
+  const responseHeaders: Json = {
+    'Request-Id': { $ref: '#/components/headers/RequestId' },
+    'Service-Version': { $ref: '#/components/headers/ServiceVersion' },
+    ...rateLimitHeaders,
+    ...(op.idempotency ? { 'Idempotency-Replayed': { $ref: '#/components/headers/IdempotencyReplayed' } } : {}),
+  };
+  const responses: Json = {};
+  for (const status of [op.success.status, ...(op.success.alsoStatuses ?? [])]) {
+    responses[String(status)] = {
+      description: op.success.description,
+      headers: responseHeaders,
+      ...(op.success.binary ? { content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } } : {}),
+      ...(op.success.schema ? { content: { 'application/json': { schema: stripIds(op.success.schema) } } } : {}),
+    };
+  }
+  for (const status of documentedStatuses(op)) {
+    responses[String(status)] = {
+      description: statusText[status] ?? 'Error.',
+      headers: {
+        'Request-Id': { $ref: '#/components/headers/RequestId' },
+        ...(status === 429 || status === 409 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+        ...(status === 429 ? rateLimitHeaders : {}),
+      },
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
+  }
+  const requirements = [op.scope ? `Scope \`${op.scope}\`` : 'Any valid credential', op.capability ? `capability \`${op.capability}\`` : null].filter(Boolean).join('; ');
+  return {
+    operationId: op.id,
+    summary: op.summary,
+    description: [op.description, `Requires: ${requirements}.`].filter(Boolean).join('\n\n'),
+    tags: [op.tag],
+    security: [{ bearerAuth: op.scope ? [op.scope] : [] }],
+    'x-required-scope': op.scope,
+    'x-required-capability': op.capability,
+    'x-writes': op.writes,
+    ...(op.destructive ? { 'x-destructive': true } : {}),
+    parameters: parameters(op),
+    ...(op.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: stripIds(op.body), ...(op.bodyExample !== undefined ? { example: op.bodyExample } : {}) } } } }
+      : {}),
+    responses,
+  };
+}
+
+export function buildOpenApiDocument(operations: Operation[], opts: { serverUrl: string; revisions: Revisions; revision?: string }): Json {
+  const revision = opts.revision ?? opts.revisions.current;
+  const paths: Record<string, Json> = {};
+  for (const op of operations) {
+    const item = (paths[op.path] ??= {});
+    item[op.method.toLowerCase()] = operationObject(asOfRevision(op, opts.revisions, revision));
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Atrium learning-platform API',
+      version: revision,
+      description:
+        'Multi-tenant learning-platform REST API. Errors are RFC 9457 problem documents whose `code` values are listed under `x-error-codes`. ' +
+        `This document describes revision ${revision}. Revisions: ${opts.revisions.list.join(', ')}; select one with the \`Service-Version\` header. ` +
+        'Unknown organisation addresses answer 404 `tenancy.unknown_organisation`, and over-long path segments 414 `request.uri_too_long`, before any operation is chosen.',
+    },
+    servers: [{ url: opts.serverUrl + API_PREFIX }],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (`atr_live_…` / `atr_test_…`) or an OAuth 2 access token.' } },
+      schemas: { Problem: stripIds(ProblemSchema) },
+      parameters: {
+        ServiceVersion: {
+          name: 'Service-Version',
+          in: 'header',
+          required: false,
+          description: 'A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.',
+          schema: { type: 'string', format: 'date' },
+        },
+      },
+      headers: {
+        RequestId: { description: 'Identifies this request; quote it to support. Equals `request_id` in problem documents.', schema: { type: 'string' } },
+        ServiceVersion: { description: 'The revision applied to this request.', schema: { type: 'string', format: 'date' } },
+        IdempotencyReplayed: { description: '`true` when this is the recorded response of an earlier request with the same key.', schema: { type: 'string', enum: ['true'] } },
+        RetryAfter: { description: 'Seconds to wait before retrying (429; 409 `idempotency.in_progress`).', schema: { type: 'integer' } },
+        RateLimitLimit: { description: 'Requests allowed per window for this credential.', schema: { type: 'integer' } },
+        RateLimitRemaining: { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+        RateLimitReset: { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+      },
+    },
+    'x-error-codes': Object.fromEntries(Object.entries(errorCatalog).map(([code, e]) => [code, { status: e.status, category: e.category, title: e.title }])),
+  };
+}

@@ -1,0 +1,94 @@
+// The shared hooks every operation runs before its handler, in this order (each may end the request):
+//   tenancy (404) → authentication (401) → authorization: scope, capability (403) → plan entitlement (412)
+//   → revision (422). Body validation (422) and the handler come after, so a caller without a valid
+//   credential learns nothing about the body it sent.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor, Authenticator } from '../auth/actor.ts';
+import type { Organisation } from '../domain/organisations/organisations.repository.ts';
+import type { OrganisationService } from '../domain/organisations/organisations.service.ts';
+import { ApiError } from './api-error.ts';
+import type { Operation } from './operation.ts';
+import { FIRST_REVISION, type Revisions } from './revisions.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    organisation?: Organisation;
+    actor?: Actor;
+    revision?: string;
+  }
+}
+
+const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
+const REALM = 'Bearer realm="atrium"';
+
+export function operationOf(request: FastifyRequest): Operation {
+  return request.routeOptions.config.operation!;
+}
+
+export function createTenancyHook(organisations: OrganisationService) {
+  return async function resolveTenant(request: FastifyRequest): Promise<void> {
+    const org = await organisations.findByAddress(request.hostname.toLowerCase());
+    if (!org) throw new ApiError('tenancy.unknown_organisation', `No organisation is served at ${request.hostname}.`);
+    request.organisation = org;
+  };
+}
+
+function unauthenticated(err: ApiError, challenge: string): ApiError {
+  return new ApiError(err.code, err.detail, { headers: { 'WWW-Authenticate': challenge } });
+}
+
+export function createAuthenticationHook(authenticators: Authenticator[]) {
+  return async function authenticate(request: FastifyRequest): Promise<void> {
+    const header = request.headers.authorization;
+    if (header === undefined || header === '') {
+      throw new ApiError('auth.missing_credential', 'Send `Authorization: Bearer <API key or access token>`.', { headers: { 'WWW-Authenticate': REALM } });
+    }
+    const token = BEARER.exec(header)?.[1];
+    const authenticator = token === undefined ? undefined : authenticators.find((a) => a.accepts(token));
+    const invalid = `${REALM}, error="invalid_token"`;
+    if (token === undefined || authenticator === undefined) {
+      throw new ApiError('auth.invalid_credential', 'The Authorization header is not a bearer credential this service issued.', { headers: { 'WWW-Authenticate': invalid } });
+    }
+    try {
+      request.actor = await authenticator.authenticate(token, request.organisation!.id);
+    } catch (err) {
+      throw err instanceof ApiError && err.status === 401 ? unauthenticated(err, invalid) : err;
+    }
+  };
+}
+
+export async function authorize(request: FastifyRequest): Promise<void> {
+  const op = operationOf(request);
+  const actor = request.actor!;
+  if (op.scope !== null && !actor.scopes.has(op.scope)) {
+    throw new ApiError('auth.insufficient_scope', `This operation needs the scope \`${op.scope}\`, which the credential was not granted.`, {
+      headers: { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${op.scope}"` },
+    });
+  }
+  if (op.capability !== null && !actor.capabilities.has(op.capability)) {
+    throw new ApiError('auth.missing_capability', `This operation needs the capability \`${op.capability}\`, which you do not have in this organisation.`);
+  }
+  // spec: What the service does 6 — without the API entitlement, writes are refused and reads stay available.
+  if (op.writes && request.organisation!.plan === 'no-api') {
+    throw new ApiError('commerce.plan_entitlement', "This organisation's plan does not include API writes; reads stay available for export.");
+  }
+}
+
+/** The revision a `Service-Version` header asks for, or the 422 (CONTRACT: Revisions). */
+export function requestedRevision(revisions: Revisions, header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const revision = typeof header === 'string' ? revisions.resolve(header) : undefined;
+  if (revision === undefined) {
+    throw new ApiError('versioning.invalid_revision', `Header \`Service-Version\` must be a date (YYYY-MM-DD) on or after the first revision, ${FIRST_REVISION}.`);
+  }
+  return revision;
+}
+
+/** spec: Versioning 2-4 — the header wins, else the credential's pinned revision; the applied one is echoed. */
+export function createRevisionHook(revisions: Revisions) {
+  return async function applyRevision(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const revision = requestedRevision(revisions, request.headers['service-version']) ?? request.actor?.pinnedRevision ?? revisions.current;
+    request.revision = revision;
+    reply.header('Service-Version', revision);
+  };
+}

@@ -1,0 +1,126 @@
+// Turns operation declarations into Fastify routes with the shared hooks. Nothing here is per operation:
+// an operation gets tenancy, auth, entitlement, versioning, idempotency and its transaction by being listed.
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { Db } from '../db/database.ts';
+import type { Services } from '../services.ts';
+import { fingerprintOf, parseIdempotencyKey, type Idempotency } from './idempotency.ts';
+import type { Operation, OperationContext } from './operation.ts';
+import { Outcome } from './operation.ts';
+import { authorize, createAuthenticationHook, createRevisionHook, createTenancyHook, operationOf } from './pipeline.ts';
+import { FIRST_REVISION, type Revisions } from './revisions.ts';
+
+export const API_PREFIX = '/api/v1';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyKey?: string;
+  }
+  interface FastifyContextConfig {
+    /** The declaration a route was generated from; the shared hooks read it. */
+    operation?: Operation;
+  }
+}
+
+/** `/sections/{id}` → `/sections/:id`; a literal colon (as in `ext:{external_id}`) is escaped as `::`. */
+export function toFastifyPath(path: string): string {
+  return API_PREFIX + path.replace(/:/g, '::').replace(/\{([^}]+)\}/g, ':$1');
+}
+
+/** Checked with the other headers, before the body is validated (CONTRACT: refused requests record nothing). */
+async function readIdempotencyKey(request: FastifyRequest): Promise<void> {
+  const op = operationOf(request);
+  if (op.idempotency) request.idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key'], op.idempotency);
+}
+
+interface ResponseData {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+function toResponse(op: Operation, result: unknown): ResponseData {
+  if (result instanceof Outcome) return { status: result.status, body: result.body, headers: result.headers };
+  return { status: op.success.status, body: op.success.status === 204 ? undefined : result };
+}
+
+/**
+ * Callers on an earlier revision: the request is brought to the current shape before validation, and a
+ * success response taken back to their shape after serialisation (so the allow-list still applies first).
+ * Only operations some change touches get these hooks.
+ */
+function revisionTransforms(revisions: Revisions, op: Operation) {
+  return {
+    preValidation: async (request: FastifyRequest) => {
+      for (const change of revisions.changesSince(request.revision!, op.id)) {
+        if (change.upgradeRequest && request.body !== undefined) request.body = change.upgradeRequest(request.body);
+      }
+    },
+    onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      const changes = reply.statusCode < 300 && typeof payload === 'string' && payload !== '' ? revisions.changesSince(request.revision!, op.id) : [];
+      if (!changes.some((c) => c.downgradeResponse)) return payload;
+      let body = JSON.parse(payload as string);
+      for (const change of changes.reverse()) if (change.downgradeResponse) body = change.downgradeResponse(body);
+      return JSON.stringify(body);
+    },
+  };
+}
+
+export interface RegistryDeps {
+  services: Services;
+  idempotency: Idempotency;
+  /** Run after authorization, so that limits count per credential. */
+  limits: onRequestAsyncHookHandler[];
+  revisions: Revisions;
+}
+
+export function registerOperations(app: FastifyInstance, operations: Operation[], deps: RegistryDeps): void {
+  const { services, idempotency, limits, revisions } = deps;
+  const applyRevision = createRevisionHook(revisions);
+  const resolveTenant = createTenancyHook(services.organisations);
+  const authenticate = createAuthenticationHook([services.apiKeys.authenticator]);
+
+  for (const op of operations) {
+    const successSchema = op.success.schema;
+    app.route({
+      method: op.method,
+      url: toFastifyPath(op.path),
+      config: { operation: op },
+      schema: {
+        ...(op.params ? { params: op.params } : {}),
+        ...(op.query ? { querystring: op.query } : {}),
+        ...(op.body ? { body: op.body } : {}),
+        ...(successSchema ? { response: Object.fromEntries([op.success.status, ...(op.success.alsoStatuses ?? [])].map((s) => [s, successSchema])) } : {}),
+      },
+      onRequest: [resolveTenant, authenticate, authorize, ...limits, applyRevision, readIdempotencyKey],
+      ...(revisions.changesSince(FIRST_REVISION, op.id).length > 0 ? revisionTransforms(revisions, op) : {}),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const base: Omit<OperationContext, 'db'> = {
+          organisation: request.organisation!,
+          actor: request.actor!,
+          services,
+          revision: request.revision!,
+          requestId: request.id,
+        };
+        const input: { params: unknown; query: unknown; body: unknown; prepared?: unknown } = { params: request.params, query: request.query, body: request.body };
+        const prepare = op.prepare && (async () => void (input.prepared = await op.prepare!({ ...base, db: app.db }, input as never)));
+        const execute = async (db: Db) => toResponse(op, await op.handler({ ...base, db }, input as never));
+        let response: ResponseData;
+        if (!op.writes) {
+          response = await execute(app.db);
+        } else if (request.idempotencyKey !== undefined) {
+          const scope = { organisationId: base.organisation.id, credentialId: base.actor.credentialId, key: request.idempotencyKey };
+          const recorded = await idempotency.run(scope, fingerprintOf(request.method, request.url, request.body), execute, prepare);
+          if (recorded.replayed) reply.header('Idempotency-Replayed', 'true');
+          response = recorded;
+        } else {
+          // ARCHITECTURE rule 5 — a write, its events and its idempotency record commit together.
+          await prepare?.();
+          response = await app.db.transaction().execute(execute);
+        }
+        reply.code(response.status);
+        if (response.headers) reply.headers(response.headers);
+        return response.body === undefined ? reply.send() : reply.send(response.body);
+      },
+    });
+  }
+}

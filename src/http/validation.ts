@@ -1,0 +1,23 @@
+// Two Ajv instances: request bodies are strict JSON (no type coercion: `visible: "yes"` is a 422, not true);
+// query strings and headers arrive as text, so they are coerced to the declared types.
+import { Ajv } from 'ajv';
+import addFormatsPlugin from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+
+const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
+
+function makeAjv(coerceTypes: boolean): Ajv {
+  // allErrors so that a 422 names every offending field; bodies are capped by BODY_LIMIT_BYTES.
+  const ajv = new Ajv({ allErrors: true, coerceTypes, useDefaults: true, removeAdditional: false, strict: false });
+  addFormats(ajv);
+  return ajv;
+}
+
+const strictAjv = makeAjv(false);
+const coercingAjv = makeAjv(true);
+
+/** A validator with exactly the rules request bodies get, for JSON validated outside a route (a bulk item's `data`). */
+export const compileBodyValidator = (schema: object) => strictAjv.compile(schema);
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;

@@ -1,0 +1,55 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startWorker, type Job } from './worker.ts';
+
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('worker loop', () => {
+  test('runs each named job again after its interval; a failing pass is logged and retried, the others go on', async () => {
+    const runs = { steady: 0, flaky: 0 };
+    const errors: Array<{ job: string; message: string }> = [];
+    const jobs: Job[] = [
+      { name: 'test.steady', intervalMs: 5, run: async () => void runs.steady++ },
+      {
+        name: 'test.flaky',
+        intervalMs: 5,
+        run: async () => {
+          runs.flaky++;
+          throw new Error(`failure ${runs.flaky}`);
+        },
+      },
+    ];
+    const worker = startWorker(jobs, { info() {}, error: (o, _msg) => errors.push({ job: (o as { job: string }).job, message: ((o as { err: Error }).err).message }) });
+    await tick(60);
+    await worker.stop();
+    assert.ok(runs.steady >= 3, `steady ran ${runs.steady} times`);
+    assert.ok(runs.flaky >= 3, `flaky ran ${runs.flaky} times`);
+    assert.deepEqual(errors[0], { job: 'test.flaky', message: 'failure 1' });
+    assert.equal(errors.length, runs.flaky);
+  });
+
+  test('stop() aborts the signal, waits for the pass in progress, and runs nothing after', async () => {
+    let inProgress = false;
+    let finished = 0;
+    let sawAbort = false;
+    const job: Job = {
+      name: 'test.slow',
+      intervalMs: 1,
+      async run(signal) {
+        inProgress = true;
+        while (!signal.aborted) await tick(2);
+        sawAbort = true;
+        await tick(10); // finishing the current item
+        inProgress = false;
+        finished++;
+      },
+    };
+    const worker = startWorker([job], { info() {}, error() {} });
+    await tick(10);
+    assert.equal(inProgress, true);
+    await worker.stop();
+    assert.deepEqual([inProgress, sawAbort, finished], [false, true, 1]);
+    await tick(20);
+    assert.equal(finished, 1);
+  });
+});

@@ -1,0 +1,49 @@
+// The worker loop: a small list of named jobs, each run again `intervalMs` after its previous pass ended (so a
+// slow pass never overlaps the next). The same build runs it beside the API or alone (ATRIUM_ROLES, `atrium
+// worker`). Jobs must be safe to run in several processes at once: they claim their work in the database.
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface Job {
+  /** Shown in logs: `area.what`. */
+  name: string;
+  intervalMs: number;
+  /** One pass over the work there is now. `signal` is aborted at shutdown: stop at the next safe point. */
+  run(signal: AbortSignal): Promise<unknown>;
+}
+
+/** What the loop logs through; pino's (and so Fastify's) logger has this shape. */
+export interface WorkerLog {
+  info(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface Worker {
+  /** Asks every job to stop, and resolves once each pass in progress has ended. */
+  stop(): Promise<void>;
+}
+
+export function startWorker(jobs: readonly Job[], log: WorkerLog): Worker {
+  const controller = new AbortController();
+  const { signal } = controller;
+
+  async function loop(job: Job): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        await job.run(signal);
+      } catch (err) {
+        // A failed pass is logged and tried again at the next interval; it must not stop the other jobs.
+        log.error({ err, job: job.name }, 'background job failed');
+      }
+      await sleep(job.intervalMs, undefined, { signal }).catch(() => undefined);
+    }
+  }
+
+  log.info({ jobs: jobs.map((j) => j.name) }, 'worker started');
+  const loops = jobs.map(loop);
+  return {
+    async stop() {
+      controller.abort();
+      await Promise.all(loops);
+    },
+  };
+}

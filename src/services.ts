@@ -1,0 +1,97 @@
+// Builds every service once, with its explicit dependencies. No container, no module-level singletons:
+// a test builds its own set with its own clock.
+import type { Clock } from './clock.ts';
+import type { Db } from './db/database.ts';
+import type { CursorCodec } from './http/pagination.ts';
+import type { Revisions } from './http/revisions.ts';
+import { createApiKeyService } from './auth/api-keys.service.ts';
+import { createOrganisationService } from './domain/organisations/organisations.service.ts';
+import { createPeopleService } from './domain/people/people.service.ts';
+import { createCourseService } from './domain/courses/courses.service.ts';
+import { createSectionService } from './domain/sections/sections.service.ts';
+import { createEventRecorder } from './events/outbox.ts';
+import { createWebhookService } from './domain/webhooks/webhooks.service.ts';
+import { createEndpointGuard } from './domain/webhooks/endpoint-guard.ts';
+import { createHttpSender } from './domain/webhooks/http-sender.ts';
+import { createSecretBox } from './domain/webhooks/secrets.ts';
+import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
+import { createWebhookDeliverer } from './domain/webhooks/deliverer.ts';
+import { createExtensionService } from './domain/extensions/extensions.service.ts';
+import { createEnrolmentMethodService } from './domain/enrolment-methods/enrolment-methods.service.ts';
+import { createStorageService } from './domain/storage/storage.service.ts';
+import { diskFileStore } from './domain/storage/file-store.ts';
+import { createEmailTemplateService } from './domain/email-templates/email-templates.service.ts';
+import { createPlatformEmailTemplateService } from './domain/platform-email-templates/platform-email-templates.service.ts';
+import { createActivityService } from './domain/activities/activities.service.ts';
+import { createWikiPageService } from './domain/wiki-pages/wiki-pages.service.ts';
+import { wikiActivityType } from './domain/wiki-pages/wiki.activity-type.ts';
+import { createLessonPageService } from './domain/lesson-pages/lesson-pages.service.ts';
+import { createEmailMessageService } from './domain/email-messages/email-messages.service.ts';
+import { createMailer, type MailSettings } from './mail/mailer.ts';
+import { createMailLogReader } from './mail/mail-log.ts';
+
+export interface ServiceDeps {
+  db: Db;
+  clock: Clock;
+  webhooks: { allowHosts: string[]; ca: string[] | undefined; secretKey: string; leaseMs: number };
+  storage: { dir: string; targetsRoot: string };
+  /** SMTP_URL and MAIL_FROM: without an SMTP server, mail goes to the mail log. */
+  mail: MailSettings;
+  cursors: CursorCodec;
+  revisions: Revisions;
+  onBackgroundError?: (err: unknown) => void;
+}
+
+export function createServices(baseDeps: ServiceDeps) {
+  const events = createEventRecorder(baseDeps);
+  const deps = { ...baseDeps, events };
+  const extensions = createExtensionService(deps);
+  const mail = createMailer(baseDeps.mail, deps);
+  // One SSRF guard, HTTPS sender and secret box for the API (verification pings) and the delivery worker.
+  const webhookParts = {
+    guard: createEndpointGuard(baseDeps.webhooks.allowHosts),
+    send: createHttpSender({ ca: baseDeps.webhooks.ca }),
+    secrets: createSecretBox(baseDeps.webhooks.secretKey),
+  };
+  return {
+    organisations: createOrganisationService(deps),
+    people: createPeopleService(deps),
+    apiKeys: createApiKeyService(deps),
+    courses: createCourseService(deps),
+    sections: createSectionService(deps),
+    emailTemplates: createEmailTemplateService(deps),
+    platformEmailTemplates: createPlatformEmailTemplateService(deps),
+    extensions,
+    enrolmentMethods: createEnrolmentMethodService({ ...deps, extensions }),
+    // One entry per activity type that has settings or rows of its own (see activities/activity-types.ts).
+    activities: createActivityService({ ...deps, extensions, types: { wiki: wikiActivityType } }),
+    wikiPages: createWikiPageService(deps),
+    lessonPages: createLessonPageService(deps),
+    emailMessages: createEmailMessageService({ ...deps, mail }),
+    mail,
+    mailLog: createMailLogReader(deps),
+    storage: createStorageService({
+      ...deps,
+      store: diskFileStore,
+      storageDir: baseDeps.storage.dir,
+      storageTargetsRoot: baseDeps.storage.targetsRoot,
+    }),
+    webhooks: createWebhookService({ ...deps, ...webhookParts }),
+    webhookDelivery: {
+      dispatch: createWebhookDispatcher(deps),
+      deliver: createWebhookDeliverer({
+        ...deps,
+        ...webhookParts,
+        leaseMs: baseDeps.webhooks.leaseMs,
+        notify: async (organisationId, to, subject, text) => {
+          for (const address of to) await mail.send({ organisationId, to: { name: '', address }, subject, text });
+        },
+      }),
+    },
+    events,
+    cursors: deps.cursors,
+    revisions: deps.revisions,
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

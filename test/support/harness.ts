@@ -1,0 +1,137 @@
+// Boots the real app on a real, freshly migrated database: a temporary SQLite file, or — when
+// TEST_DATABASE_URL is set — a schema of its own in that PostgreSQL database, dropped at the end.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { manualClock, systemClock, type Clock } from '../../src/clock.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { openDatabase, type Database } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import type { Operation } from '../../src/http/operation.ts';
+import type { Revisions } from '../../src/http/revisions.ts';
+import { createFactories, type Factories } from './factories.ts';
+import { createApiClient, type ApiClient } from './api-client.ts';
+import { startReceiver, testCertificate, type Receiver } from './webhook-receiver.ts';
+
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
+export const dialectUnderTest = testDatabaseUrl ? 'postgres' : 'sqlite';
+
+export interface TestDatabase {
+  database: Database;
+  /** The same database again, as a second process would open it. */
+  reopen(): Database;
+  /** Environment that points another process (`atrium worker`) at this same database. */
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (testDatabaseUrl) {
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: testDatabaseUrl });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const open = () => openDatabase({ databaseUrl: testDatabaseUrl, pgSchema: schema, poolSize: 5 });
+    const database = open();
+    await migrateToLatest(database.db);
+    return {
+      database,
+      reopen: open,
+      env: { DATABASE_URL: `${testDatabaseUrl}${testDatabaseUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}` },
+      async drop() {
+        await database.close();
+        const c = new pg.Client({ connectionString: testDatabaseUrl });
+        await c.connect();
+        await c.query(`drop schema ${schema} cascade`);
+        await c.end();
+      },
+    };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atrium-test-'));
+  const file = path.join(dir, 'atrium.sqlite');
+  const open = () => openDatabase({ sqliteFile: file });
+  const database = open();
+  await migrateToLatest(database.db);
+  return {
+    database,
+    reopen: open,
+    env: { DATA_DIR: dir },
+    async drop() {
+      await database.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestContext {
+  app: FastifyInstance;
+  config: Config;
+  clock: Clock;
+  database: Database;
+  make: Factories;
+  /** Requests against the real app, each response checked against the OpenAPI document. */
+  api: ApiClient;
+  /** A real HTTPS endpoint for webhooks (the app trusts its certificate). */
+  receiver: Receiver;
+  /** Environment for another process (`atrium worker`) on this app's database and webhook settings. */
+  processEnv: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  operations?: Operation[];
+  revisions?: Revisions;
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestContext> {
+  const files = fs.mkdtempSync(path.join(os.tmpdir(), 'atrium-files-'));
+  // Webhooks go to a real HTTPS receiver on loopback, which the SSRF guard lets through only by configuration.
+  const receiver = await startReceiver();
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    DEV_BOOTSTRAP: 'false',
+    ERRORS_URL: 'https://errors.atrium.test',
+    STORAGE_DIR: path.join(files, 'deployment'),
+    STORAGE_TARGETS_ROOT: path.join(files, 'targets'),
+    WEBHOOK_ALLOW_HOSTS: '127.0.0.1/32',
+    WEBHOOK_CA_FILE: testCertificate().certFile,
+    ...options.env,
+  });
+  const clock = options.clock ?? systemClock;
+  const testDb = await createTestDatabase();
+  const app = await buildApp({ config, database: testDb.database, clock, operations: options.operations, revisions: options.revisions });
+  const make = createFactories(app.services, testDb.database, { webhookUrl: receiver.url });
+  return {
+    app,
+    config,
+    clock,
+    database: testDb.database,
+    make,
+    api: createApiClient(app, options.operations),
+    receiver,
+    processEnv: {
+      ...testDb.env,
+      LOG_LEVEL: 'silent',
+      DEV_BOOTSTRAP: 'false',
+      STORAGE_DIR: config.storageDir,
+      STORAGE_TARGETS_ROOT: config.storageTargetsRoot,
+      WEBHOOK_ALLOW_HOSTS: config.webhookAllowHosts.join(','),
+      WEBHOOK_CA_FILE: config.webhookCaFile ?? '',
+    },
+    async close() {
+      await receiver.close();
+      await app.close();
+      await testDb.drop();
+      fs.rmSync(files, { recursive: true, force: true });
+    },
+  };
+}
+
+export { manualClock };
