@@ -51,11 +51,17 @@ describe('email messages', () => {
     const m = await create({ status: 'scheduled', send_at: inHours(1) });
     const mail = t.app.services.mail;
     const original = mail.send;
-    mail.send = () => new Promise<void>(() => {});
+    // The transport is put back only once the pass is stuck in it: put back any earlier, the pass would finish
+    // this message and go on to claim the next test's messages, racing that test's own pass.
+    const { promise: stuck, resolve: nowStuck } = Promise.withResolvers<void>();
+    mail.send = () => {
+      nowStuck();
+      return new Promise<void>(() => {});
+    };
     const before = clock.now();
     try {
       void sendDue(inHours(1));
-      for (let i = 0; i < 200 && (await call('GET', `/email_messages/${m.id}`)).body.status !== 'sending'; i++) await new Promise((r) => setTimeout(r, 5));
+      await stuck;
       assert.equal((await call('GET', `/email_messages/${m.id}`)).body.status, 'sending');
     } finally {
       mail.send = original;
