@@ -14,22 +14,32 @@ export interface ReceivedRequest {
   receivedAt: number;
 }
 
-let certificate: { dir: string; key: string; cert: string; certFile: string } | undefined;
+interface Certificate {
+  dir: string;
+  key: string;
+  cert: string;
+  certFile: string;
+}
+
+let certificate: Certificate | undefined;
+
+/** A key and self-signed certificate naming `subjectAltName` (openssl's syntax), removed when the process exits. */
+export function makeCertificate(subjectAltName: string): Certificate {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atrium-tls-'));
+  const keyFile = path.join(dir, 'key.pem');
+  const certFile = path.join(dir, 'cert.pem');
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
+    '-subj', '/CN=atrium-test', '-addext', `subjectAltName=${subjectAltName}`,
+    '-keyout', keyFile, '-out', certFile,
+  ], { stdio: 'ignore' });
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return { dir, key: fs.readFileSync(keyFile, 'utf8'), cert: fs.readFileSync(certFile, 'utf8'), certFile };
+}
 
 /** A key and self-signed certificate for localhost / 127.0.0.1, made once per process. */
-export function testCertificate() {
-  if (!certificate) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atrium-tls-'));
-    const keyFile = path.join(dir, 'key.pem');
-    const certFile = path.join(dir, 'cert.pem');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-      '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      '-keyout', keyFile, '-out', certFile,
-    ], { stdio: 'ignore' });
-    certificate = { dir, key: fs.readFileSync(keyFile, 'utf8'), cert: fs.readFileSync(certFile, 'utf8'), certFile };
-    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-  }
+export function testCertificate(): Certificate {
+  certificate ??= makeCertificate('DNS:localhost,IP:127.0.0.1');
   return certificate;
 }
 
