@@ -64,6 +64,9 @@ describe('rate limit per credential', () => {
 describe('concurrency cap per credential', () => {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
+  // Resolved once two requests are inside the handler, holding both slots (a fixed sleep is a race on a busy CI).
+  let entered = 0;
+  const { promise: bothInside, resolve: nowBothInside } = Promise.withResolvers<void>();
   const slow = defineOperation({
     id: 'testSlowRead',
     method: 'GET',
@@ -75,7 +78,11 @@ describe('concurrency cap per credential', () => {
     writes: false,
     success: { status: 200, schema: Type.Object({ ok: Type.Boolean() }), description: 'Released.' },
     errors: [],
-    handler: async () => (await gate, { ok: true }),
+    handler: async () => {
+      if (++entered === 2) nowBothInside();
+      await gate;
+      return { ok: true };
+    },
   });
   let t: TestContext;
   before(async () => {
@@ -87,7 +94,7 @@ describe('concurrency cap per credential', () => {
     const c = await t.make.caller();
     const call = () => t.api.request({ host: c.org.address, key: c.key, path: '/test_slow' });
     const running = [call(), call()];
-    await new Promise((r) => setTimeout(r, 50));
+    await bothInside;
     const third = await call();
     assert.equal(third.status, 429);
     assert.equal(third.body.code, 'rate_limit.concurrency');

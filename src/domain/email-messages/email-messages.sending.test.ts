@@ -149,7 +149,7 @@ describe('sending email messages over SMTP', () => {
     mail.send = (msg) => (++calls === 2 ? new Promise<void>(() => {}) : original.call(mail, msg));
     try {
       void t.app.services.emailMessages.runDueMessages();
-      for (let i = 0; i < 400 && calls < 2; i++) await new Promise((r) => setTimeout(r, 5));
+      for (let i = 0; i < 2000 && calls < 2; i++) await new Promise((r) => setTimeout(r, 5));
       assert.equal(calls, 2);
     } finally {
       mail.send = original;
@@ -217,7 +217,7 @@ describe('sending email messages over SMTP', () => {
     const jobs = backgroundJobs(t.app.services, { ...t.config, mailPollIntervalMs: 20 }).filter((j) => j.name === 'email_messages.send_due');
     const worker = startWorker(jobs, { info: (_o, msg) => logged.push(msg ?? ''), error: (o, msg) => logged.push(`${msg}: ${String((o as { err?: unknown }).err)}`) });
     try {
-      for (let i = 0; i < 200 && (await call('GET', `/email_messages/${m.id}`)).body.status !== 'sent'; i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 1000 && (await call('GET', `/email_messages/${m.id}`)).body.status !== 'sent'; i++) await new Promise((r) => setTimeout(r, 10));
     } finally {
       await worker.stop();
     }
