@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { startTestApp, dialectUnderTest, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
+import { until } from './support/wait.ts';
 
 const cli = path.join(import.meta.dirname, '..', 'src', 'cli', 'main.ts');
 
@@ -25,13 +26,6 @@ const stop = (worker: ChildProcess, signal: NodeJS.Signals = 'SIGTERM') =>
 
 const eventIdsOf = (t: TestContext, prefix: string) => t.receiver.received.filter((r) => r.path.startsWith(prefix) && JSON.parse(r.body).type !== 'webhook.ping').map((r) => r.headers['webhook-id']);
 
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('webhook workers', () => {
   let t: TestContext;
@@ -62,7 +56,7 @@ describe('webhook workers', () => {
     const first = startWorker(t, { WEBHOOK_LEASE_MS: '2000' });
     let inFlight: Set<string>;
     try {
-      await until(() => hung, 15_000, 'the first delivery');
+      await until(() => hung, 'the first delivery', 15_000);
       await stop(first, 'SIGKILL');
     } finally {
       await stop(first, 'SIGKILL');
@@ -73,7 +67,7 @@ describe('webhook workers', () => {
       (await t.database.db.selectFrom('webhook_deliveries').select('status').where('organisation_id', '=', c.org.id).execute()).filter((r) => r.status === 'succeeded').length === 10;
     try {
       // Including the one the killed worker had in flight: it waits for its lease to run out.
-      await until(settled, 30_000, 'every delivery to succeed');
+      await until(settled, 'every delivery to succeed', 30_000);
     } finally {
       await stop(second);
     }
@@ -100,7 +94,7 @@ describe('webhook workers', () => {
       });
       const workers = [startWorker(t), startWorker(t)];
       try {
-        await until(() => new Set(eventIdsOf(t, prefix)).size >= 1000, 100_000, '1,000 events');
+        await until(() => new Set(eventIdsOf(t, prefix)).size >= 1000, '1,000 events', 100_000);
         await new Promise((r) => setTimeout(r, 500));
       } finally {
         await Promise.all(workers.map((w) => stop(w)));

@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key-format.ts';
 import { startTestApp, manualClock, type TestContext } from '../../test/support/harness.ts';
+import { until } from '../../test/support/wait.ts';
 
 describe('API key format', () => {
   test('live and test prefixes, 256 bits of randomness, a checksum that catches typos', () => {
@@ -38,7 +39,7 @@ describe('API keys at rest and in use', () => {
     const call = () => t.api.request({ host: c.org.address, key: c.key, path: '/me' });
     // The write is made in the background, after the response: wait for it rather than for a fixed time.
     const becomes = async (expected: string) => {
-      for (let i = 0; i < 200 && (await lastUsed()) !== expected; i++) await new Promise((r) => setTimeout(r, 10));
+      await until(async () => (await lastUsed()) === expected, `last_used_at ${expected}`);
       assert.equal(await lastUsed(), expected);
     };
     assert.equal(await lastUsed(), null);

@@ -1,13 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { until } from '../../test/support/wait.ts';
 import { startWorker, type Job } from './worker.ts';
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Waits until `condition` holds (up to 5 s): on a busy machine a fixed sleep may end before the loop ran. */
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !condition(); i++) await tick(5);
-}
 
 describe('worker loop', () => {
   test('runs each named job again after its interval; a failing pass is logged and retried, the others go on', async () => {
@@ -25,7 +21,7 @@ describe('worker loop', () => {
       },
     ];
     const worker = startWorker(jobs, { info() {}, error: (o, _msg) => errors.push({ job: (o as { job: string }).job, message: ((o as { err: Error }).err).message }) });
-    await until(() => runs.steady >= 3 && runs.flaky >= 3);
+    await until(() => runs.steady >= 3 && runs.flaky >= 3, 'three runs of each job');
     await worker.stop();
     assert.ok(runs.steady >= 3, `steady ran ${runs.steady} times`);
     assert.ok(runs.flaky >= 3, `flaky ran ${runs.flaky} times`);
@@ -50,7 +46,7 @@ describe('worker loop', () => {
       },
     };
     const worker = startWorker([job], { info() {}, error() {} });
-    await until(() => inProgress);
+    await until(() => inProgress, 'the first pass');
     assert.equal(inProgress, true);
     await worker.stop();
     assert.deepEqual([inProgress, sawAbort, finished], [false, true, 1]);

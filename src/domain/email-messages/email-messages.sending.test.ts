@@ -12,6 +12,7 @@ import { MailUnavailable } from '../../mail/mailer.ts';
 import { startTestApp, manualClock, type TestContext } from '../../../test/support/harness.ts';
 import type { Caller } from '../../../test/support/factories.ts';
 import { startSmtpServer, type TestSmtpServer } from '../../../test/support/smtp-server.ts';
+import { until } from '../../../test/support/wait.ts';
 import { CLAIM_LEASE_MS, IN_DOUBT_ERROR } from './email-messages.sender.ts';
 
 const MINUTE = 60_000;
@@ -149,7 +150,7 @@ describe('sending email messages over SMTP', () => {
     mail.send = (msg) => (++calls === 2 ? new Promise<void>(() => {}) : original.call(mail, msg));
     try {
       void t.app.services.emailMessages.runDueMessages();
-      for (let i = 0; i < 2000 && calls < 2; i++) await new Promise((r) => setTimeout(r, 5));
+      await until(() => calls >= 2, 'the second mail handed over');
       assert.equal(calls, 2);
     } finally {
       mail.send = original;
@@ -217,7 +218,7 @@ describe('sending email messages over SMTP', () => {
     const jobs = backgroundJobs(t.app.services, { ...t.config, mailPollIntervalMs: 20 }).filter((j) => j.name === 'email_messages.send_due');
     const worker = startWorker(jobs, { info: (_o, msg) => logged.push(msg ?? ''), error: (o, msg) => logged.push(`${msg}: ${String((o as { err?: unknown }).err)}`) });
     try {
-      for (let i = 0; i < 1000 && (await call('GET', `/email_messages/${m.id}`)).body.status !== 'sent'; i++) await new Promise((r) => setTimeout(r, 10));
+      await until(async () => (await call('GET', `/email_messages/${m.id}`)).body.status === 'sent', 'the message sent by the worker');
     } finally {
       await worker.stop();
     }
