@@ -52,11 +52,15 @@ export interface Receiver {
   respond(responder: Responder): void;
   /** Resolves once `count` requests have arrived (all paths, or under `pathPrefix`). */
   waitFor(count: number, pathPrefix?: string, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  /** TLS handshakes completed so far: deliveries over kept-alive connections add none. */
+  handshakes(): number;
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
-  const { key, cert } = testCertificate();
+/** A receiver on 127.0.0.1 serving `certificate` (by default the one for localhost / 127.0.0.1). */
+export async function startReceiver(certificate: { key: string; cert: string } = testCertificate()): Promise<Receiver> {
+  const { key, cert } = certificate;
+  let handshakes = 0;
   const received: ReceivedRequest[] = [];
   let responder: Responder = () => ({ status: 200, body: 'ok' });
   const waiters = new Set<() => void>();
@@ -71,6 +75,7 @@ export async function startReceiver(): Promise<Receiver> {
       setTimeout(() => res.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? ''), answer.delayMs ?? 0);
     });
   });
+  server.on('secureConnection', () => handshakes++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -97,6 +102,11 @@ export async function startReceiver(): Promise<Receiver> {
         check();
       });
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    handshakes: () => handshakes,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -1,37 +1,9 @@
 // The HTTPS sender against real TLS servers: the connection goes to the address the endpoint guard checked,
 // the certificate is verified against the URL's host name (not that address), and connections are reused.
 import assert from 'node:assert/strict';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { makeCertificate } from '../../../test/support/webhook-receiver.ts';
+import { makeCertificate, startReceiver, type Receiver } from '../../../test/support/webhook-receiver.ts';
 import { createHttpSender, type HttpSender } from './http-sender.ts';
-
-interface TlsServer {
-  port: number;
-  /** TLS handshakes completed so far. */
-  handshakes(): number;
-  close(): Promise<void>;
-}
-
-async function startServer(certificate: { key: string; cert: string }): Promise<TlsServer> {
-  let handshakes = 0;
-  const server = https.createServer(certificate, (req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200).end('ok'));
-  });
-  server.on('secureConnection', () => handshakes++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    handshakes: () => handshakes,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /** An endpoint as the guard hands it over: the URL as registered, pinned to 127.0.0.1. */
 const pinned = (url: string) => ({ url: new URL(url), address: '127.0.0.1', family: 4 as const });
@@ -39,39 +11,41 @@ const pinned = (url: string) => ({ url: new URL(url), address: '127.0.0.1', fami
 describe('webhook HTTPS sender', () => {
   // Named for localhost only: no IP address in the certificate.
   const byName = makeCertificate('DNS:localhost');
-  let server: TlsServer;
+  let server: Receiver;
+  let port: string;
   let send: HttpSender;
 
   before(async () => {
-    server = await startServer(byName);
+    server = await startReceiver(byName);
+    port = new URL(server.url).port;
     send = createHttpSender({ ca: [byName.cert] });
   });
   after(() => server.close());
 
   test("a URL with a host name: connects to the checked address and verifies the certificate against the name", async () => {
-    const result = await send(pinned(`https://localhost:${server.port}/hook`), {}, '{}', 5000);
+    const result = await send(pinned(`https://localhost:${port}/hook`), {}, '{}', 5000);
     assert.equal(result.error, null);
     assert.equal(result.statusCode, 200);
     assert.equal(result.responseBody, 'ok');
   });
 
   test('a certificate that does not name the URL\'s host is refused, although the address is the same', async () => {
-    const result = await send(pinned(`https://other.example:${server.port}/hook`), {}, '{}', 5000);
+    const result = await send(pinned(`https://other.example:${port}/hook`), {}, '{}', 5000);
     assert.equal(result.statusCode, null);
     assert.match(result.error ?? '', /other\.example/);
   });
 
   test('an IP-literal URL is verified against that address, which this certificate does not name', async () => {
-    const result = await send(pinned(`https://127.0.0.1:${server.port}/hook`), {}, '{}', 5000);
+    const result = await send(pinned(`https://127.0.0.1:${port}/hook`), {}, '{}', 5000);
     assert.equal(result.statusCode, null);
     assert.match(result.error ?? '', /127\.0\.0\.1/);
   });
 
   test('an IP-literal URL whose certificate names the address is accepted', async () => {
     const byAddress = makeCertificate('IP:127.0.0.1');
-    const other = await startServer(byAddress);
+    const other = await startReceiver(byAddress);
     try {
-      const result = await createHttpSender({ ca: [byAddress.cert] })(pinned(`https://127.0.0.1:${other.port}/hook`), {}, '{}', 5000);
+      const result = await createHttpSender({ ca: [byAddress.cert] })(pinned(`${other.url}/hook`), {}, '{}', 5000);
       assert.equal(result.statusCode, 200);
     } finally {
       await other.close();
@@ -80,7 +54,7 @@ describe('webhook HTTPS sender', () => {
 
   test('deliveries to one endpoint reuse a kept-alive connection instead of a handshake each', async () => {
     const before = server.handshakes();
-    for (let i = 0; i < 20; i++) assert.equal((await send(pinned(`https://localhost:${server.port}/hook`), {}, `{"n":${i}}`, 5000)).statusCode, 200);
+    for (let i = 0; i < 20; i++) assert.equal((await send(pinned(`https://localhost:${port}/hook`), {}, `{"n":${i}}`, 5000)).statusCode, 200);
     assert.ok(server.handshakes() - before <= 1, `${server.handshakes() - before} handshakes for 20 sequential deliveries`);
   });
 });
