@@ -40,7 +40,7 @@ function targets(): Opener[] {
 
 async function measureOn(target: DatabaseTarget): Promise<Measurement[]> {
   log(`${target.dialect}: ${target.description}`);
-  const server = await startServer(target, { cpuProfileDir: settings.cpuProfileDir });
+  const server = await startServer(target);
   const stop = () => server.stop();
   pending.add(stop);
   try {

@@ -13,6 +13,8 @@ export interface Fixture {
   apiKey: string;
   courseId: string;
   sectionId: string;
+  /** The sections the spread PATCH scenario writes to, round robin. */
+  spreadSectionIds: string[];
   /** Lesson activities of the bulk suite: bulk creates go to the first, raw inserts to the second, upserts to the third. */
   bulkLessonId: string;
   rawLessonId: string;
@@ -23,6 +25,8 @@ export interface Fixture {
 
 /** How many pages the upsert scenario finds in place. */
 export const UPSERT_PAGES = 500;
+/** How many sections the spread PATCH scenario writes to. */
+export const SPREAD_SECTIONS = 1000;
 
 export async function seed(services: Services, db: Db): Promise<Fixture> {
   const org = await services.organisations.create({ address: 'localhost', name: 'Benchmark organisation' });
@@ -30,6 +34,12 @@ export async function seed(services: Services, db: Db): Promise<Fixture> {
   const key = await services.apiKeys.create({ organisationId: org.id, personId: person.id, name: 'benchmark', scopes: [...scopes] });
   const course = await services.courses.createCourse(db, org.id, { fullname: 'Benchmark course', shortname: 'BENCH-1' });
   const section = await services.sections.create(db, org.id, { course_id: course.id, title: 'Week 1', visible: true });
+  const spreadCourse = await services.courses.createCourse(db, org.id, { fullname: 'Benchmark course, spread writes', shortname: 'BENCH-SPREAD' });
+  const spreadSectionIds = await db.transaction().execute(async (tx) => {
+    const ids: string[] = [];
+    for (let i = 0; i < SPREAD_SECTIONS; i++) ids.push((await services.sections.create(tx, org.id, { course_id: spreadCourse.id, title: `Spread ${i}` })).id);
+    return ids;
+  });
   const lesson = (name: string) => services.activities.create(db, org.id, { course_id: course.id, type: 'lesson', name });
   const [bulkLesson, rawLesson, upsertLesson] = [await lesson('Bulk lesson'), await lesson('Raw lesson'), await lesson('Upsert lesson')];
   const upsertExternalIds = Array.from({ length: UPSERT_PAGES }, (_, i) => `bench-upsert-${i}`);
@@ -43,6 +53,7 @@ export async function seed(services: Services, db: Db): Promise<Fixture> {
     apiKey: key.key,
     courseId: course.id,
     sectionId: section.id,
+    spreadSectionIds,
     bulkLessonId: bulkLesson.id,
     rawLessonId: rawLesson.id,
     upsertLessonId: upsertLesson.id,

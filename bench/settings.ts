@@ -14,7 +14,7 @@ export interface BenchSettings {
   databases: Set<string>;
   /** Only these scenarios (by name, e.g. `read`), or every scenario when undefined: for profiling one path. */
   scenarios: Set<string> | undefined;
-  /** Directory for .cpuprofile files of the server process, or undefined for no profiling. */
+  /** Directory for a .cpuprofile (and a .txt summary) of each measured window of the server, or undefined. */
   cpuProfileDir: string | undefined;
   /** Exit non-zero when a throughput goal is missed (for CI); by default goals are only reported. */
   enforceGoals: boolean;

@@ -35,6 +35,8 @@ export interface AppOptions {
   /** Tests may declare revisions of their own; by default, the API's. */
   revisions?: Revisions;
   logger?: boolean;
+  /** Routes added before the app is sealed: the benchmark's bare baseline routes (bench/server.ts). */
+  extraRoutes?: (app: FastifyInstance) => void;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -83,6 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const idempotency = createIdempotency({ database, clock });
   const limits = await registerRateLimits(app, { perMinute: config.rateLimitPerMinute, concurrency: config.concurrencyLimit, redisUrl: config.redisUrl });
   registerOperations(app, operations, { services, idempotency, limits, revisions });
+  options.extraRoutes?.(app);
   // Records live 24 hours; expired ones are ignored at once and purged here in the background.
   const purge = setInterval(() => idempotency.purgeExpired().catch((err) => app.log.warn({ err }, 'idempotency purge failed')), 10 * 60_000);
   purge.unref();
