@@ -22,7 +22,8 @@ export interface CpuProfile {
 const areas: Array<[string, RegExp]> = [
   ['socket write (kernel: loopback TCP, waking the client)', /^ (writeUtf8String|writeBuffer|writev|writeLatin1String)$/],
   ['socket read, epoll (libuv)', /^ (readStart|onStreamRead|read)$/],
-  ['SQLite statements (node:sqlite)', /src\/db\/sqlite-adapter\.ts /],
+  ['SQLite statements (node:sqlite)', /src\/db\/sqlite-adapter\.ts |^ (all|run|get|iterate|exec|prepare|columns)$/],
+  ['the profiler itself', /node:inspector /],
   ['PostgreSQL client (pg, pg-protocol, pg-pool)', /node_modules\/(pg|pg-protocol|pg-pool|pg-types|pgpass|postgres-[a-z]+)\//],
   ['Kysely', /node_modules\/kysely\//],
   ['Fastify core and router', /node_modules\/(fastify|find-my-way|avvio|light-my-request|fast-querystring|@fastify\/(error|ajv-compiler|fast-json-stringify-compiler|forwarded|proxy-addr))\//],

@@ -50,7 +50,7 @@ export function createAuthenticationHook(authenticators: Authenticator[]) {
       throw new ApiError('auth.invalid_credential', 'The Authorization header is not a bearer credential this service issued.', { headers: { 'WWW-Authenticate': invalid } });
     }
     try {
-      request.actor = await authenticator.authenticate(token, request.organisation!.id);
+      request.actor = await authenticator.authenticate(token, request.organisation!.id, request.organisation!.credentials_epoch);
     } catch (err) {
       throw err instanceof ApiError && err.status === 401 ? unauthenticated(err, invalid) : err;
     }
