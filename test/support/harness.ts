@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { manualClock, systemClock, type Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { openDatabase, type Database } from '../../src/db/database.ts';
+import { openDatabase, type Database, type DatabaseOptions } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import type { Operation } from '../../src/http/operation.ts';
 import type { Revisions } from '../../src/http/revisions.ts';
@@ -29,14 +29,14 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(options: Pick<DatabaseOptions, 'onQuery'> = {}): Promise<TestDatabase> {
   if (testDatabaseUrl) {
     const schema = `t_${randomBytes(6).toString('hex')}`;
     const admin = new pg.Client({ connectionString: testDatabaseUrl });
     await admin.connect();
     await admin.query(`create schema ${schema}`);
     await admin.end();
-    const open = () => openDatabase({ databaseUrl: testDatabaseUrl, pgSchema: schema, poolSize: 5 });
+    const open = () => openDatabase({ databaseUrl: testDatabaseUrl, pgSchema: schema, poolSize: 5, ...options });
     const database = open();
     await migrateToLatest(database.db);
     return {
@@ -54,7 +54,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atrium-test-'));
   const file = path.join(dir, 'atrium.sqlite');
-  const open = () => openDatabase({ sqliteFile: file });
+  const open = () => openDatabase({ sqliteFile: file, ...options });
   const database = open();
   await migrateToLatest(database.db);
   return {
@@ -88,6 +88,8 @@ export interface TestAppOptions {
   clock?: Clock;
   operations?: Operation[];
   revisions?: Revisions;
+  /** Sees every statement the app runs (DatabaseOptions.onQuery). */
+  onQuery?: DatabaseOptions['onQuery'];
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestContext> {
@@ -105,7 +107,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
     ...options.env,
   });
   const clock = options.clock ?? systemClock;
-  const testDb = await createTestDatabase();
+  const testDb = await createTestDatabase({ onQuery: options.onQuery });
   const app = await buildApp({ config, database: testDb.database, clock, operations: options.operations, revisions: options.revisions });
   const make = createFactories(app.services, testDb.database, { webhookUrl: receiver.url });
   return {
