@@ -5,6 +5,7 @@ import type { Db } from './db/database.ts';
 import type { CursorCodec } from './http/pagination.ts';
 import type { Revisions } from './http/revisions.ts';
 import { createApiKeyService } from './auth/api-keys.service.ts';
+import { createSessionService } from './auth/sessions.service.ts';
 import { createOrganisationService } from './domain/organisations/organisations.service.ts';
 import { createPeopleService } from './domain/people/people.service.ts';
 import { createCourseService } from './domain/courses/courses.service.ts';
@@ -13,7 +14,7 @@ import { createEventRecorder } from './events/outbox.ts';
 import { createWebhookService } from './domain/webhooks/webhooks.service.ts';
 import { createEndpointGuard } from './domain/webhooks/endpoint-guard.ts';
 import { createHttpSender } from './domain/webhooks/http-sender.ts';
-import { createSecretBox } from './domain/webhooks/secrets.ts';
+import { createSecretBox } from './crypto/secret-box.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createWebhookDeliverer } from './domain/webhooks/deliverer.ts';
 import { createExtensionService } from './domain/extensions/extensions.service.ts';
@@ -56,6 +57,7 @@ export function createServices(baseDeps: ServiceDeps) {
   return {
     organisations: createOrganisationService(deps),
     people: createPeopleService(deps),
+    sessions: createSessionService(deps),
     apiKeys: createApiKeyService(deps),
     courses: createCourseService(deps),
     sections: createSectionService(deps),
@@ -66,7 +68,7 @@ export function createServices(baseDeps: ServiceDeps) {
     // One entry per activity type that has settings or rows of its own (see activities/activity-types.ts).
     activities: createActivityService({ ...deps, extensions, types: { wiki: wikiActivityType } }),
     wikiPages: createWikiPageService(deps),
-    lessonPages: createLessonPageService(deps),
+    lessonPages: createLessonPageService({ ...deps, extensions }),
     emailMessages: createEmailMessageService({ ...deps, mail }),
     mail,
     mailLog: createMailLogReader(deps),

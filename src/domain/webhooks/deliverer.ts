@@ -14,7 +14,7 @@ import { newId } from '../../ids.ts';
 import { UnsafeEndpoint, type EndpointGuard, type ResolvedEndpoint } from './endpoint-guard.ts';
 import type { HttpSender, SendResult } from './http-sender.ts';
 import { nextAttemptAt } from './retry-policy.ts';
-import type { SecretBox } from './secrets.ts';
+import type { SecretBox } from '../../crypto/secret-box.ts';
 import { signatureHeaders } from './signing.ts';
 import { deliveriesRepository, subscriptionsRepository, type DeliveryRow, type SubscriptionRow } from './webhooks.repository.ts';
 
