@@ -16,7 +16,7 @@ export function safeReturnPath(value: unknown): string {
 export const signInPages: PageRoutes = (scope, { config, services, signIn, render }) => {
   const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: config.publicScheme === 'https' };
 
-  const loginForm = (request: FastifyRequest, reply: FastifyReply, model: { email?: string; returnTo: string; error?: string }, status = 200) =>
+  const loginForm = (request: FastifyRequest, reply: FastifyReply, model: { email?: string; returnTo: string; failure?: string }, status = 200) =>
     render(request, reply, 'sign-in/login', { title: 'Sign in', narrow: true, ...model }, status);
 
   scope.get<{ Querystring: { return_to?: string } }>('/login', async (request, reply) => {
@@ -35,7 +35,7 @@ export const signInPages: PageRoutes = (scope, { config, services, signIn, rende
         'Retry-After': String(result.retryAfterSeconds),
       });
     }
-    if (result.outcome === 'wrong_pair') return loginForm(request, reply, { email, returnTo, error: WRONG_PAIR }, 401);
+    if (result.outcome === 'wrong_pair') return loginForm(request, reply, { email, returnTo, failure: WRONG_PAIR }, 401);
     // A session that was there before signing in is ended: a new sign-in always gets a new token.
     if (request.signedIn) await services.sessions.end(request.signedIn.sessionId);
     reply.setCookie(SESSION_COOKIE, result.token, cookieOptions);
