@@ -4,6 +4,7 @@ import type { Clock } from './clock.ts';
 import type { Db } from './db/database.ts';
 import type { CursorCodec } from './http/pagination.ts';
 import type { Revisions } from './http/revisions.ts';
+import { publicOrigin, type PublicOriginSettings } from './public-origin.ts';
 import { createApiKeyService } from './auth/api-keys.service.ts';
 import { createSessionService } from './auth/sessions.service.ts';
 import { createOrganisationService } from './domain/organisations/organisations.service.ts';
@@ -40,6 +41,8 @@ export interface ServiceDeps {
   mail: MailSettings;
   cursors: CursorCodec;
   revisions: Revisions;
+  /** Links in mails point at the organisation's public origin (CONTRACT: Organisations and addresses). */
+  publicOrigin: PublicOriginSettings;
   onBackgroundError?: (err: unknown) => void;
 }
 
@@ -47,6 +50,7 @@ export function createServices(baseDeps: ServiceDeps) {
   const events = createEventRecorder(baseDeps);
   const deps = { ...baseDeps, events };
   const extensions = createExtensionService(deps);
+  const organisations = createOrganisationService(deps);
   const mail = createMailer(baseDeps.mail, deps);
   // One SSRF guard, HTTPS sender and secret box for the API (verification pings) and the delivery worker.
   const webhookParts = {
@@ -55,7 +59,7 @@ export function createServices(baseDeps: ServiceDeps) {
     secrets: createSecretBox(baseDeps.webhooks.secretKey),
   };
   return {
-    organisations: createOrganisationService(deps),
+    organisations,
     people: createPeopleService(deps),
     sessions: createSessionService(deps),
     apiKeys: createApiKeyService(deps),
@@ -85,8 +89,10 @@ export function createServices(baseDeps: ServiceDeps) {
         ...deps,
         ...webhookParts,
         leaseMs: baseDeps.webhooks.leaseMs,
-        notify: async (organisationId, to, subject, text) => {
-          for (const address of to) await mail.send({ organisationId, to: { name: '', address }, subject, text });
+        notify: async (organisationId, to, subject, text, adminPath) => {
+          const org = await organisations.findById(organisationId);
+          const link = org ? `\n\n${publicOrigin(baseDeps.publicOrigin, org.address)}${adminPath}` : '';
+          for (const address of to) await mail.send({ organisationId, to: { name: '', address }, subject, text: text + link });
         },
       }),
     },

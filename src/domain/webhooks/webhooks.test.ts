@@ -273,6 +273,7 @@ describe('webhooks', () => {
       assert.ok(read.consecutive_failures >= AUTO_DISABLE_FAILURES);
       const mails = await t.database.db.selectFrom('mail_log').selectAll().where('subject', '=', 'Webhook subscription disabled').execute();
       assert.deepEqual(mails.map((m) => (m as unknown as { to_address: string }).to_address).sort(), ['dev@example.test', 'ops@example.test']);
+      assert.match(mails[0].text_body!, new RegExp(`\\n\\nhttp://${c.org.address.replaceAll('.', '\\.')}:8080/admin/webhooks/${sub.id}$`), 'a link to its page at the public origin');
       const enabled = await call('PATCH', `/webhook_subscriptions/${sub.id}`, { status: 'enabled' });
       assert.equal(enabled.body.status, 'enabled');
       assert.equal(enabled.body.consecutive_failures, 0);
