@@ -75,6 +75,15 @@ describe('cached credentials across processes', () => {
     assert.equal(res.body.code, 'auth.revoked_credential');
   });
 
+  test("a person removed through the other app: their key is refused on this app's next request", async () => {
+    const c = await a.make.caller();
+    await warm(c);
+    assert.equal(await other.app.services.people.remove(c.org.id, c.personId), true);
+    const res = await me(a.api, c);
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'auth.revoked_credential');
+  });
+
   test('a plan changed through the other app applies to the next request', async () => {
     const c = await a.make.caller();
     await warm(c);

@@ -7,13 +7,14 @@
 // - The concurrency cap counts this process's requests in flight: it protects the process from one caller.
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { ApiError } from './api-error.ts';
 
 export interface RateLimitSettings {
   perMinute: number;
   concurrency: number;
-  redisUrl?: string | undefined;
+  /** Shares the counts between processes; without it each process counts alone. */
+  redis?: Redis | undefined;
 }
 
 /** A step of the request pipeline that may refuse the request; synchronous where it can be. */
@@ -59,9 +60,7 @@ function createLocalRateLimit(max: number): Limit {
   };
 }
 
-async function registerSharedRateLimit(app: FastifyInstance, settings: RateLimitSettings & { redisUrl: string }): Promise<Limit> {
-  const redis = new Redis(settings.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, lazyConnect: false });
-  app.addHook('onClose', async () => void (await redis.quit()));
+async function registerSharedRateLimit(app: FastifyInstance, settings: RateLimitSettings, redis: Redis): Promise<Limit> {
   await app.register(rateLimit, {
     global: false,
     max: settings.perMinute,
@@ -99,6 +98,6 @@ function createConcurrencyLimit(concurrency: number): Limit {
 
 /** The limits, in the order the request pipeline runs them (after authentication, so they count per credential). */
 export async function registerRateLimits(app: FastifyInstance, settings: RateLimitSettings): Promise<Limit[]> {
-  const rate = settings.redisUrl ? await registerSharedRateLimit(app, { ...settings, redisUrl: settings.redisUrl }) : createLocalRateLimit(settings.perMinute);
+  const rate = settings.redis ? await registerSharedRateLimit(app, settings, settings.redis) : createLocalRateLimit(settings.perMinute);
   return [rate, createConcurrencyLimit(settings.concurrency)];
 }
