@@ -3,6 +3,7 @@
 import { scopes } from '../src/auth/capabilities.ts';
 import type { Db } from '../src/db/database.ts';
 import type { Services } from '../src/services.ts';
+import type { ScaleFixture } from './scale-data.ts';
 
 export interface Fixture {
   /** Host header to send: organisations are resolved by address, and the bench organisation is `localhost`. */
@@ -21,6 +22,8 @@ export interface Fixture {
   upsertLessonId: string;
   /** External ids of existing pages of the upsert lesson, which the upsert scenario updates. */
   upsertExternalIds: string[];
+  /** The scale suite's organisation, grown to each size by bench/scale-data.ts. */
+  scale: ScaleFixture;
 }
 
 /** How many pages the upsert scenario finds in place. */
@@ -47,6 +50,7 @@ export async function seed(services: Services, db: Db): Promise<Fixture> {
     for (const [i, external_id] of upsertExternalIds.entries()) await services.lessonPages.create(tx, org.id, { lesson_id: upsertLesson.id, title: `Page ${i}`, external_id });
   });
   return {
+    scale: await seedScaleOrganisation(services, db),
     host: org.address,
     organisationId: org.id,
     personId: person.id,
@@ -59,4 +63,15 @@ export async function seed(services: Services, db: Db): Promise<Fixture> {
     upsertLessonId: upsertLesson.id,
     upsertExternalIds,
   };
+}
+
+/** An organisation of its own (so that its size changes no other scenario), with a course and a wiki page. */
+async function seedScaleOrganisation(services: Services, db: Db): Promise<ScaleFixture> {
+  const org = await services.organisations.create({ address: 'scale.localhost', name: 'Benchmark organisation at scale' });
+  const person = await services.people.create({ organisationId: org.id, email: 'bench-scale@example.test', name: 'Scale admin', roles: ['admin'] });
+  const key = await services.apiKeys.create({ organisationId: org.id, personId: person.id, name: 'benchmark at scale', scopes: [...scopes] });
+  const course = await services.courses.createCourse(db, org.id, { fullname: 'Course at scale', shortname: 'SCALE-1' });
+  const wiki = await services.activities.create(db, org.id, { course_id: course.id, type: 'wiki', name: 'Wiki at scale' });
+  const page = await services.wikiPages.create(db, org.id, person.id, { activity_id: wiki.id, title: 'Scale page', body: { text: 'Edit 1' } });
+  return { host: org.address, apiKey: key.key, organisationId: org.id, personId: person.id, courseId: course.id, wikiPageId: page.id };
 }
