@@ -1,6 +1,5 @@
 // Builds the Fastify application from its plugins and the operation list. No listen: main.ts and the
 // tests decide how to serve it.
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Clock } from './clock.ts';
@@ -10,6 +9,7 @@ import { ApiError } from './http/api-error.ts';
 import { registerDocsRoutes } from './http/docs.ts';
 import { installProblemHandlers, sendProblem, toApiError } from './http/problems.ts';
 import { registerOperations } from './http/registry.ts';
+import { newRequestId } from './http/request-id.ts';
 import { createIdempotency } from './http/idempotency.ts';
 import { apiChanges, createRevisions, type Revisions } from './http/revisions.ts';
 import { registerRateLimits } from './http/rate-limits.ts';
@@ -54,7 +54,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     // The id is ours, never the client's: it is quoted to support and must be unique.
-    genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
+    genReqId: newRequestId,
     requestIdHeader: false,
     return503OnClosing: true,
     // External ids (up to 255 characters, more once percent-encoded) are path segments.

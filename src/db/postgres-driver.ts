@@ -242,6 +242,8 @@ const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 class PipelinedPostgresDriver implements Driver {
   readonly pool: pg.Pool;
   readonly #readers: SharedReader[];
+  /** Released connection objects, reused: Kysely asks for one per statement outside transactions. */
+  readonly #idle: RoutedConnection[] = [];
 
   constructor(pool: pg.Pool) {
     this.pool = pool;
@@ -262,7 +264,7 @@ class PipelinedPostgresDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new RoutedConnection(this);
+    return this.#idle.pop() ?? new RoutedConnection(this);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -291,6 +293,7 @@ class PipelinedPostgresDriver implements Driver {
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     (connection as RoutedConnection).release();
+    if (this.#idle.length < 64) this.#idle.push(connection as RoutedConnection);
   }
 
   async destroy(): Promise<void> {
