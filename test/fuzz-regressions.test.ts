@@ -1,12 +1,12 @@
 // Cases the fuzz campaign (test/fuzz.test.ts) or the issue's own campaign found, kept as regression tests:
-// each is the JSON fast-check printed as its counterexample, run through the same properties. Add a new one
-// here first, watch it fail, then fix the code.
+// each is the JSON fast-check printed as its counterexample, run through the same properties (`after`: a
+// second case, where the first one's effect matters). Add a new one here first, watch it fail, then fix.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FuzzCase } from './support/fuzz-requests.ts';
 import { startCampaign, type Campaign } from './support/fuzz-campaign.ts';
 
-const regressions: Array<{ why: string; case: FuzzCase }> = [
+const regressions: Array<{ why: string; case: FuzzCase; after?: FuzzCase }> = [
   // Issue 14: the request fingerprint of an Idempotency-Key overflowed the stack on deep JSON (500).
   { why: 'deeply nested JSON in a free-form field with an Idempotency-Key', case: { operation: 'updateWikiPage', mutation: { kind: 'set', at: 2, value: { $deep: 200_000 } } } },
   { why: 'deeply nested JSON in a bulk item with its required Idempotency-Key', case: { operation: 'bulkLessonPages', mutation: { kind: 'set', at: 5, value: { $deep: 2_000 } } } },
@@ -21,6 +21,13 @@ const regressions: Array<{ why: string; case: FuzzCase }> = [
   { why: 'a path segment over the router limit', case: { operation: 'getSectionByExternalId', mutation: { kind: 'segment', at: 1, value: 'x'.repeat(1_100) } } },
   { why: 'a __proto__ key', case: { operation: 'createCategory', mutation: { kind: 'proto', key: '__proto__' } } },
   { why: 'a constructor key', case: { operation: 'createWebhookSubscription', mutation: { kind: 'proto', key: 'constructor' } } },
+  // Campaign seed 4242 on PostgreSQL: a key reused for another operation is a 409 the OpenAPI document of
+  // operations without a 409 of their own did not list.
+  {
+    why: 'an Idempotency-Key reused by another operation',
+    case: { operation: 'createCourse', mutation: { kind: 'header', name: 'idempotency-key', value: 'k' } },
+    after: { operation: 'uploadFile', mutation: { kind: 'header', name: 'idempotency-key', value: 'k' } },
+  },
 ];
 
 describe('fuzz regressions', () => {
@@ -30,9 +37,10 @@ describe('fuzz regressions', () => {
   });
   after(() => campaign.close());
 
-  for (const { why, case: c } of regressions) {
+  for (const { why, case: c, after: next } of regressions) {
     test(`${why}: ${JSON.stringify(c).slice(0, 160)}`, async () => {
       assert.deepEqual(await campaign.run(c), []);
+      if (next) assert.deepEqual(await campaign.run(next), []);
     });
   }
 });
