@@ -9,6 +9,7 @@ import { systemClock } from './clock.ts';
 import { ConfigError, loadConfig, type Config, type Role } from './config.ts';
 import { describeDatabaseError, isDatabaseUnavailable, waitForDatabase } from './db/availability.ts';
 import { openListener } from './http/listener.ts';
+import { publicOrigin } from './public-origin.ts';
 import { backgroundJobs } from './jobs/jobs.ts';
 import { startWorker } from './jobs/worker.ts';
 import { migrateDatabase, openServingDatabase, servicesFor } from './runtime.ts';
@@ -47,7 +48,7 @@ export async function serve(config: Config, roles: ReadonlySet<Role> = config.ro
     }
     running.services = services;
     if (running.app) running.listener!.attach(running.app);
-    if (created) process.stdout.write(describeBootstrap(created, `${config.publicScheme}://localhost:${new URL(running.listener!.url).port}`) + '\n');
+    if (created) process.stdout.write(describeBootstrap(created, publicOrigin(config, created.organisation.address)) + '\n');
     // The worker uses the runtime's services, not the app's: the same code over the same database, and a
     // worker-only process has no app at all.
     if (roles.has('worker') && !signal.aborted) running.worker = startWorker(backgroundJobs(services, config), log);

@@ -1,6 +1,8 @@
 // The public catalog of event types (spec: Events). Subscriptions name them exactly, by area (`section.*`)
 // or all (`*`). Every change the API makes writes one of these into the outbox, in its own transaction.
 export const eventCatalog = {
+  'api_key.created': 'An API key was created (on the admin page or with the CLI); the key itself is never in an event.',
+  'api_key.revoked': 'An API key was revoked.',
   'category.created': 'A course category was created.',
   'category.updated': 'A course category was changed.',
   'category.deleted': 'A course category was deleted.',

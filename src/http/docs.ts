@@ -10,6 +10,7 @@ import { API_PREFIX } from './registry.ts';
 import { createTenancyHook } from './pipeline.ts';
 import type { Revisions } from './revisions.ts';
 import { requestedRevision } from './pipeline.ts';
+import { publicOrigin } from '../public-origin.ts';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -20,7 +21,7 @@ export function registerDocsRoutes(app: FastifyInstance, opts: { operations: Ope
   app.get(`${API_PREFIX}/openapi.json`, { onRequest: createTenancyHook(app.services.organisations) }, async (request, reply) => {
     // spec: Versioning 5 — the document reflects the revision asked for (without a credential: the current one).
     const revision = requestedRevision(opts.revisions, request.headers['service-version']) ?? opts.revisions.current;
-    const serverUrl = `${config.publicScheme}://${request.host}`;
+    const serverUrl = publicOrigin(config, request.organisation!.address);
     const key = `${serverUrl} ${revision}`;
     let body = cache.get(key);
     if (body === undefined) {
