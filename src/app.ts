@@ -19,6 +19,8 @@ import { connectRedis } from './redis.ts';
 import { databaseLoginThrottle, redisLoginThrottle } from './auth/login-throttle.ts';
 import { registerPages } from './admin/pages.ts';
 import { registerViews } from './admin/views.ts';
+import { createAuthorizationServers } from './auth/oauth/authorization-servers.ts';
+import { registerOAuthRoutes } from './auth/oauth/oauth-routes.ts';
 import { readDeploymentSecret } from './db/deployment-secrets.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { operations as allOperations } from './operations.ts';
@@ -95,9 +97,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
   if (redis) app.addHook('onClose', async () => void (await redis.quit()));
   const limits = await registerRateLimits(app, { perMinute: config.rateLimitPerMinute, concurrency: config.concurrencyLimit, redis });
+  const authorizationServers = createAuthorizationServers({
+    db: database.db,
+    clock,
+    people: services.people,
+    clients: services.oauthClientStore,
+    publicOrigin: config,
+    cookieKey: await readDeploymentSecret(database.db, 'oauth_cookie_key'),
+    signingJwk: JSON.parse(await readDeploymentSecret(database.db, 'oauth_signing_jwk')) as Record<string, unknown>,
+    renderError: (error) => app.view('oauth/error', { title: 'The sign-in request cannot go on', error }),
+  });
+  await registerOAuthRoutes(app, { services, servers: authorizationServers, publicOrigin: config });
   await registerPages(app, {
     config,
     services,
+    authorizationServers,
     throttle: redis ? redisLoginThrottle({ redis, clock }) : databaseLoginThrottle({ db: database.db, clock }),
     csrfKey: await readDeploymentSecret(database.db, 'csrf_hmac_key'),
   });

@@ -7,6 +7,10 @@ import type { Revisions } from './http/revisions.ts';
 import { publicOrigin, type PublicOriginSettings } from './public-origin.ts';
 import { createApiKeyService } from './auth/api-keys.service.ts';
 import { createSessionService } from './auth/sessions.service.ts';
+import { createOAuthClientService } from './auth/oauth/clients.service.ts';
+import { createOAuthClientStore } from './auth/oauth/client-store.ts';
+import { createAccessTokenAuthenticator } from './auth/oauth/access-tokens.ts';
+import { createMcpSettingsService } from './mcp/mcp-settings.service.ts';
 import { createOrganisationService } from './domain/organisations/organisations.service.ts';
 import { createPeopleService } from './domain/people/people.service.ts';
 import { createCourseService } from './domain/courses/courses.service.ts';
@@ -62,6 +66,10 @@ export function createServices(baseDeps: ServiceDeps) {
     organisations,
     people: createPeopleService(deps),
     sessions: createSessionService(deps),
+    oauthClients: createOAuthClientService(deps),
+    oauthClientStore: createOAuthClientStore(deps),
+    oauthTokens: createAccessTokenAuthenticator({ ...deps, organisations }),
+    mcpSettings: createMcpSettingsService(deps),
     apiKeys: createApiKeyService(deps),
     courses: createCourseService(deps),
     sections: createSectionService(deps),

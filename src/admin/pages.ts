@@ -8,10 +8,13 @@ import fastifyHelmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { LoginThrottle } from '../auth/login-throttle.ts';
+import type { AuthorizationServers } from '../auth/oauth/authorization-servers.ts';
 import { createSignInService, type SignInService } from '../auth/sign-in.service.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { Services } from '../services.ts';
 import { apiKeysPage } from './api-keys.page.ts';
+import { consentPages } from './consent.page.ts';
+import { oauthClientsPage } from './oauth-clients.page.ts';
 import { extensionsPage } from './extensions.page.ts';
 import { overviewPage } from './overview.page.ts';
 import { createPageRenderer, csrfUserInfo, PageError, SESSION_COOKIE, type RenderPage } from './page-context.ts';
@@ -24,12 +27,13 @@ export interface PageDeps {
   services: Services;
   signIn: SignInService;
   render: RenderPage;
+  authorizationServers: AuthorizationServers;
 }
 
 /** A page route's parts: the routes register themselves on the pages scope. */
 export type PageRoutes = (scope: FastifyInstance, deps: PageDeps) => void;
 
-const pageRoutes: PageRoutes[] = [signInPages, overviewPage, apiKeysPage, webhooksPages, extensionsPage];
+const pageRoutes: PageRoutes[] = [signInPages, consentPages, overviewPage, apiKeysPage, oauthClientsPage, webhooksPages, extensionsPage];
 
 function pageErrorOf(err: unknown): PageError {
   if (err instanceof PageError) return err;
@@ -47,7 +51,10 @@ function pageErrorOf(err: unknown): PageError {
   return new PageError(500, 'Something went wrong', 'The page failed on our side. Nothing you did caused it; try again in a moment.');
 }
 
-export async function registerPages(app: FastifyInstance, deps: { config: Config; services: Services; throttle: LoginThrottle; csrfKey: string }): Promise<void> {
+export async function registerPages(
+  app: FastifyInstance,
+  deps: { config: Config; services: Services; throttle: LoginThrottle; csrfKey: string; authorizationServers: AuthorizationServers },
+): Promise<void> {
   const { config, services } = deps;
   const secure = config.publicScheme === 'https';
   const render = createPageRenderer(services.sessions);
@@ -71,7 +78,8 @@ export async function registerPages(app: FastifyInstance, deps: { config: Config
           scriptSrc: ["'self'"],
           styleSrc: ["'self'"],
           imgSrc: ["'self'", 'data:'],
-          formAction: ["'self'"],
+          // No form-action: Chrome applies it to the redirects after a form, and signing in or consenting for
+          // an OAuth client ends in a redirect to that client's own address.
           frameAncestors: ["'none'"],
           baseUri: ["'none'"],
           objectSrc: ["'none'"],
@@ -125,7 +133,7 @@ export async function registerPages(app: FastifyInstance, deps: { config: Config
       return render(request, reply, 'error', { title: page.title, message: page.message, status: page.status }, page.status);
     });
 
-    const pageDeps: PageDeps = { app, config, services, signIn, render };
+    const pageDeps: PageDeps = { app, config, services, signIn, render, authorizationServers: deps.authorizationServers };
     for (const routes of pageRoutes) routes(scope, pageDeps);
   });
 }
