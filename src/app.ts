@@ -6,6 +6,8 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/database.ts';
 import { ApiError } from './http/api-error.ts';
+import { registerBodyParser } from './http/body-parser.ts';
+import { createClientErrorHandler } from './http/client-errors.ts';
 import { registerDocsRoutes } from './http/docs.ts';
 import { installProblemHandlers, sendProblem, toApiError } from './http/problems.ts';
 import { registerOperations } from './http/registry.ts';
@@ -17,6 +19,8 @@ import { connectRedis } from './redis.ts';
 import { databaseLoginThrottle, redisLoginThrottle } from './auth/login-throttle.ts';
 import { registerPages } from './admin/pages.ts';
 import { registerViews } from './admin/views.ts';
+import { createAuthorizationServers } from './auth/oauth/authorization-servers.ts';
+import { registerOAuthRoutes } from './auth/oauth/oauth-routes.ts';
 import { readDeploymentSecret } from './db/deployment-secrets.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { operations as allOperations } from './operations.ts';
@@ -56,7 +60,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // The id is ours, never the client's: it is quoted to support and must be unique.
     genReqId: newRequestId,
     requestIdHeader: false,
-    return503OnClosing: true,
+    // CONTRACT: Operating it — at shutdown the listener closes first (see src/http/listener.ts); a request that
+    // still arrives on an open connection is served, never answered with Fastify's plain 503.
+    return503OnClosing: false,
+    clientErrorHandler: createClientErrorHandler(config.errorsUrl),
     // External ids (up to 255 characters, more once percent-encoded) are path segments.
     routerOptions: { maxParamLength: 1024 },
     frameworkErrors: (error, request, reply) => sendProblem(reply, toApiError(error, request), config.errorsUrl),
@@ -68,8 +75,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('services', services);
   app.setValidatorCompiler(validatorCompiler);
   installProblemHandlers(app, config.errorsUrl);
-  // spec: Conventions — Format. JSON only: a text/plain body is a 415, not a string to validate.
-  app.removeContentTypeParser('text/plain');
+  registerBodyParser(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);
@@ -93,9 +99,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
   if (redis) app.addHook('onClose', async () => void (await redis.quit()));
   const limits = await registerRateLimits(app, { perMinute: config.rateLimitPerMinute, concurrency: config.concurrencyLimit, redis });
+  const authorizationServers = createAuthorizationServers({
+    db: database.db,
+    clock,
+    people: services.people,
+    clients: services.oauthClientStore,
+    publicOrigin: config,
+    cookieKey: await readDeploymentSecret(database.db, 'oauth_cookie_key'),
+    signingJwk: JSON.parse(await readDeploymentSecret(database.db, 'oauth_signing_jwk')) as Record<string, unknown>,
+    renderError: (error) => app.view('oauth/error', { title: 'The sign-in request cannot go on', error }),
+  });
+  await registerOAuthRoutes(app, { services, servers: authorizationServers, publicOrigin: config });
   await registerPages(app, {
     config,
     services,
+    authorizationServers,
     throttle: redis ? redisLoginThrottle({ redis, clock }) : databaseLoginThrottle({ db: database.db, clock }),
     csrfKey: await readDeploymentSecret(database.db, 'csrf_hmac_key'),
   });

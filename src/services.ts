@@ -7,6 +7,10 @@ import type { Revisions } from './http/revisions.ts';
 import { publicOrigin, type PublicOriginSettings } from './public-origin.ts';
 import { createApiKeyService } from './auth/api-keys.service.ts';
 import { createSessionService } from './auth/sessions.service.ts';
+import { createOAuthClientService } from './auth/oauth/clients.service.ts';
+import { createOAuthClientStore } from './auth/oauth/client-store.ts';
+import { createAccessTokenAuthenticator } from './auth/oauth/access-tokens.ts';
+import { createMcpSettingsService } from './mcp/mcp-settings.service.ts';
 import { createOrganisationService } from './domain/organisations/organisations.service.ts';
 import { createPeopleService } from './domain/people/people.service.ts';
 import { createCourseService } from './domain/courses/courses.service.ts';
@@ -29,7 +33,8 @@ import { createWikiPageService } from './domain/wiki-pages/wiki-pages.service.ts
 import { wikiActivityType } from './domain/wiki-pages/wiki.activity-type.ts';
 import { createLessonPageService } from './domain/lesson-pages/lesson-pages.service.ts';
 import { createEmailMessageService } from './domain/email-messages/email-messages.service.ts';
-import { createMailer, type MailSettings } from './mail/mailer.ts';
+import { createMailer } from './mail/mailer.ts';
+import type { MailSettings } from './mail/mail.ts';
 import { createMailLogReader } from './mail/mail-log.ts';
 
 export interface ServiceDeps {
@@ -62,6 +67,10 @@ export function createServices(baseDeps: ServiceDeps) {
     organisations,
     people: createPeopleService(deps),
     sessions: createSessionService(deps),
+    oauthClients: createOAuthClientService(deps),
+    oauthClientStore: createOAuthClientStore(deps),
+    oauthTokens: createAccessTokenAuthenticator({ ...deps, organisations }),
+    mcpSettings: createMcpSettingsService(deps),
     apiKeys: createApiKeyService(deps),
     courses: createCourseService(deps),
     sections: createSectionService(deps),

@@ -8,10 +8,14 @@ import fastifyHelmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { LoginThrottle } from '../auth/login-throttle.ts';
+import type { AuthorizationServers } from '../auth/oauth/authorization-servers.ts';
 import { createSignInService, type SignInService } from '../auth/sign-in.service.ts';
 import { ApiError } from '../http/api-error.ts';
+import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from '../db/availability.ts';
 import type { Services } from '../services.ts';
 import { apiKeysPage } from './api-keys.page.ts';
+import { consentPages } from './consent.page.ts';
+import { oauthClientsPage } from './oauth-clients.page.ts';
 import { extensionsPage } from './extensions.page.ts';
 import { overviewPage } from './overview.page.ts';
 import { createPageRenderer, csrfUserInfo, PageError, SESSION_COOKIE, type RenderPage } from './page-context.ts';
@@ -24,12 +28,13 @@ export interface PageDeps {
   services: Services;
   signIn: SignInService;
   render: RenderPage;
+  authorizationServers: AuthorizationServers;
 }
 
 /** A page route's parts: the routes register themselves on the pages scope. */
 export type PageRoutes = (scope: FastifyInstance, deps: PageDeps) => void;
 
-const pageRoutes: PageRoutes[] = [signInPages, overviewPage, apiKeysPage, webhooksPages, extensionsPage];
+const pageRoutes: PageRoutes[] = [signInPages, consentPages, overviewPage, apiKeysPage, oauthClientsPage, webhooksPages, extensionsPage];
 
 function pageErrorOf(err: unknown): PageError {
   if (err instanceof PageError) return err;
@@ -42,12 +47,18 @@ function pageErrorOf(err: unknown): PageError {
     if (err.status === 412) return new PageError(412, 'Not included in your plan', `${err.detail} (${err.code})`);
     return new PageError(err.status, err.title, `${err.detail} (${err.code})`);
   }
+  if (isDatabaseUnavailable(err)) {
+    return new PageError(502, 'Temporarily unavailable', `The service cannot reach its database just now. Nothing was changed; try again in ${DATABASE_RETRY_AFTER_S} seconds.`, { 'Retry-After': String(DATABASE_RETRY_AFTER_S) });
+  }
   if ((err as FastifyError).statusCode === 413) return new PageError(413, 'Too large', 'The form is larger than this service accepts.');
   if ((err as FastifyError).statusCode === 415 || (err as FastifyError).statusCode === 400) return new PageError(400, 'The form could not be read', 'Send the form from its page.');
   return new PageError(500, 'Something went wrong', 'The page failed on our side. Nothing you did caused it; try again in a moment.');
 }
 
-export async function registerPages(app: FastifyInstance, deps: { config: Config; services: Services; throttle: LoginThrottle; csrfKey: string }): Promise<void> {
+export async function registerPages(
+  app: FastifyInstance,
+  deps: { config: Config; services: Services; throttle: LoginThrottle; csrfKey: string; authorizationServers: AuthorizationServers },
+): Promise<void> {
   const { config, services } = deps;
   const secure = config.publicScheme === 'https';
   const render = createPageRenderer(services.sessions);
@@ -71,7 +82,8 @@ export async function registerPages(app: FastifyInstance, deps: { config: Config
           scriptSrc: ["'self'"],
           styleSrc: ["'self'"],
           imgSrc: ["'self'", 'data:'],
-          formAction: ["'self'"],
+          // No form-action: Chrome applies it to the redirects after a form, and signing in or consenting for
+          // an OAuth client ends in a redirect to that client's own address.
           frameAncestors: ["'none'"],
           baseUri: ["'none'"],
           objectSrc: ["'none'"],
@@ -120,12 +132,12 @@ export async function registerPages(app: FastifyInstance, deps: { config: Config
 
     scope.setErrorHandler(async (err, request: FastifyRequest, reply: FastifyReply) => {
       const page = pageErrorOf(err);
-      if (page.status >= 500) request.log.error({ err }, 'page failed');
+      if (page.status === 500) request.log.error({ err }, 'page failed');
       reply.headers(page.headers);
       return render(request, reply, 'error', { title: page.title, message: page.message, status: page.status }, page.status);
     });
 
-    const pageDeps: PageDeps = { app, config, services, signIn, render };
+    const pageDeps: PageDeps = { app, config, services, signIn, render, authorizationServers: deps.authorizationServers };
     for (const routes of pageRoutes) routes(scope, pageDeps);
   });
 }

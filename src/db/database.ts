@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, SqliteDialect, type CompiledQuery, type KyselyConfig } from 'kysely';
 import pg from 'pg';
+import { createGuardedPool } from './pg-pool.ts';
 import { NodeSqliteDatabase } from './sqlite-adapter.ts';
 import { PipelinedPostgresDialect } from './postgres-driver.ts';
 import type { Tables } from './tables.ts';
@@ -25,6 +26,10 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** PostgreSQL schema to work in (tests give each app its own). */
   pgSchema?: string;
+  /** PostgreSQL: bound connecting and each query in time (pg-pool.ts), so a lost database answers 502 quickly. */
+  timeouts?: boolean;
+  /** PostgreSQL: told about each connection that failed. */
+  onConnectionError?: (err: Error) => void;
   /** Sees every statement run (the query-plan test explains them); unset in production, where it would cost. */
   onQuery?: (query: CompiledQuery) => void;
 }
@@ -45,15 +50,17 @@ export function openDatabase(options: DatabaseOptions): Database {
   const { onQuery } = options;
   const log: Pick<KyselyConfig, 'log'> = onQuery ? { log: (event) => onQuery(event.query) } : {};
   if (options.databaseUrl) {
-    const pool = new pg.Pool({
+    const pool = createGuardedPool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       types: pgTypes,
       // Lets a transaction send several statements in one write (postgres-driver.ts).
       pipeline: true,
       ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+      timeouts: options.timeouts ?? false,
+      onConnectionError: options.onConnectionError,
     });
-    const db = new Kysely<Tables>({ dialect: new PipelinedPostgresDialect(pool), ...log });
+    const db = new Kysely<Tables>({ dialect: new PipelinedPostgresDialect(pool, { onConnectionError: options.onConnectionError }), ...log });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   const file = options.sqliteFile ?? ':memory:';

@@ -13,8 +13,10 @@
 //    error and the transaction is rolled back, as if it had failed at once.
 //
 // Statements compiled by prepared.ts carry a name, so each connection parses them once.
-// Everything else — other writes, locking reads, anything inside a transaction — runs on a pooled connection
-// of its own, as with Kysely's driver. Errors are node-postgres's own, unchanged.
+// Everything else — other writes, locking reads, anything inside a transaction — runs on a connection of the
+// pool (pg-pool.ts: bounded in time, destroyed when it failed), as with Kysely's driver. The shared readers
+// get the pool's settings (timeouts included), log their failures the same way and are replaced when their
+// connection fails. Errors are node-postgres's own, unchanged.
 import net from 'node:net';
 import { setImmediate } from 'node:timers';
 import pg from 'pg';
@@ -25,9 +27,11 @@ import {
   SelectQueryNode,
   type DatabaseConnection,
   type Driver,
+  type PostgresPool,
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { isDatabaseUnavailable } from './availability.ts';
 import { hintsOf } from './statement-hints.ts';
 
 /** Shared read connections. */
@@ -39,6 +43,21 @@ const SHARED_READERS = 2;
 const BATCH_IN_FLIGHT = 16;
 
 type PgClient = pg.Client & { connection: { stream: net.Socket } };
+/**
+ * A pooled connection (pg-pool.ts's wrapper, which passes node-postgres's query config through); its socket,
+ * when it shows it, lets statements share a write.
+ */
+interface PoolClient {
+  query(config: pg.QueryConfig): Promise<pg.QueryResult>;
+  release(destroy?: boolean): void;
+  stream?: net.Socket;
+}
+const checkOut = async (pool: PostgresPool) => (await pool.connect()) as unknown as PoolClient;
+
+export interface PipelinedPostgresOptions {
+  /** Told about each shared read connection that failed, as the pool tells about its own. */
+  onConnectionError?: (err: Error) => void;
+}
 
 function toConfig(query: CompiledQuery): pg.QueryConfig {
   const name = hintsOf(query)?.name;
@@ -58,15 +77,15 @@ function isPlainRead(query: CompiledQuery): boolean {
   return SelectQueryNode.is(node) && node.with === undefined && (node.endModifiers === undefined || node.endModifiers.length === 0);
 }
 
-/** Submits queries on a pipelined client in one socket write; resolves once all have answered, or throws the first error. */
-async function sendTogether(client: PgClient, queries: CompiledQuery[]): Promise<pg.QueryResult[]> {
-  const stream = client.connection.stream;
-  stream.cork();
+/** Submits queries on a pipelined connection in one socket write; resolves once all have answered, or throws the first error. */
+async function sendTogether(client: PoolClient, queries: CompiledQuery[]): Promise<pg.QueryResult[]> {
+  const stream = client.stream;
+  stream?.cork();
   let pending: Array<Promise<pg.QueryResult>>;
   try {
     pending = queries.map((q) => client.query(toConfig(q)));
   } finally {
-    stream.uncork();
+    stream?.uncork();
   }
   const settled = await Promise.allSettled(pending);
   const failed = settled.find((s) => s.status === 'rejected');
@@ -77,6 +96,7 @@ async function sendTogether(client: PgClient, queries: CompiledQuery[]): Promise
 /** A long-lived pipelined connection for plain reads; reconnects on next use after losing its connection. */
 class SharedReader {
   readonly #options: pg.ClientConfig;
+  readonly #onConnectionError: (err: Error) => void;
   #ready: Promise<PgClient> | undefined;
   #corked: PgClient | undefined;
   inFlight = 0;
@@ -86,21 +106,30 @@ class SharedReader {
     return this.#corked !== undefined;
   }
 
-  constructor(options: pg.ClientConfig) {
+  constructor(options: pg.ClientConfig, onConnectionError: (err: Error) => void) {
     this.#options = options;
+    this.#onConnectionError = onConnectionError;
   }
 
   #connect(): Promise<PgClient> {
     const client = new pg.Client({ ...this.#options, pipeline: true }) as PgClient;
     const ready = client.connect().then(() => client);
     this.#ready = ready;
-    const forget = () => {
-      if (this.#ready === ready) this.#ready = undefined;
-    };
     // A lost connection fails the reads in flight (node-postgres rejects them); the next read reconnects.
-    client.on('error', forget);
-    ready.catch(forget);
+    client.on('error', (err) => {
+      this.#onConnectionError(err);
+      this.#drop(ready);
+    });
+    client.on('end', () => this.#drop(ready));
+    ready.catch(() => this.#drop(ready));
     return ready;
+  }
+
+  /** Forgets a connection, so that the next read makes a new one; ends it if it is still open. */
+  #drop(ready: Promise<PgClient>): void {
+    if (this.#ready !== ready) return;
+    this.#ready = undefined;
+    void ready.then((client) => client.end()).catch(() => {});
   }
 
   async query(query: CompiledQuery): Promise<pg.QueryResult> {
@@ -118,6 +147,10 @@ class SharedReader {
         });
       }
       return await client.query(toConfig(query));
+    } catch (err) {
+      // Timed out or cut off: this connection may be stuck behind the lost statement (pg-pool.ts does the same).
+      if (isDatabaseUnavailable(err) && this.#ready) this.#drop(this.#ready);
+      throw err;
     } finally {
       this.inFlight--;
     }
@@ -137,7 +170,7 @@ class SharedReader {
  */
 class RoutedConnection implements DatabaseConnection {
   readonly #driver: PipelinedPostgresDriver;
-  #client: (pg.PoolClient & PgClient) | undefined;
+  #client: PoolClient | undefined;
   /** BEGIN, not yet sent: it goes with the transaction's first statement. */
   #begin: CompiledQuery | undefined;
   #inTransaction = false;
@@ -151,7 +184,7 @@ class RoutedConnection implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (!this.#inTransaction) {
       if (isPlainRead(query)) return toResult(await this.#driver.read(query));
-      const client = await this.#driver.pool.connect();
+      const client = await checkOut(this.#driver.pool);
       try {
         return toResult(await client.query(toConfig(query)));
       } finally {
@@ -171,7 +204,7 @@ class RoutedConnection implements DatabaseConnection {
     const queries = [...(this.#begin ? [this.#begin] : []), ...this.#deferred, query];
     this.#begin = undefined;
     this.#deferred = [];
-    this.#client ??= (await this.#driver.pool.connect()) as pg.PoolClient & PgClient;
+    this.#client ??= await checkOut(this.#driver.pool);
     try {
       return await sendTogether(this.#client, queries);
     } catch (err) {
@@ -210,7 +243,7 @@ class RoutedConnection implements DatabaseConnection {
     this.#endTransaction();
     if (!sent || !this.#client) return;
     try {
-      await this.#client.query('rollback');
+      await this.#client.query(toConfig(CompiledQuery.raw('rollback')));
     } catch (err) {
       this.#broken = true;
       throw err;
@@ -240,16 +273,16 @@ class RoutedConnection implements DatabaseConnection {
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 class PipelinedPostgresDriver implements Driver {
-  readonly pool: pg.Pool;
+  readonly pool: PostgresPool;
   readonly #readers: SharedReader[];
   /** Released connection objects, reused: Kysely asks for one per statement outside transactions. */
   readonly #idle: RoutedConnection[] = [];
 
-  constructor(pool: pg.Pool) {
+  constructor(pool: PostgresPool & { options: pg.PoolConfig }, options: PipelinedPostgresOptions) {
     this.pool = pool;
-    // The pool's own settings (server, schema, type parsers, timeouts) apply to the shared readers too.
-    const options = pool.options as pg.ClientConfig;
-    this.#readers = Array.from({ length: SHARED_READERS }, () => new SharedReader(options));
+    // The pool's own settings (server, schema, type parsers, timeouts, keep-alive) apply to the shared readers too.
+    const onConnectionError = options.onConnectionError ?? (() => {});
+    this.#readers = Array.from({ length: SHARED_READERS }, () => new SharedReader(pool.options, onConnectionError));
   }
 
   read(query: CompiledQuery): Promise<pg.QueryResult> {
@@ -304,14 +337,17 @@ class PipelinedPostgresDriver implements Driver {
 
 /** Kysely's PostgreSQL dialect (compiler, adapter, introspection) over the driver above. */
 export class PipelinedPostgresDialect extends PostgresDialect {
-  readonly #pool: pg.Pool;
+  readonly #pool: PostgresPool & { options: pg.PoolConfig };
+  readonly #options: PipelinedPostgresOptions;
 
-  constructor(pool: pg.Pool) {
+  /** `pool` as pg-pool.ts makes it: its connections created in pipeline mode. */
+  constructor(pool: PostgresPool & { options: pg.PoolConfig }, options: PipelinedPostgresOptions = {}) {
     super({ pool });
     this.#pool = pool;
+    this.#options = options;
   }
 
   override createDriver(): Driver {
-    return new PipelinedPostgresDriver(this.#pool);
+    return new PipelinedPostgresDriver(this.#pool, this.#options);
   }
 }

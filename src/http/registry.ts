@@ -67,7 +67,12 @@ export interface RegistryDeps {
 
 export function registerOperations(app: FastifyInstance, operations: Operation[], deps: RegistryDeps): void {
   const { services, idempotency, limits, revisions } = deps;
-  const admit = createAdmission({ organisations: services.organisations, authenticators: [services.apiKeys.authenticator], limits, revisions });
+  const admit = createAdmission({
+    organisations: services.organisations,
+    authenticators: [services.apiKeys.authenticator, services.oauthTokens.authenticator],
+    limits,
+    revisions,
+  });
 
   for (const op of operations) {
     const successSchema = op.success.schema;

@@ -29,8 +29,8 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(options: Pick<DatabaseOptions, 'onQuery'> = {}): Promise<TestDatabase> {
-  if (testDatabaseUrl) {
+export async function createTestDatabase(dialect: 'sqlite' | 'postgres' = dialectUnderTest, options: Pick<DatabaseOptions, 'onQuery'> = {}): Promise<TestDatabase> {
+  if (dialect === 'postgres' && testDatabaseUrl) {
     const schema = `t_${randomBytes(6).toString('hex')}`;
     const admin = new pg.Client({ connectionString: testDatabaseUrl });
     await admin.connect();
@@ -92,7 +92,11 @@ export interface TestAppOptions {
   clock?: Clock;
   operations?: Operation[];
   revisions?: Revisions;
-  /** Sees every statement the app runs (DatabaseOptions.onQuery). */
+  /** SQLite even when TEST_DATABASE_URL is set (a test of SQLite's own failures). */
+  dialect?: 'sqlite' | 'postgres';
+  /** The database the app itself uses, if not the test's (the same one through a proxy, say); factories use the test's. */
+  appDatabase?: (test: TestDatabase) => Database;
+  /** Sees every statement the test's database runs (DatabaseOptions.onQuery). */
   onQuery?: DatabaseOptions['onQuery'];
 }
 
@@ -111,9 +115,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
     ...options.env,
   });
   const clock = options.clock ?? systemClock;
-  const testDb = await createTestDatabase({ onQuery: options.onQuery });
-  const app = await buildApp({ config, database: testDb.database, clock, operations: options.operations, revisions: options.revisions });
-  const make = createFactories(app.services, testDb.database, { webhookUrl: receiver.url });
+  const testDb = await createTestDatabase(options.dialect, { onQuery: options.onQuery });
+  const appDatabase = options.appDatabase?.(testDb) ?? testDb.database;
+  const app = await buildApp({ config, database: appDatabase, clock, operations: options.operations, revisions: options.revisions });
+  const make = createFactories(app.services, testDb.database, { webhookUrl: receiver.url }, app);
   let port: number | undefined;
   return {
     app,
@@ -148,6 +153,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
     async close() {
       await receiver.close();
       await app.close();
+      if (appDatabase !== testDb.database) await appDatabase.close();
       await testDb.drop();
       fs.rmSync(files, { recursive: true, force: true });
     },
