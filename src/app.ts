@@ -19,6 +19,7 @@ import { registerPages } from './admin/pages.ts';
 import { registerViews } from './admin/views.ts';
 import { createAuthorizationServers } from './auth/oauth/authorization-servers.ts';
 import { registerOAuthRoutes } from './auth/oauth/oauth-routes.ts';
+import { registerMcpRoutes } from './mcp/mcp-routes.ts';
 import { readDeploymentSecret } from './db/deployment-secrets.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { operations as allOperations } from './operations.ts';
@@ -112,6 +113,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     csrfKey: await readDeploymentSecret(database.db, 'csrf_hmac_key'),
   });
   registerOperations(app, operations, { services, idempotency, limits, revisions });
+  await registerMcpRoutes(app, { config, services, clock, operations, revisions, limits });
   // Idempotency records live 24 hours, sessions 12 at most; expired ones are ignored at once and purged here.
   const purge = setInterval(() => {
     idempotency.purgeExpired().catch((err) => app.log.warn({ err }, 'idempotency purge failed'));

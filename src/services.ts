@@ -11,6 +11,7 @@ import { createOAuthClientService } from './auth/oauth/clients.service.ts';
 import { createOAuthClientStore } from './auth/oauth/client-store.ts';
 import { createAccessTokenAuthenticator } from './auth/oauth/access-tokens.ts';
 import { createMcpSettingsService } from './mcp/mcp-settings.service.ts';
+import { createDispatchCredentials } from './mcp/dispatch-credential.ts';
 import { createOrganisationService } from './domain/organisations/organisations.service.ts';
 import { createPeopleService } from './domain/people/people.service.ts';
 import { createCourseService } from './domain/courses/courses.service.ts';
@@ -62,15 +63,19 @@ export function createServices(baseDeps: ServiceDeps) {
     send: createHttpSender({ ca: baseDeps.webhooks.ca }),
     secrets: createSecretBox(baseDeps.webhooks.secretKey),
   };
+  const apiKeys = createApiKeyService(deps);
+  const oauthTokens = createAccessTokenAuthenticator({ ...deps, organisations });
   return {
     organisations,
     people: createPeopleService(deps),
     sessions: createSessionService(deps),
     oauthClients: createOAuthClientService(deps),
     oauthClientStore: createOAuthClientStore(deps),
-    oauthTokens: createAccessTokenAuthenticator({ ...deps, organisations }),
+    oauthTokens,
     mcpSettings: createMcpSettingsService(deps),
-    apiKeys: createApiKeyService(deps),
+    // How /mcp authenticates, and how a tool call's REST request carries the caller's credential.
+    mcpDispatch: createDispatchCredentials({ apiKeys: apiKeys.authenticator, accessTokens: oauthTokens }),
+    apiKeys,
     courses: createCourseService(deps),
     sections: createSectionService(deps),
     emailTemplates: createEmailTemplateService(deps),

@@ -72,8 +72,17 @@ export interface McpSettingsTable {
   updated_at: Timestamp;
 }
 
+/** One row per used confirmation of a destructive MCP tool (its nonce), kept until the confirmation expires. */
+export interface McpConfirmationsUsedTable {
+  nonce: string;
+  organisation_id: string;
+  used_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface AuthTables {
   mcp_settings: McpSettingsTable;
+  mcp_confirmations_used: McpConfirmationsUsedTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;
   oauth_clients: OAuthClientsTable;

@@ -105,6 +105,11 @@ export const errorCatalog = {
   'bulk.too_many_operations': entry(413, 'quota', 'The bulk request has more operations than allowed'),
   'bulk.rolled_back': entry(409, 'conflict', 'Another operation of the atomic bulk request failed, so this one was rolled back'),
 
+  // The MCP server (CONTRACT: MCP)
+  'mcp.disabled': entry(404, 'not_found', "This organisation's administrator has switched the MCP server off"),
+  'mcp.invalid_arguments': entry(422, 'validation', 'The tool arguments are invalid'),
+  'mcp.confirmation_invalid': entry(422, 'validation', 'The confirmation is wrong, used, expired or for another call'),
+
   'internal.error': entry(500, 'internal', 'Something went wrong on our side'),
   'health.database_unreachable': entry(503, 'internal', 'The database is not reachable'),
 } as const satisfies Record<string, CatalogEntry>;
