@@ -102,6 +102,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     publicOrigin: config,
     cookieKey: await readDeploymentSecret(database.db, 'oauth_cookie_key'),
     signingJwk: JSON.parse(await readDeploymentSecret(database.db, 'oauth_signing_jwk')) as Record<string, unknown>,
+    // The organisation read afresh: a provider is kept across requests, its plan may have changed since.
+    selfRegistrationAllowed: async (org) => (await services.organisations.findById(org.id))?.plan !== 'no-api' && (await services.mcpSettings.get(org.id)).allowSelfRegistration,
+    fetchMetadataDocument: services.clientIdMetadataFetch,
     renderError: (error) => app.view('oauth/error', { title: 'The sign-in request cannot go on', error }),
   });
   await registerOAuthRoutes(app, { services, servers: authorizationServers, publicOrigin: config });

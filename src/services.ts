@@ -12,6 +12,7 @@ import { createOAuthClientStore } from './auth/oauth/client-store.ts';
 import { createAccessTokenAuthenticator } from './auth/oauth/access-tokens.ts';
 import { createMcpSettingsService } from './mcp/mcp-settings.service.ts';
 import { createDispatchCredentials } from './mcp/dispatch-credential.ts';
+import { createMetadataDocumentFetch } from './auth/oauth/client-id-metadata.ts';
 import { createOrganisationService } from './domain/organisations/organisations.service.ts';
 import { createPeopleService } from './domain/people/people.service.ts';
 import { createCourseService } from './domain/courses/courses.service.ts';
@@ -73,6 +74,8 @@ export function createServices(baseDeps: ServiceDeps) {
     oauthClientStore: createOAuthClientStore(deps),
     oauthTokens,
     mcpSettings: createMcpSettingsService(deps),
+    // OAuth Client ID Metadata Documents are fetched like webhooks are sent: through the SSRF guard.
+    clientIdMetadataFetch: createMetadataDocumentFetch({ guard: webhookParts.guard, ca: baseDeps.webhooks.ca }),
     // How /mcp authenticates, and how a tool call's REST request carries the caller's credential.
     mcpDispatch: createDispatchCredentials({ apiKeys: apiKeys.authenticator, accessTokens: oauthTokens }),
     apiKeys,

@@ -69,6 +69,8 @@ export interface McpSettingsTable {
   allow_self_registration: boolean | number;
   /** JSON array of tool names switched on. */
   tools_on: string;
+  /** JSON array of the tool names the administrator decided about (null: all of them). */
+  tools_known: string | null;
   updated_at: Timestamp;
 }
 

@@ -61,7 +61,8 @@ const CONFIRM_SCHEMA = {
 };
 
 export function isToolOn(tool: Tool, settings: McpSettings): boolean {
-  return settings.toolsOn ? settings.toolsOn.has(tool.name) : onByDefault(tool);
+  const decided = settings.toolsOn !== undefined && (settings.toolsKnown === undefined || settings.toolsKnown.has(tool.name));
+  return decided ? settings.toolsOn!.has(tool.name) : onByDefault(tool);
 }
 
 const inScope = (tool: Tool, actor: Actor) => tool.op.scope === null || actor.scopes.has(tool.op.scope);
