@@ -303,7 +303,7 @@ describe('MCP server at /mcp', () => {
   describe('refusals', () => {
     test('a plan without the API entitlement: every MCP request is a 412 commerce.plan_entitlement', async () => {
       const poor = await t.make.caller({ plan: 'no-api' });
-      for (const headers of [{}, { authorization: `Bearer ${poor.key}` }]) {
+      for (const headers of [{}, { authorization: `Bearer ${poor.key}` }] as Array<Record<string, string>>) {
         const res = await postMcp(t, poor.org, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', headers);
         assert.equal(res.status, 412);
         assert.equal(res.json.code, 'commerce.plan_entitlement');

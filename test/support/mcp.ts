@@ -35,7 +35,7 @@ export async function connectMcp(t: TestContext, org: Organisation, options: Mcp
   );
   if (options.onElicit) {
     const answer = options.onElicit;
-    client.setRequestHandler('elicitation/create', async (request) => answer(request.params.message));
+    client.setRequestHandler('elicitation/create', async (request) => answer(request.params.message) as never);
   }
   await client.connect(mcpTransport(t, org, options));
   return client;
