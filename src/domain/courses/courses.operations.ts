@@ -36,6 +36,7 @@ export const courseOperations = [
   }),
   defineOperation({
     id: 'createCourse',
+    errorCodes: ['resource.external_id_taken'],
     emits: ['course.created'],
     method: 'POST',
     path: '/courses',
@@ -53,6 +54,7 @@ export const courseOperations = [
   }),
   defineOperation({
     id: 'updateCourse',
+    errorCodes: ['course.deleted'],
     emits: ['course.updated'],
     method: 'PATCH',
     path: '/courses/{id}',
@@ -73,6 +75,7 @@ export const courseOperations = [
   }),
   deleteByIdOperation({
     id: 'deleteCourse',
+    errorCodes: ['course.deleted'],
     collection: 'courses',
     emits: ['course.deleted'],
     tag: 'Courses',
@@ -111,6 +114,7 @@ export const courseOperations = [
   }),
   defineOperation({
     id: 'createCategory',
+    errorCodes: ['resource.external_id_taken'],
     emits: ['category.created'],
     method: 'POST',
     path: '/categories',
@@ -128,6 +132,7 @@ export const courseOperations = [
   }),
   defineOperation({
     id: 'updateCategory',
+    errorCodes: ['category.deleted'],
     emits: ['category.updated'],
     method: 'PATCH',
     path: '/categories/{id}',
@@ -148,6 +153,7 @@ export const courseOperations = [
   }),
   deleteByIdOperation({
     id: 'deleteCategory',
+    errorCodes: ['category.deleted'],
     collection: 'categories',
     emits: ['category.deleted'],
     tag: 'Courses',
@@ -161,6 +167,7 @@ export const courseOperations = [
   ...syncOperations({
     collection: 'courses',
     resourceType: 'course',
+    upsertErrorCodes: ['course.deleted', 'resource.external_id_taken'],
     upsertEmits: ['course.created', 'course.updated'],
     tag: 'Courses',
     item: Course,
@@ -175,6 +182,7 @@ export const courseOperations = [
   ...syncOperations({
     collection: 'categories',
     resourceType: 'category',
+    upsertErrorCodes: ['category.deleted', 'resource.external_id_taken'],
     upsertEmits: ['category.created', 'category.updated'],
     tag: 'Categories',
     item: Category,
