@@ -9,7 +9,8 @@ import type { Operation } from './operation.ts';
 import { API_PREFIX } from './registry.ts';
 import { createTenancyHook } from './pipeline.ts';
 import type { Revisions } from './revisions.ts';
-import { requestedRevision } from './pipeline.ts';
+import { documentedRevision } from '../docs/requested-revision.ts';
+import { registerReferenceRoutes } from '../docs/reference.ts';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -18,17 +19,20 @@ export function registerDocsRoutes(app: FastifyInstance, opts: { operations: Ope
   const { config } = opts;
 
   app.get(`${API_PREFIX}/openapi.json`, { onRequest: createTenancyHook(app.services.organisations) }, async (request, reply) => {
-    // spec: Versioning 5 — the document reflects the revision asked for (without a credential: the current one).
-    const revision = requestedRevision(opts.revisions, request.headers['service-version']) ?? opts.revisions.current;
+    // spec: Versioning 5 — the document reflects the revision asked for (`Service-Version`, or `?version=` as a
+    // browser sends it; without either and without a credential: the current one).
+    const revision = documentedRevision(opts.revisions, request);
     const serverUrl = `${config.publicScheme}://${request.host}`;
     const key = `${serverUrl} ${revision}`;
     let body = cache.get(key);
     if (body === undefined) {
-      body = JSON.stringify(buildOpenApiDocument(opts.operations, { serverUrl, revision, revisions: opts.revisions }));
+      body = JSON.stringify(buildOpenApiDocument(opts.operations, { serverUrl, revision, revisions: opts.revisions, errorsUrl: config.errorsUrl }));
       cache.set(key, body);
     }
     return reply.header('Service-Version', revision).type('application/json').send(body);
   });
+
+  registerReferenceRoutes(app, opts);
 
   app.get('/docs/errors', async (_request, reply) => {
     const rows = Object.entries(errorCatalog)
