@@ -13,6 +13,13 @@ import { registerOperations } from './http/registry.ts';
 import { createIdempotency } from './http/idempotency.ts';
 import { apiChanges, createRevisions, type Revisions } from './http/revisions.ts';
 import { registerRateLimits } from './http/rate-limits.ts';
+import { connectRedis } from './redis.ts';
+import { databaseLoginThrottle, redisLoginThrottle } from './auth/login-throttle.ts';
+import { registerPages } from './admin/pages.ts';
+import { registerViews } from './admin/views.ts';
+import { createAuthorizationServers } from './auth/oauth/authorization-servers.ts';
+import { registerOAuthRoutes } from './auth/oauth/oauth-routes.ts';
+import { readDeploymentSecret } from './db/deployment-secrets.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { operations as allOperations } from './operations.ts';
 import type { Operation } from './http/operation.ts';
@@ -79,12 +86,37 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   const operations = [...allOperations, ...(options.operations ?? [])];
+  await registerViews(app);
   registerDocsRoutes(app, { operations, config, revisions });
   const idempotency = createIdempotency({ database, clock });
-  const limits = await registerRateLimits(app, { perMinute: config.rateLimitPerMinute, concurrency: config.concurrencyLimit, redisUrl: config.redisUrl });
+  // One Redis connection for what processes share through it: rate-limit counters, the sign-in lockout.
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  if (redis) app.addHook('onClose', async () => void (await redis.quit()));
+  const limits = await registerRateLimits(app, { perMinute: config.rateLimitPerMinute, concurrency: config.concurrencyLimit, redis });
+  const authorizationServers = createAuthorizationServers({
+    db: database.db,
+    clock,
+    people: services.people,
+    clients: services.oauthClientStore,
+    publicOrigin: config,
+    cookieKey: await readDeploymentSecret(database.db, 'oauth_cookie_key'),
+    signingJwk: JSON.parse(await readDeploymentSecret(database.db, 'oauth_signing_jwk')) as Record<string, unknown>,
+    renderError: (error) => app.view('oauth/error', { title: 'The sign-in request cannot go on', error }),
+  });
+  await registerOAuthRoutes(app, { services, servers: authorizationServers, publicOrigin: config });
+  await registerPages(app, {
+    config,
+    services,
+    authorizationServers,
+    throttle: redis ? redisLoginThrottle({ redis, clock }) : databaseLoginThrottle({ db: database.db, clock }),
+    csrfKey: await readDeploymentSecret(database.db, 'csrf_hmac_key'),
+  });
   registerOperations(app, operations, { services, idempotency, limits, revisions });
-  // Records live 24 hours; expired ones are ignored at once and purged here in the background.
-  const purge = setInterval(() => idempotency.purgeExpired().catch((err) => app.log.warn({ err }, 'idempotency purge failed')), 10 * 60_000);
+  // Idempotency records live 24 hours, sessions 12 at most; expired ones are ignored at once and purged here.
+  const purge = setInterval(() => {
+    idempotency.purgeExpired().catch((err) => app.log.warn({ err }, 'idempotency purge failed'));
+    services.sessions.purgeExpired().catch((err) => app.log.warn({ err }, 'session purge failed'));
+  }, 10 * 60_000);
   purge.unref();
   app.addHook('onClose', async () => clearInterval(purge));
   // An SMTP pool's idle connections would otherwise keep the process alive after close.

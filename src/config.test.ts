@@ -13,6 +13,15 @@ describe('configuration', () => {
     assert.equal(c.rateLimitPerMinute, 1200);
     assert.equal(c.concurrencyLimit, 25);
     assert.equal(c.errorsUrl, 'http://localhost:8080/docs/errors');
+    assert.equal(c.publicPort, 8080);
+  });
+
+  test('PUBLIC_PORT defaults to PORT with http and to none with https', () => {
+    assert.equal(loadConfig({ PORT: '9000' }).publicPort, 9000);
+    assert.equal(loadConfig({ PUBLIC_SCHEME: 'https' }).publicPort, undefined);
+    assert.equal(loadConfig({ PUBLIC_SCHEME: 'https' }).errorsUrl, 'https://localhost/docs/errors');
+    assert.equal(loadConfig({ PUBLIC_SCHEME: 'https', PUBLIC_PORT: '8443' }).publicPort, 8443);
+    assert.throws(() => loadConfig({ PUBLIC_PORT: '0' }), /PUBLIC_PORT/);
   });
 
   test('a bad value stops start-up with a message naming the variable', () => {

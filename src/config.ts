@@ -3,6 +3,7 @@
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import path from 'node:path';
+import { publicOrigin } from './public-origin.ts';
 
 const Bool = Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')]);
 const Int = (min: number, max: number) => Type.String({ pattern: '^[0-9]+$', minValue: min, maxValue: max });
@@ -22,6 +23,7 @@ export const ConfigSchema = Type.Object({
   MAIL_POLL_INTERVAL_MS: Int(100, 3_600_000),
   ATRIUM_ROLES: Type.String({ pattern: '^(api|worker)(,(api|worker))*$' }),
   PUBLIC_SCHEME: Type.Union([Type.Literal('http'), Type.Literal('https')], { default: 'http' }),
+  PUBLIC_PORT: Type.Optional(Int(1, 65535)),
   TRUST_PROXY: Bool,
   ERRORS_URL: Type.Optional(Url('https?')),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
@@ -67,6 +69,11 @@ export interface Config {
   /** What this process runs: the HTTP API, the background jobs (worker), or both. */
   roles: ReadonlySet<Role>;
   publicScheme: 'http' | 'https';
+  /**
+   * Port of organisation addresses in absolute URLs (CONTRACT: public origin): PUBLIC_PORT, else PORT with
+   * `http` (development: the printed URL works as it is) and none with `https` (a TLS proxy on 443).
+   */
+  publicPort: number | undefined;
   trustProxy: boolean;
   /** Base of problem `type` URIs; defaults to this service's own error pages. */
   errorsUrl: string;
@@ -111,6 +118,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const c = withDefaults as Static<typeof ConfigSchema>;
   const flag = (v: string) => v === 'true' || v === '1';
   const port = Number(c.PORT);
+  const publicPort = c.PUBLIC_PORT !== undefined ? Number(c.PUBLIC_PORT) : c.PUBLIC_SCHEME === 'http' ? port : undefined;
   return {
     host: c.HOST,
     port,
@@ -124,8 +132,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailPollIntervalMs: Number(c.MAIL_POLL_INTERVAL_MS),
     roles: new Set(c.ATRIUM_ROLES.split(',') as Role[]),
     publicScheme: c.PUBLIC_SCHEME,
+    publicPort,
     trustProxy: flag(c.TRUST_PROXY),
-    errorsUrl: (c.ERRORS_URL ?? `${c.PUBLIC_SCHEME}://localhost:${port}/docs/errors`).replace(/\/$/, ''),
+    errorsUrl: (c.ERRORS_URL ?? `${publicOrigin({ publicScheme: c.PUBLIC_SCHEME, publicPort }, 'localhost')}/docs/errors`).replace(/\/$/, ''),
     logLevel: c.LOG_LEVEL,
     rateLimitPerMinute: Number(c.RATE_LIMIT_PER_MINUTE),
     concurrencyLimit: Number(c.CONCURRENCY_LIMIT),

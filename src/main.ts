@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, type Config, type Role } from './config.ts';
 import { backgroundJobs } from './jobs/jobs.ts';
 import { startWorker } from './jobs/worker.ts';
 import { openRuntime } from './runtime.ts';
+import { publicOrigin } from './public-origin.ts';
 
 export async function serve(config: Config, roles: ReadonlySet<Role> = config.roles): Promise<void> {
   const { database, services, clock } = await openRuntime(config);
@@ -30,7 +31,7 @@ export async function serve(config: Config, roles: ReadonlySet<Role> = config.ro
     return;
   }
   const address = await app.listen({ host: config.host, port: config.port });
-  if (created) process.stdout.write(describeBootstrap(created, `${config.publicScheme}://localhost:${config.port}`) + '\n');
+  if (created) process.stdout.write(describeBootstrap(created, publicOrigin(config, created.organisation.address)) + '\n');
   app.log.info({ address, database: database.dialect, roles: [...roles] }, 'atrium listening');
 }
 

@@ -38,6 +38,7 @@ export async function servicesFor(
       leaseMs: config.webhookLeaseMs,
     },
     revisions: options.revisions ?? createRevisions(apiChanges),
+    publicOrigin: config,
     onBackgroundError: options.onBackgroundError,
   });
 }

@@ -4,7 +4,13 @@ import type { Clock } from './clock.ts';
 import type { Db } from './db/database.ts';
 import type { CursorCodec } from './http/pagination.ts';
 import type { Revisions } from './http/revisions.ts';
+import { publicOrigin, type PublicOriginSettings } from './public-origin.ts';
 import { createApiKeyService } from './auth/api-keys.service.ts';
+import { createSessionService } from './auth/sessions.service.ts';
+import { createOAuthClientService } from './auth/oauth/clients.service.ts';
+import { createOAuthClientStore } from './auth/oauth/client-store.ts';
+import { createAccessTokenAuthenticator } from './auth/oauth/access-tokens.ts';
+import { createMcpSettingsService } from './mcp/mcp-settings.service.ts';
 import { createOrganisationService } from './domain/organisations/organisations.service.ts';
 import { createPeopleService } from './domain/people/people.service.ts';
 import { createCourseService } from './domain/courses/courses.service.ts';
@@ -13,7 +19,7 @@ import { createEventRecorder } from './events/outbox.ts';
 import { createWebhookService } from './domain/webhooks/webhooks.service.ts';
 import { createEndpointGuard } from './domain/webhooks/endpoint-guard.ts';
 import { createHttpSender } from './domain/webhooks/http-sender.ts';
-import { createSecretBox } from './domain/webhooks/secrets.ts';
+import { createSecretBox } from './crypto/secret-box.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
 import { createWebhookDeliverer } from './domain/webhooks/deliverer.ts';
 import { createExtensionService } from './domain/extensions/extensions.service.ts';
@@ -39,6 +45,8 @@ export interface ServiceDeps {
   mail: MailSettings;
   cursors: CursorCodec;
   revisions: Revisions;
+  /** Links in mails point at the organisation's public origin (CONTRACT: Organisations and addresses). */
+  publicOrigin: PublicOriginSettings;
   onBackgroundError?: (err: unknown) => void;
 }
 
@@ -46,6 +54,7 @@ export function createServices(baseDeps: ServiceDeps) {
   const events = createEventRecorder(baseDeps);
   const deps = { ...baseDeps, events };
   const extensions = createExtensionService(deps);
+  const organisations = createOrganisationService(deps);
   const mail = createMailer(baseDeps.mail, deps);
   // One SSRF guard, HTTPS sender and secret box for the API (verification pings) and the delivery worker.
   const webhookParts = {
@@ -54,8 +63,13 @@ export function createServices(baseDeps: ServiceDeps) {
     secrets: createSecretBox(baseDeps.webhooks.secretKey),
   };
   return {
-    organisations: createOrganisationService(deps),
+    organisations,
     people: createPeopleService(deps),
+    sessions: createSessionService(deps),
+    oauthClients: createOAuthClientService(deps),
+    oauthClientStore: createOAuthClientStore(deps),
+    oauthTokens: createAccessTokenAuthenticator({ ...deps, organisations }),
+    mcpSettings: createMcpSettingsService(deps),
     apiKeys: createApiKeyService(deps),
     courses: createCourseService(deps),
     sections: createSectionService(deps),
@@ -66,7 +80,7 @@ export function createServices(baseDeps: ServiceDeps) {
     // One entry per activity type that has settings or rows of its own (see activities/activity-types.ts).
     activities: createActivityService({ ...deps, extensions, types: { wiki: wikiActivityType } }),
     wikiPages: createWikiPageService(deps),
-    lessonPages: createLessonPageService(deps),
+    lessonPages: createLessonPageService({ ...deps, extensions }),
     emailMessages: createEmailMessageService({ ...deps, mail }),
     mail,
     mailLog: createMailLogReader(deps),
@@ -83,8 +97,10 @@ export function createServices(baseDeps: ServiceDeps) {
         ...deps,
         ...webhookParts,
         leaseMs: baseDeps.webhooks.leaseMs,
-        notify: async (organisationId, to, subject, text) => {
-          for (const address of to) await mail.send({ organisationId, to: { name: '', address }, subject, text });
+        notify: async (organisationId, to, subject, text, adminPath) => {
+          const org = await organisations.findById(organisationId);
+          const link = org ? `\n\n${publicOrigin(baseDeps.publicOrigin, org.address)}${adminPath}` : '';
+          for (const address of to) await mail.send({ organisationId, to: { name: '', address }, subject, text: text + link });
         },
       }),
     },

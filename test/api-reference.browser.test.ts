@@ -12,7 +12,7 @@ import { defineOperation } from '../src/http/operation.ts';
 import { createRevisions, type RevisionChange } from '../src/http/revisions.ts';
 import { operations } from '../src/operations.ts';
 import { referenceAnchor } from '../src/docs/html.ts';
-import { guardedContext, launchBrowser, type GuardedContext } from './support/browser.ts';
+import { guardedContext, launchBrowser, TEST_HOSTS_ON_LOOPBACK, type GuardedContext } from './support/browser.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 
 // A revision of the test's own: on 2027-01-01 a widget's `name` became `title`.
@@ -49,7 +49,7 @@ describe('API reference in a browser', () => {
   let guard: GuardedContext;
 
   before(async () => {
-    browser = await launchBrowser();
+    browser = await launchBrowser({ args: [TEST_HOSTS_ON_LOOPBACK] });
     t = await startTestApp({ operations: [widget], revisions: createRevisions([renamed]) });
     const { org } = await t.make.caller();
     await t.app.listen({ port: 0, host: '127.0.0.1' });

@@ -14,7 +14,9 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openRuntime } from '../src/runtime.ts';
 import { demoSteps } from '../src/cli/seed-demo.ts';
+import type { FastifyInstance } from 'fastify';
 import { createApiClient, type ApiClient } from './support/api-client.ts';
+import { createPageClient } from './support/page-client.ts';
 import { testDatabaseUrl } from './support/harness.ts';
 
 const root = path.join(import.meta.dirname, '..');
@@ -55,12 +57,13 @@ interface Run {
 }
 
 /** Runs the CLI with only the variables given (none inherited, so a developer's DATABASE_URL cannot leak in). */
-function runCli(db: CliDatabase, args: string[], entry = 'src/cli/main.ts'): Promise<Run> {
+function runCli(db: CliDatabase, args: string[], entry = 'src/cli/main.ts', input = ''): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(root, entry), ...args], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', DEV_BOOTSTRAP: 'false', ...db.env },
     });
+    child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -80,12 +83,12 @@ async function cliJson(db: CliDatabase, args: string[]): Promise<any> {
 }
 
 /** The real app on the database the CLI wrote, as a second process would open it. */
-async function withApi<T>(db: CliDatabase, fn: (api: ApiClient) => Promise<T>): Promise<T> {
+async function withApi<T>(db: CliDatabase, fn: (api: ApiClient, app: FastifyInstance) => Promise<T>): Promise<T> {
   const config = loadConfig({ LOG_LEVEL: 'silent', DEV_BOOTSTRAP: 'false', ...db.env });
   const { database, clock } = await openRuntime(config);
   const app = await buildApp({ config, database, clock, logger: false });
   try {
-    return await fn(createApiClient(app));
+    return await fn(createApiClient(app), app);
   } finally {
     await app.close();
     await database.close();
@@ -175,6 +178,40 @@ describe('atrium CLI', () => {
       assert.equal(me.body.organisation.plan, 'no-api');
       assert.equal(me.body.organisation.name, 'Renamed');
     });
+  });
+
+  test('person set-password reads the password from standard input (or --generate prints one); the person signs in with it', async () => {
+    const { host, email } = await orgWithAdmin(db);
+    const set = await runCli(db, ['person', 'set-password', '--org', host, '--email', email, '--json'], undefined, 'a long enough secret\n');
+    assert.equal(set.code, 0, set.stderr);
+    assert.deepEqual(Object.keys(JSON.parse(set.stdout)), ['id']);
+    const generated = await cliJson(db, ['person', 'set-password', '--org', host, '--email', email, '--generate']);
+    assert.match(generated.password, /^[A-Za-z0-9_-]{24}$/);
+    await withApi(db, async (_api, app) => {
+      assert.equal((await createPageClient(app, host).signIn(email, 'a long enough secret')).status, 401, 'the first password was replaced');
+      const res = await createPageClient(app, host).signIn(email, generated.password);
+      assert.equal(res.status, 303);
+    });
+    const short = await runCli(db, ['person', 'set-password', '--org', host, '--email', email], undefined, 'short\n');
+    assert.deepEqual([short.code, short.stderr], [1, 'atrium: a password needs at least 8 characters\n']);
+    const none = await runCli(db, ['person', 'set-password', '--org', host, '--email', email]);
+    assert.equal(none.code, 2);
+  });
+
+  test('person remove: the person signs in no more and their API keys are refused at once', async () => {
+    const { host, email } = await orgWithAdmin(db);
+    await runCli(db, ['person', 'set-password', '--org', host, '--email', email], undefined, 'a long enough secret');
+    const key = await cliJson(db, ['api-key', 'create', '--org', host, '--person', email, '--scopes', 'courses:read']);
+    const removed = await cliJson(db, ['person', 'remove', '--org', host, '--email', email]);
+    assert.deepEqual(Object.keys(removed), ['id', 'removed']);
+    assert.match(removed.id, UUID);
+    await withApi(db, async (api, app) => {
+      const me = await api.request({ host, key: key.key, path: '/me' });
+      assert.equal(me.status, 401);
+      assert.equal((await createPageClient(app, host).signIn(email, 'a long enough secret')).status, 401);
+    });
+    const again = await runCli(db, ['person', 'remove', '--org', host, '--email', email]);
+    assert.equal(again.code, 1);
   });
 
   test('an unknown organisation is a runtime error: exit 1 and one clear line, no stack, no usage', async () => {

@@ -52,8 +52,19 @@ describe('OpenAPI document', () => {
     }
   });
 
-  test('names the server at the organisation address it was asked on', () => {
-    assert.match(doc.servers[0].url, /^http:\/\/org-[0-9a-f]+\.test\/api\/v1$/);
+  test("names the server at the organisation's public origin, port included (a generated client calls it as is)", () => {
+    assert.match(doc.servers[0].url, /^http:\/\/org-[0-9a-f]+\.test:8080\/api\/v1$/);
+  });
+
+  test('the public origin follows PUBLIC_SCHEME and PUBLIC_PORT, never the Host header’s port', async () => {
+    const behindProxy = await startTestApp({ env: { PUBLIC_SCHEME: 'https' } });
+    try {
+      const caller = await behindProxy.make.caller();
+      const res = await behindProxy.api.request({ host: `${caller.org.address}:8443`, path: '/api/v1/openapi.json' });
+      assert.equal(res.body.servers[0].url, `https://${caller.org.address}/api/v1`);
+    } finally {
+      await behindProxy.close();
+    }
   });
 
   test('is refused on an unknown address', async () => {

@@ -26,7 +26,7 @@ export function generateApiKey(mode: 'live' | 'test'): string {
 }
 
 export function looksLikeApiKey(token: string): boolean {
-  return token.startsWith('atr_');
+  return token.startsWith('atr_live_') || token.startsWith('atr_test_');
 }
 
 /** True when the key has our form and its checksum matches: no database read needed to reject a typo. */

@@ -15,6 +15,7 @@ export interface KeyWithHolder {
   last_used_at: string | null;
   roles: string;
   is_platform_admin: boolean | number;
+  holder_removed_at: string | null;
 }
 
 const keyWithHolder = preparedQuery((db: Db, keyHash: string) =>
@@ -34,6 +35,7 @@ const keyWithHolder = preparedQuery((db: Db, keyHash: string) =>
       'k.last_used_at',
       'p.roles',
       'p.is_platform_admin',
+      'p.deleted_at as holder_removed_at',
     ])
     .where('k.key_hash', '=', keyHash),
 );
@@ -60,6 +62,10 @@ export const apiKeysRepository = {
       .where('id', '=', id)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
+  },
+
+  findById(db: Db, organisationId: string, id: string) {
+    return db.selectFrom('api_keys').select(['id', 'revoked_at']).where('organisation_id', '=', organisationId).where('id', '=', id).executeTakeFirst();
   },
 
   listForOrganisation(db: Db, organisationId: string) {

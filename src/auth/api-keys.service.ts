@@ -9,6 +9,8 @@ import { capabilitiesOf, isScope, type Scope } from './capabilities.ts';
 import type { Actor, Authenticator } from './actor.ts';
 import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey, looksLikeApiKey } from './api-key-format.ts';
 import { apiKeysRepository } from './api-keys.repository.ts';
+import type { EventRecorder } from '../events/outbox.ts';
+import { requireApiEntitlement } from '../domain/organisations/entitlement.ts';
 
 /** last_used_at is advisory: writing it at most once a minute keeps the hot path free of writes. */
 const LAST_USED_GRANULARITY_MS = 60_000;
@@ -38,8 +40,8 @@ export interface CreateApiKeyInput {
 
 export class InvalidApiKeyRequest extends Error {}
 
-export function createApiKeyService(deps: { db: Db; clock: Clock; revisions: Revisions; onBackgroundError?: (err: unknown) => void }) {
-  const { db, clock, revisions } = deps;
+export function createApiKeyService(deps: { db: Db; clock: Clock; revisions: Revisions; events: EventRecorder; onBackgroundError?: (err: unknown) => void }) {
+  const { db, clock, revisions, events } = deps;
 
   async function create(input: CreateApiKeyInput): Promise<{ id: string; key: string }> {
     const bad = input.scopes.filter((s) => !isScope(s));
@@ -53,20 +55,24 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; revisions: Rev
     const mode = input.mode ?? 'live';
     const key = generateApiKey(mode);
     const id = newId();
-    await apiKeysRepository.insert(db, {
-      id,
-      organisation_id: input.organisationId,
-      person_id: input.personId,
-      name: input.name,
-      mode,
-      key_hash: hashApiKey(key),
-      display_prefix: displayPrefix(key),
-      scopes: JSON.stringify([...new Set(input.scopes)]),
-      service_version: revision,
-      created_at: clock.now().toISOString(),
-      expires_at: input.expiresAt ?? null,
-      revoked_at: null,
-      last_used_at: null,
+    await db.transaction().execute(async (tx) => {
+      await requireApiEntitlement(tx, input.organisationId, 'API keys');
+      await apiKeysRepository.insert(tx, {
+        id,
+        organisation_id: input.organisationId,
+        person_id: input.personId,
+        name: input.name,
+        mode,
+        key_hash: hashApiKey(key),
+        display_prefix: displayPrefix(key),
+        scopes: JSON.stringify([...new Set(input.scopes)]),
+        service_version: revision,
+        created_at: clock.now().toISOString(),
+        expires_at: input.expiresAt ?? null,
+        revoked_at: null,
+        last_used_at: null,
+      });
+      await events.record(tx, input.organisationId, 'api_key.created', { id, person_id: input.personId, summary: `API key ${JSON.stringify(input.name)} (${mode}) created.` });
     });
     return { id, key };
   }
@@ -80,6 +86,7 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; revisions: Rev
     // The index found the row by hash; the constant-time comparison keeps the final check free of timing signal.
     if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined;
     if (row.revoked_at !== null) throw new ApiError('auth.revoked_credential', 'The API key has been revoked.');
+    if (row.holder_removed_at !== null) throw new ApiError('auth.revoked_credential', 'The person this API key acts for has been removed.');
     const entry: CachedKey = {
       actor: {
         kind: 'api_key',
@@ -118,12 +125,23 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; revisions: Rev
   };
 
   async function revoke(organisationId: string, id: string): Promise<boolean> {
-    const result = await apiKeysRepository.revoke(db, organisationId, id, clock.now().toISOString());
+    const revoked = await db.transaction().execute(async (tx) => {
+      const result = await apiKeysRepository.revoke(tx, organisationId, id, clock.now().toISOString());
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await events.record(tx, organisationId, 'api_key.revoked', { id, summary: 'API key revoked.' });
+      return true;
+    });
     for (const [hash, entry] of cache) if (entry.actor.credentialId === id) cache.delete(hash);
-    return Number(result.numUpdatedRows) > 0;
+    return revoked;
   }
 
-  return { create, revoke, authenticator, list: (organisationId: string) => apiKeysRepository.listForOrganisation(db, organisationId) };
+  return {
+    create,
+    revoke,
+    authenticator,
+    list: (organisationId: string) => apiKeysRepository.listForOrganisation(db, organisationId),
+    find: (organisationId: string, id: string) => apiKeysRepository.findById(db, organisationId, id),
+  };
 }
 
 export type ApiKeyService = ReturnType<typeof createApiKeyService>;

@@ -1,6 +1,10 @@
-// `atrium person create`: the first people of an organisation (there is no sign-up), e.g. its administrator.
+// `atrium person create|set-password|remove`: the first people of an organisation (there is no sign-up), e.g.
+// its administrator, their passwords for signing in, and removing someone who has left.
+import { text } from 'node:stream/consumers';
+import { generatePassword } from '../auth/passwords.ts';
 import type { Command } from './command.ts';
-import { findOrganisation } from './lookup.ts';
+import { CommandError, UsageError } from './errors.ts';
+import { findOrganisation, findPerson } from './lookup.ts';
 
 const create: Command = {
   words: ['person', 'create'],
@@ -33,4 +37,43 @@ const create: Command = {
   },
 };
 
-export const personCommands: Command[] = [create];
+const setPassword: Command = {
+  words: ['person', 'set-password'],
+  synopsis: '--org HOST --email E [--generate]   (the new password on standard input, unless --generate)',
+  options: { org: { type: 'string' }, email: { type: 'string' }, generate: { type: 'boolean' } },
+  async run(args, ctx) {
+    const host = args.required('org');
+    const email = args.required('email');
+    // From standard input, not an option: an option is visible to other local users in the process list.
+    let password = args.flag('generate') ? generatePassword() : (await text(process.stdin)).replace(/\r?\n$/, '');
+    if (password === '') throw new UsageError('give the new password on standard input, or --generate one');
+    const { services } = await ctx.runtime();
+    const org = await findOrganisation(services, host);
+    const person = await findPerson(services, org, email);
+    // Too short a password is the service's to refuse (InvalidPersonRequest → exit 1).
+    await services.people.setPassword(org.id, person.id, password);
+    const shown = args.flag('generate') ? password : undefined;
+    password = '';
+    return {
+      json: { id: person.id, ...(shown ? { password: shown } : {}) },
+      text: `Set the password of ${person.email} in ${org.address}; their sessions have ended.${shown ? ` New password (shown once): ${shown}` : ''}`,
+    };
+  },
+};
+
+const remove: Command = {
+  words: ['person', 'remove'],
+  synopsis: '--org HOST --email E',
+  options: { org: { type: 'string' }, email: { type: 'string' } },
+  async run(args, ctx) {
+    const host = args.required('org');
+    const email = args.required('email');
+    const { services } = await ctx.runtime();
+    const org = await findOrganisation(services, host);
+    const person = await findPerson(services, org, email);
+    if (!(await services.people.remove(org.id, person.id))) throw new CommandError(`${person.email} was already removed`);
+    return { json: { id: person.id, removed: true }, text: `Removed ${person.email} from ${org.address}: their sessions, API keys and tokens no longer work.` };
+  },
+};
+
+export const personCommands: Command[] = [create, setPassword, remove];

@@ -3,6 +3,7 @@
 // - timestamps are RFC 3339 UTC strings with `Z` (timestamptz on PostgreSQL, text on SQLite);
 // - booleans are boolean on PostgreSQL and 0/1 on SQLite, hence `Bool`; read them through Boolean();
 // - structured values are JSON text (`Json`), parsed by the repository that owns the column.
+import type { AuthTables } from './auth-tables.ts';
 export type Bool = boolean | number;
 export type Json = string;
 export type Timestamp = string;
@@ -27,6 +28,8 @@ export interface PeopleTable {
   is_platform_admin: Bool;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Removed: signs in no more; its sessions, keys and tokens stop working at once. */
+  deleted_at: Timestamp | null;
 }
 
 export interface ApiKeysTable {
@@ -334,7 +337,7 @@ export interface WebhookSubscriptionsTable {
   notification_emails: Json;
   rate_limit_per_minute: number;
   payload_version: number;
-  /** Encrypted with the deployment key (see src/domain/webhooks/secrets.ts). */
+  /** Encrypted with the deployment key (see src/crypto/secret-box.ts). */
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Timestamp | null;
@@ -432,7 +435,7 @@ export interface MailLogTable {
   created_at: Timestamp;
 }
 
-export interface Tables {
+export interface Tables extends AuthTables {
   email_messages: EmailMessagesTable;
   email_message_recipients: EmailMessageRecipientsTable;
   mail_log: MailLogTable;

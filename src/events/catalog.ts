@@ -1,6 +1,11 @@
 // The public catalog of event types (spec: Events). Subscriptions name them exactly, by area (`section.*`)
 // or all (`*`). Every change the API makes writes one of these into the outbox, in its own transaction.
 export const eventCatalog = {
+  'api_key.created': 'An API key was created (on the admin page or with the CLI); the key itself is never in an event.',
+  'api_key.revoked': 'An API key was revoked.',
+  'oauth_client.created': 'An OAuth client was registered (on the admin page, with the CLI, or by itself through dynamic registration).',
+  'oauth_client.secret_rotated': 'An OAuth client’s secret was replaced; the previous one no longer works.',
+  'oauth_client.deleted': 'An OAuth client was deleted; every token it held is revoked.',
   'category.created': 'A course category was created.',
   'category.updated': 'A course category was changed.',
   'category.deleted': 'A course category was deleted.',

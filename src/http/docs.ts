@@ -11,6 +11,7 @@ import { createTenancyHook } from './pipeline.ts';
 import type { Revisions } from './revisions.ts';
 import { documentedRevision } from '../docs/requested-revision.ts';
 import { registerReferenceRoutes } from '../docs/reference.ts';
+import { publicOrigin } from '../public-origin.ts';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -22,7 +23,7 @@ export function registerDocsRoutes(app: FastifyInstance, opts: { operations: Ope
     // spec: Versioning 5 — the document reflects the revision asked for (`Service-Version`, or `?version=` as a
     // browser sends it; without either and without a credential: the current one).
     const revision = documentedRevision(opts.revisions, request);
-    const serverUrl = `${config.publicScheme}://${request.host}`;
+    const serverUrl = publicOrigin(config, request.organisation!.address);
     const key = `${serverUrl} ${revision}`;
     let body = cache.get(key);
     if (body === undefined) {

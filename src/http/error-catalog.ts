@@ -97,6 +97,8 @@ export const errorCatalog = {
   'webhook_delivery.pending': entry(409, 'conflict', 'The delivery is still being tried'),
   'extension.disabled': entry(409, 'conflict', 'The extension that provides this is switched off here'),
   'extension.not_found': entry(404, 'not_found', 'No such extension'),
+  'oauth_client.not_found': entry(404, 'not_found', 'No such OAuth client'),
+  'oauth_client.public': entry(409, 'conflict', 'A public client has no secret'),
   'resource.external_id_taken': entry(409, 'conflict', 'Another resource of this type has that external_id'),
 
   // Bulk operations (spec: Bulk semantics; CONTRACT: Bulk)

@@ -509,6 +509,20 @@ export const errorExplanations: { readonly [C in ErrorCode]: ErrorExplanation } 
     retry: 'Yes, once the failing operation is fixed: nothing of this request was kept.',
     exampleDetail: 'Not run: operation "quiz" failed, so the atomic request was rolled back.',
   },
+  'oauth_client.not_found': {
+    happened: 'The organisation has no OAuth client with this id.',
+    causes: ['A client deleted since (deleting a client revokes its tokens).', 'A client id of another organisation.'],
+    fix: 'List the clients at `/admin/integrations/oauth-clients` and use one of them.',
+    retry: noRetry,
+    exampleDetail: 'This organisation has no such OAuth client.',
+  },
+  'oauth_client.public': {
+    happened: 'The client is public: it has no secret, so there is none to rotate.',
+    causes: ['Rotating the secret of a client registered as `public` (a browser or mobile app, or an MCP client that registered itself).'],
+    fix: 'Public clients authenticate with PKCE alone; register a `confidential` client if you need a secret.',
+    retry: conflictRetry,
+    exampleDetail: 'A public client has no secret to rotate.',
+  },
   'internal.error': {
     happened: 'The request failed on our side. If it was a write, nothing of it was kept (it ran in one transaction).',
     causes: ['A fault of the service or its database.'],

@@ -4,22 +4,23 @@
 // The concurrency cap counts this process's requests in flight: it protects the process from one caller.
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { ApiError } from './api-error.ts';
 
 export interface RateLimitSettings {
   perMinute: number;
   concurrency: number;
-  redisUrl?: string | undefined;
+  /** Shares the counts between processes; without it each process counts alone. */
+  redis?: Redis | undefined;
 }
+
 
 const CONCURRENCY_RETRY_AFTER_S = 1;
 
 const credentialKey = (request: FastifyRequest) => request.actor?.credentialId ?? `ip:${request.ip}`;
 
 export async function registerRateLimits(app: FastifyInstance, settings: RateLimitSettings): Promise<onRequestAsyncHookHandler[]> {
-  const redis = settings.redisUrl ? new Redis(settings.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
-  if (redis) app.addHook('onClose', async () => void (await redis.quit()));
+  const { redis } = settings;
   await app.register(rateLimit, {
     global: false,
     max: settings.perMinute,

@@ -1,18 +1,29 @@
-// A real Chromium (Debian's, at /usr/bin/chromium) for the pages' browser tests, with every request it makes
-// routed through the test: requests to the test's own server (an organisation address mapped to loopback) go
-// on, anything else is aborted and recorded, so a page that reaches another host fails its test. No browser
-// is a failure, never a skip: CI installs it (.ci/run).
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+// Chromium for page tests (CONVENTIONS: browser tests): Debian's /usr/bin/chromium driven by playwright-core,
+// which never downloads a browser. No browser there is a failure, never a skip: `.ci/run` installs it.
+import fs from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** One browser per test file. `*.test` host names resolve to 127.0.0.1, as organisation addresses do in tests. */
-export function launchBrowser(): Promise<Browser> {
+/** One browser per test file; `args` adds to the defaults (e.g. `--host-resolver-rules=MAP *.test 127.0.0.1`). */
+export async function launchBrowser(options: { args?: string[] } = {}): Promise<Browser> {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`No browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium), as .ci/run does.`);
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--host-resolver-rules=MAP *.test 127.0.0.1'],
+    // As root in a container Chromium needs --no-sandbox; the rest keep it from calling Google's services.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...(options.args ?? [])],
   });
 }
+
+/** A fresh context (cookies, storage) per test; JavaScript off, since the pages work without it. */
+export async function newPage(browser: Browser, options: { javaScript?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ javaScriptEnabled: options.javaScript ?? false });
+  const page = await context.newPage();
+  return { context, page };
+}
+
+/** Organisation addresses in tests (`org-….test`) resolve to the test's server on 127.0.0.1. */
+export const TEST_HOSTS_ON_LOOPBACK = '--host-resolver-rules=MAP *.test 127.0.0.1';
 
 export interface GuardedContext {
   context: BrowserContext;
@@ -24,7 +35,11 @@ export interface GuardedContext {
 
 const isLoopback = (host: string) => host === '127.0.0.1' || host === 'localhost' || host === '[::1]';
 
-/** A fresh context whose pages may reach only `allowedHosts` (host:port) on loopback. */
+/**
+ * A fresh context (JavaScript on) whose every request is routed through the test: to `allowedHosts`
+ * (host:port, on loopback) or loopback it goes on; anything else is aborted and recorded, so a page that
+ * reaches another host fails its test.
+ */
 export async function guardedContext(browser: Browser, allowedHosts: string[]): Promise<GuardedContext> {
   const context = await browser.newContext();
   const foreign: string[] = [];

@@ -26,14 +26,17 @@ export function createFactories(services: Services, database: Database, endpoint
     return services.organisations.create({ address: opts.address ?? `org-${suffix()}.test`, name: `Org ${suffix()}`, plan: opts.plan });
   }
 
-  async function person(o: Organisation, opts: { roles?: RoleName[]; platformAdmin?: boolean; email?: string } = {}) {
-    return services.people.create({
+  async function person(o: Organisation, opts: { roles?: RoleName[]; platformAdmin?: boolean; email?: string; name?: string; password?: string } = {}) {
+    const email = opts.email ?? `p-${suffix()}@example.test`;
+    const created = await services.people.create({
       organisationId: o.id,
-      email: opts.email ?? `p-${suffix()}@example.test`,
-      name: 'Test Person',
+      email,
+      name: opts.name ?? 'Test Person',
       roles: opts.roles ?? ['admin'],
       isPlatformAdmin: opts.platformAdmin ?? false,
+      password: opts.password,
     });
+    return { ...created, email };
   }
 
   async function apiKey(o: Organisation, personId: string, opts: { scopes?: string[]; mode?: 'live' | 'test'; serviceVersion?: string; expiresAt?: string } = {}) {
@@ -50,9 +53,11 @@ export function createFactories(services: Services, database: Database, endpoint
 
   /** An organisation (new unless given), a person with the given roles, and a key with the given scopes. */
   async function caller(opts: { org?: Organisation; plan?: Plan; roles?: RoleName[]; platformAdmin?: boolean; scopes?: string[]; serviceVersion?: string } = {}): Promise<Caller> {
-    const o = opts.org ?? (await org({ plan: opts.plan }));
+    let o = opts.org ?? (await org());
     const p = await person(o, { roles: opts.roles, platformAdmin: opts.platformAdmin ?? true });
     const k = await apiKey(o, p.id, { scopes: opts.scopes, serviceVersion: opts.serviceVersion });
+    // A plan without the API entitlement refuses new keys: the key is made first, as on a plan changed later.
+    if (opts.plan !== undefined && opts.plan !== o.plan) o = (await services.organisations.update(o.address, { plan: opts.plan }))!;
     return { org: o, personId: p.id, key: k.key, keyId: k.id };
   }
 

@@ -80,6 +80,10 @@ export interface TestContext {
   receiver: Receiver;
   /** Environment for another process (`atrium worker`) on this app's database and webhook settings. */
   processEnv: Record<string, string>;
+  /** Listens on an ephemeral loopback port (for browsers and protocol clients); the port. */
+  listen(): Promise<number>;
+  /** `http://{address}:{port}` of a listening app: organisations at `*.localhost` reach it from Chromium. */
+  originOf(address: string): string;
   close(): Promise<void>;
 }
 
@@ -108,6 +112,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
   const testDb = await createTestDatabase();
   const app = await buildApp({ config, database: testDb.database, clock, operations: options.operations, revisions: options.revisions });
   const make = createFactories(app.services, testDb.database, { webhookUrl: receiver.url });
+  let port: number | undefined;
   return {
     app,
     config,
@@ -124,6 +129,19 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
       STORAGE_TARGETS_ROOT: config.storageTargetsRoot,
       WEBHOOK_ALLOW_HOSTS: config.webhookAllowHosts.join(','),
       WEBHOOK_CA_FILE: config.webhookCaFile ?? '',
+    },
+    async listen() {
+      if (port === undefined) {
+        await app.listen({ host: '127.0.0.1', port: 0 });
+        port = (app.server.address() as { port: number }).port;
+        // Absolute URLs the service prints (OAuth issuer, MCP resource) carry the port it really listens on.
+        config.publicPort = port;
+      }
+      return port;
+    },
+    originOf(address: string) {
+      if (port === undefined) throw new Error('call listen() first');
+      return `http://${address}:${port}`;
     },
     async close() {
       await receiver.close();

@@ -20,6 +20,12 @@ export const extensionCatalog = {
   'enrol_cohort': extension('enrolment_method', 'cohort', 'Cohort sync', 'Members of a cohort are enrolled and unenrolled with it.'),
   'mod_wiki': extension('activity_type', 'wiki', 'Wiki', 'Collaborative pages with full version history.'),
   'mod_lesson': extension('activity_type', 'lesson', 'Lesson', 'Pages of content and questions with branching.'),
+  'qtype_multichoice': extension('question_type', 'multichoice', 'Multiple choice', 'Lesson questions with one or more right choices.'),
+  'qtype_truefalse': extension('question_type', 'truefalse', 'True/false', 'Lesson questions answered true or false.'),
+  'qtype_shortanswer': extension('question_type', 'shortanswer', 'Short answer', 'Lesson questions answered with a word or phrase.'),
+  'qtype_numerical': extension('question_type', 'numerical', 'Numerical', 'Lesson questions answered with a number or within a range.'),
+  'qtype_essay': extension('question_type', 'essay', 'Essay', 'Lesson questions answered in free text, graded by a teacher.'),
+  'qtype_matching': extension('question_type', 'matching', 'Matching', 'Lesson questions that pair items with their matches.'),
   'block_calendar': extension('block', 'calendar', 'Calendar block', 'Upcoming events beside the course.'),
   'report_log': extension('report', 'log', 'Logs report', 'Who did what, when.'),
 } as const satisfies Record<string, ExtensionEntry>;

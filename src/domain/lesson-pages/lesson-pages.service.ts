@@ -10,13 +10,14 @@ import type { EventType } from '../../events/catalog.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError, type FieldError } from '../../http/api-error.ts';
 import type { CursorCodec } from '../../http/pagination.ts';
+import type { ExtensionService } from '../extensions/extensions.service.ts';
 import { newId } from '../../ids.ts';
 import { requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { listPage, type ListParams } from '../listing.ts';
 import type { CreateLessonPage, LessonPage, UpdateLessonPage, UpsertLessonPage } from './lesson-pages.schemas.ts';
 import { lessonPagesRepository, type LessonPageRef, type LessonPageRow } from './lesson-pages.repository.ts';
-import { answerErrors, isJumpKeyword, type AnswerValue, type PageTypeName } from './page-types.ts';
+import { answerErrors, isJumpKeyword, isQuestionType, type AnswerValue, type PageTypeName } from './page-types.ts';
 
 type LessonPageView = Static<typeof LessonPage>;
 type AnswerInput = NonNullable<Static<typeof CreateLessonPage>['answers']>[number];
@@ -32,9 +33,11 @@ export interface LessonPageLookups {
   lessons: Map<string, string>;
   /** Greatest sort key per lesson, once read. */
   lastKeys: Map<string, string | null>;
+  /** Question types found switched on (spec: What the service does 7). */
+  questionTypesOn: Set<string>;
 }
 
-export const lessonPageLookups = (): LessonPageLookups => ({ lessons: new Map(), lastKeys: new Map() });
+export const lessonPageLookups = (): LessonPageLookups => ({ lessons: new Map(), lastKeys: new Map(), questionTypesOn: new Set() });
 
 export function toLessonPageView(row: LessonPageRow): LessonPageView {
   return {
@@ -60,8 +63,15 @@ const answersJson = (answers: AnswerInput[]): string =>
   JSON.stringify(answers.map((a): AnswerValue => ({ text: a.text, response: a.response ?? null, score: a.score ?? 0, jump_to: a.jump_to ?? 'next_page' })));
 const contentsJson = (contents: ContentsInput): string | null => (contents ? JSON.stringify({ format: contents.format, content: contents.content }) : null);
 
-export function createLessonPageService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder }) {
-  const { clock, cursors, events } = deps;
+export function createLessonPageService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder; extensions: ExtensionService }) {
+  const { clock, cursors, events, extensions } = deps;
+
+  /** A page becomes a question of a type only while that question type is switched on; existing pages keep working. */
+  async function requireQuestionType(db: Db, organisationId: string, pageType: PageTypeName, lookups: LessonPageLookups): Promise<void> {
+    if (!isQuestionType(pageType) || lookups.questionTypesOn.has(pageType)) return;
+    await extensions.requireEnabled(db, organisationId, 'question_type', pageType, '/page_type');
+    lookups.questionTypesOn.add(pageType);
+  }
 
   const record = (db: Db, organisationId: string, type: EventType, row: LessonPageRow, summary: string) =>
     events.record(db, organisationId, type, { id: row.id, lesson_id: row.lesson_id, course_id: row.course_id, summary });
@@ -143,6 +153,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
   async function create(db: Db, organisationId: string, input: Static<typeof CreateLessonPage>, lookups = lessonPageLookups()): Promise<LessonPageView> {
     const courseId = await lessonFor(db, organisationId, input.lesson_id, lookups);
     const pageType = input.page_type ?? 'content';
+    await requireQuestionType(db, organisationId, pageType, lookups);
     const answers = answersJson(input.answers ?? []);
     await checkAnswers(db, organisationId, input.lesson_id, pageType, answers);
     const at = clock.now().toISOString();
@@ -176,6 +187,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     if (patch.page_type !== undefined && patch.page_type !== row.page_type) changes.page_type = patch.page_type;
     if (patch.contents !== undefined && contentsJson(patch.contents) !== row.contents) changes.contents = contentsJson(patch.contents);
     if (patch.answers !== undefined && answersJson(patch.answers) !== row.answers) changes.answers = answersJson(patch.answers);
+    if (changes.page_type !== undefined) await requireQuestionType(db, organisationId, changes.page_type as PageTypeName, lookups);
     if (changes.page_type !== undefined || changes.answers !== undefined) {
       await checkAnswers(db, organisationId, row.lesson_id, (changes.page_type ?? row.page_type) as PageTypeName, changes.answers ?? row.answers);
     }

@@ -73,4 +73,8 @@ export function answerErrors(type: PageTypeName, answers: AnswerValue[]): FieldE
   return errors;
 }
 
+/** Page types that ask a question; each is a question-type extension an organisation can switch off. */
+export const questionTypeNames = ['multichoice', 'truefalse', 'shortanswer', 'numerical', 'essay', 'matching'] as const;
+export const isQuestionType = (type: string): boolean => (questionTypeNames as readonly string[]).includes(type);
+
 export const isJumpKeyword = (value: string): value is JumpKeyword => (jumpKeywords as readonly string[]).includes(value);

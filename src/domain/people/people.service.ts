@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.ts';
 import { newId } from '../../ids.ts';
 import { isRoleName, type RoleName } from '../../auth/capabilities.ts';
 import { hashPassword } from '../../auth/passwords.ts';
+import { sessionsRepository } from '../../auth/sessions.repository.ts';
 import { peopleRepository } from './people.repository.ts';
 
 export class InvalidPersonRequest extends Error {}
@@ -16,15 +17,25 @@ export interface CreatePersonInput {
   password?: string;
 }
 
+/** Shortest password accepted (NIST SP 800-63B's minimum for a password chosen by its owner). */
+export const MIN_PASSWORD_LENGTH = 8;
+
 export function createPeopleService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
+
+  function checkPassword(password: string): void {
+    if ([...password].length < MIN_PASSWORD_LENGTH) throw new InvalidPersonRequest(`a password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+
   return {
     async create(input: CreatePersonInput): Promise<{ id: string }> {
       const unknown = input.roles.filter((r) => !isRoleName(r));
       if (unknown.length > 0) throw new InvalidPersonRequest(`unknown roles: ${unknown.join(', ')}`);
       const email = input.email.trim().toLowerCase();
       if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new InvalidPersonRequest(`not an e-mail address: ${input.email}`);
-      if (await peopleRepository.findByEmail(db, input.organisationId, email)) throw new InvalidPersonRequest(`a person with e-mail ${email} exists already`);
+      if (input.password !== undefined) checkPassword(input.password);
+      const existing = await peopleRepository.findByEmailEvenRemoved(db, input.organisationId, email);
+      if (existing) throw new InvalidPersonRequest(`a person with e-mail ${email} exists already${existing.deleted_at ? ' (removed)' : ''}`);
       const at = clock.now().toISOString();
       const id = newId();
       await peopleRepository.insert(db, {
@@ -37,11 +48,37 @@ export function createPeopleService(deps: { db: Db; clock: Clock }) {
         is_platform_admin: input.isPlatformAdmin ?? false,
         created_at: at,
         updated_at: at,
+        deleted_at: null,
       });
       return { id };
     },
+
+    /** A new password ends every session of the person at once (CONTRACT: Signing in). */
+    async setPassword(organisationId: string, personId: string, password: string): Promise<void> {
+      checkPassword(password);
+      const passwordHash = await hashPassword(password);
+      await db.transaction().execute(async (tx) => {
+        await peopleRepository.update(tx, organisationId, personId, { password_hash: passwordHash, updated_at: clock.now().toISOString() });
+        await sessionsRepository.deleteAllOf(tx, personId);
+      });
+    },
+
+    /**
+     * Removes a person: they sign in no more, and their sessions, API keys and OAuth tokens stop working on the
+     * next request. The row stays (their wiki versions and messages still name them), with its e-mail address.
+     */
+    async remove(organisationId: string, personId: string): Promise<boolean> {
+      return db.transaction().execute(async (tx) => {
+        const at = clock.now().toISOString();
+        const result = await peopleRepository.update(tx, organisationId, personId, { deleted_at: at, updated_at: at });
+        await sessionsRepository.deleteAllOf(tx, personId);
+        return Number(result.numUpdatedRows) > 0;
+      });
+    },
+
     findByEmail: (organisationId: string, email: string) => peopleRepository.findByEmail(db, organisationId, email.trim().toLowerCase()),
     findById: (organisationId: string, id: string) => peopleRepository.findById(db, organisationId, id),
+    list: (organisationId: string) => peopleRepository.list(db, organisationId),
   };
 }
 

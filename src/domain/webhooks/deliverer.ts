@@ -14,7 +14,7 @@ import { newId } from '../../ids.ts';
 import { UnsafeEndpoint, type EndpointGuard, type ResolvedEndpoint } from './endpoint-guard.ts';
 import type { HttpSender, SendResult } from './http-sender.ts';
 import { nextAttemptAt } from './retry-policy.ts';
-import type { SecretBox } from './secrets.ts';
+import type { SecretBox } from '../../crypto/secret-box.ts';
 import { signatureHeaders } from './signing.ts';
 import { deliveriesRepository, subscriptionsRepository, type DeliveryRow, type SubscriptionRow } from './webhooks.repository.ts';
 
@@ -27,7 +27,8 @@ export const AUTO_DISABLE_WITHOUT_SUCCESS_MS = 24 * 3600_000;
 /** A disabled subscription's deliveries wait; they are looked at again after this. */
 const PAUSED_RECHECK_MS = 60_000;
 
-export type Notify = (organisationId: string, to: string[], subject: string, text: string) => Promise<void>;
+/** Mails the addresses; `adminPath` is a page of the organisation's admin area, linked at its public origin. */
+export type Notify = (organisationId: string, to: string[], subject: string, text: string, adminPath: string) => Promise<void>;
 
 export interface DelivererDeps {
   db: Db;
@@ -116,7 +117,8 @@ export function createWebhookDeliverer(deps: DelivererDeps) {
           to,
           'Webhook subscription disabled',
           `Deliveries to ${subscription.url} kept failing, so the subscription ${subscription.id} was disabled.\n` +
-            `Fix the endpoint, then enable the subscription again (PATCH status: enabled). Failed deliveries can be resent from its delivery log.`,
+            `Fix the endpoint, then enable the subscription again (PATCH status: enabled, or Enable on its page). Failed deliveries can be resent from its delivery log.`,
+          `/admin/webhooks/${subscription.id}`,
         );
       }
     }

@@ -15,7 +15,7 @@ import { listPage, type ListParams } from '../listing.ts';
 import { UnsafeEndpoint, type EndpointGuard } from './endpoint-guard.ts';
 import type { HttpSender } from './http-sender.ts';
 import { deliveryBody, isValidEventPattern, type Filters } from './matching.ts';
-import type { SecretBox } from './secrets.ts';
+import type { SecretBox } from '../../crypto/secret-box.ts';
 import { generateSigningSecret } from './secrets.ts';
 import { signatureHeaders } from './signing.ts';
 import type { CreateWebhookSubscription, UpdateWebhookSubscription, WebhookDelivery, WebhookSubscription } from './webhooks.schemas.ts';
@@ -79,17 +79,29 @@ export interface WebhookServiceDeps {
   secrets: SecretBox;
 }
 
+/** The verification ping as it was sent and answered. */
+export interface VerificationPing {
+  eventId: string;
+  payload: string;
+  attemptedAt: string;
+  statusCode: number;
+  durationMs: number;
+  responseBody: string | null;
+}
+
 export interface VerifiedEndpoint {
   subscriptionId: string;
   secret: string;
   verifiedAt: string;
+  /** Absent where no ping was sent (test factories). */
+  ping?: VerificationPing;
 }
 
 export function createWebhookService(deps: WebhookServiceDeps) {
   const { clock, cursors, events, guard, send, secrets } = deps;
 
   /** The SSRF check and the signed ping; a 422 at /url for anything but a 2xx answer. */
-  async function verifyEndpoint(url: string, subscriptionId: string, secret: string): Promise<string> {
+  async function verifyEndpoint(url: string, subscriptionId: string, secret: string): Promise<VerificationPing> {
     let endpoint;
     try {
       endpoint = await guard.resolve(url);
@@ -97,14 +109,41 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       if (err instanceof UnsafeEndpoint) throw fieldError('/url', 'unsafe_url', `The URL cannot receive webhooks: ${err.message}.`);
       throw err;
     }
-    const body = deliveryBody('webhook.ping', clock.now().toISOString(), { id: subscriptionId, summary: 'Verifies that this endpoint accepts deliveries.' });
+    const eventId = newId();
+    const attemptedAt = clock.now().toISOString();
+    const payload = deliveryBody('webhook.ping', attemptedAt, { id: subscriptionId, summary: 'Verifies that this endpoint accepts deliveries.' });
     // Signed at wall-clock time: the receiver compares webhook-timestamp with its own clock.
-    const result = await send(endpoint, signatureHeaders(newId(), new Date(), body, [secret]), body, PING_TIMEOUT_MS);
+    const result = await send(endpoint, signatureHeaders(eventId, new Date(), payload, [secret]), payload, PING_TIMEOUT_MS);
     if (result.statusCode === null || result.statusCode < 200 || result.statusCode >= 300) {
       const answer = result.statusCode === null ? `no answer (${result.error})` : `HTTP ${result.statusCode}`;
       throw fieldError('/url', 'verification_failed', `The endpoint did not accept the verification \`webhook.ping\`: ${answer}. It must answer 2xx.`);
     }
-    return clock.now().toISOString();
+    return { eventId, payload, attemptedAt, statusCode: result.statusCode, durationMs: Math.round(result.durationMs), responseBody: result.responseBody };
+  }
+
+  /** The answered ping goes into the delivery log as the subscription's first delivery, so it can be seen and resent. */
+  async function logPing(db: Db, organisationId: string, subscriptionId: string, ping: VerificationPing): Promise<void> {
+    const deliveryId = newId();
+    await deliveriesRepository.insertMany(db, [
+      {
+        id: deliveryId,
+        organisation_id: organisationId,
+        subscription_id: subscriptionId,
+        event_id: ping.eventId,
+        event_type: 'webhook.ping',
+        payload: ping.payload,
+        status: 'succeeded',
+        attempts: 1,
+        first_attempt_at: ping.attemptedAt,
+        next_attempt_at: ping.attemptedAt,
+        leased_until: null,
+        last_status_code: ping.statusCode,
+        last_error: null,
+        delivered_at: ping.attemptedAt,
+        created_at: ping.attemptedAt,
+      },
+    ]);
+    await deliveriesRepository.insertAttempt(db, { id: newId(), delivery_id: deliveryId, attempted_at: ping.attemptedAt, status_code: ping.statusCode, error: null, duration_ms: ping.durationMs, response_body: ping.responseBody });
   }
 
   async function live(db: Db, organisationId: string, id: string): Promise<SubscriptionRow> {
@@ -119,7 +158,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       checkEventTypes(input.event_types);
       const subscriptionId = newId();
       const secret = generateSigningSecret();
-      return { subscriptionId, secret, verifiedAt: await verifyEndpoint(input.url, subscriptionId, secret) };
+      const ping = await verifyEndpoint(input.url, subscriptionId, secret);
+      return { subscriptionId, secret, verifiedAt: ping.attemptedAt, ping };
     },
 
     async create(db: Db, organisationId: string, input: Static<typeof CreateWebhookSubscription>, verified: VerifiedEndpoint) {
@@ -152,6 +192,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         deleted_at: null,
       };
       await insertWithExternalId(() => subscriptionsRepository.insert(db, row), 'webhook subscription', input.external_id);
+      if (verified.ping) await logPing(db, organisationId, row.id, verified.ping);
       await events.record(db, organisationId, 'webhook_subscription.created', { id: row.id, summary: `Webhook subscription to ${new URL(row.url).host} created.` });
       return { ...toSubscriptionView(row), secret: verified.secret };
     },
@@ -173,7 +214,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       if (patch.url === undefined) return undefined;
       const row = await live(db, organisationId, id);
       if (patch.url === row.url) return undefined;
-      return verifyEndpoint(patch.url, id, secrets.open(row.secret));
+      return (await verifyEndpoint(patch.url, id, secrets.open(row.secret))).attemptedAt;
     },
 
     async update(db: Db, organisationId: string, id: string, patch: Static<typeof UpdateWebhookSubscription>, verifiedAt: string | undefined): Promise<View> {

@@ -1,0 +1,69 @@
+// OAuth access tokens (`atr_at_…`) on the REST API: the second Authenticator beside API keys, so the same auth
+// hook checks both (one code path). A token acts as its person (authorization code) or as its client's service
+// person (client credentials), with the token's scopes ∩ what that person may do; it is refused at once when
+// revoked, expired, issued for another resource or organisation, or when its client or person is gone.
+import { v5 as uuidv5 } from 'uuid';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../db/database.ts';
+import { peopleRepository } from '../../domain/people/people.repository.ts';
+import { ApiError } from '../../http/api-error.ts';
+import type { Revisions } from '../../http/revisions.ts';
+import type { OrganisationService } from '../../domain/organisations/organisations.service.ts';
+import { publicOrigin, type PublicOriginSettings } from '../../public-origin.ts';
+import type { Actor, Authenticator } from '../actor.ts';
+import { capabilitiesOf, isScope, type Scope } from '../capabilities.ts';
+import { ACCESS_TOKEN_PREFIX, withoutTokenPrefix } from './adapter.ts';
+import { resourcesOf } from './authorization-server.ts';
+import { accessTokensRepository } from './access-tokens.repository.ts';
+import { hashRecordId } from './oauth-records.repository.ts';
+
+/**
+ * Idempotency keys and rate limits are per credential. A token's credential is its (client, person) pair,
+ * stable across refreshes, as a UUID (v5 in a namespace of our own).
+ */
+const CREDENTIAL_NAMESPACE = '6d7a5c44-1f1e-4f0e-9a53-2f0c6a5e8b11';
+export const oauthCredentialId = (clientId: string, personId: string): string => uuidv5(`${clientId} ${personId}`, CREDENTIAL_NAMESPACE);
+
+export type TokenResource = 'api' | 'mcp';
+
+export function createAccessTokenAuthenticator(deps: { db: Db; clock: Clock; revisions: Revisions; organisations: OrganisationService; publicOrigin: PublicOriginSettings }) {
+  const { db, clock, revisions } = deps;
+
+  /** The actor a token stands for, at this organisation, for `resource`; a 401 ApiError otherwise. */
+  async function authenticate(token: string, organisationId: string, resource: TokenResource): Promise<Actor> {
+    const row = await accessTokensRepository.findWithClient(db, hashRecordId(withoutTokenPrefix(token)));
+    // CONTRACT: a token of one organisation is a 401 anywhere else, with no hint that it exists there.
+    if (!row || row.organisation_id !== organisationId) throw new ApiError('auth.invalid_credential', 'The access token is not valid for this organisation.');
+    if (row.expires_at !== null && Date.parse(row.expires_at) <= clock.now().getTime()) throw new ApiError('auth.expired_credential', 'The access token has expired; get a new one (refresh token or client credentials).');
+    const payload = JSON.parse(row.payload) as { aud?: string | string[]; scope?: string };
+    const org = await deps.organisations.findById(organisationId);
+    const wanted = resourcesOf(publicOrigin(deps.publicOrigin, org!.address))[resource];
+    const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+    if (!audiences.includes(wanted)) throw new ApiError('auth.invalid_credential', `The access token was issued for another resource; ask for one with resource=${wanted}.`);
+    // A client that is gone took its tokens with it; one resolved from a metadata document (an https client_id) has no row.
+    const personId = row.model === 'ClientCredentials' ? row.service_person_id : row.account_id;
+    if (personId === null || (row.client_row_id === null && !/^https:/.test(row.client_id ?? ''))) throw new ApiError('auth.revoked_credential', 'The client of this access token no longer exists.');
+    const person = await peopleRepository.findById(db, organisationId, personId);
+    if (!person) throw new ApiError('auth.revoked_credential', 'The person this access token acts for has been removed.');
+    return {
+      kind: 'oauth_token',
+      credentialId: oauthCredentialId(row.client_id!, person.id),
+      organisationId,
+      personId: person.id,
+      scopes: new Set((payload.scope ?? '').split(' ').filter(isScope) as Scope[]),
+      capabilities: capabilitiesOf(JSON.parse(person.roles) as string[], Boolean(person.is_platform_admin)),
+      // spec: Versioning 3 — the revision pinned on the client at registration.
+      pinnedRevision: row.service_version ?? revisions.current,
+      mode: 'live',
+    };
+  }
+
+  const forRest: Authenticator = {
+    accepts: (token) => token.startsWith(ACCESS_TOKEN_PREFIX),
+    authenticate: (token, organisationId) => authenticate(token, organisationId, 'api'),
+  };
+
+  return { authenticate, authenticator: forRest };
+}
+
+export type AccessTokenAuthenticator = ReturnType<typeof createAccessTokenAuthenticator>;

@@ -1,0 +1,180 @@
+// One OAuth 2.1 authorization server per organisation (CONTRACT: OAuth 2), an oidc-provider Provider whose
+// issuer is the organisation's public origin. What oidc-provider is asked to do, and why:
+// - authorization code with PKCE S256 required for every client; client credentials; refresh tokens issued with
+//   every code and rotated on each use (a reused one revokes its grant, which oidc-provider does itself);
+// - resource indicators (RFC 8707): `{origin}/api/v1` (the default) and `{origin}/mcp`, opaque one-hour tokens;
+// - sign-in is ours: the login prompt is asked whenever the person signed in at this address (our session) is
+//   not the one oidc-provider remembers, so signing out of Atrium is signing out of the authorization server;
+// - consent is ours too (the consent page) and remembered per (person, client, scopes): the newest grant the
+//   person gave the client is loaded, and only scopes it lacks are asked for;
+// - storage is our database (adapter.ts), shared by every server process.
+import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../db/database.ts';
+import type { Organisation } from '../../domain/organisations/organisations.repository.ts';
+import type { PeopleService } from '../../domain/people/people.service.ts';
+import { publicOrigin, type PublicOriginSettings } from '../../public-origin.ts';
+import { scopes as allScopes } from '../capabilities.ts';
+import { ACCESS_TOKEN_PREFIX, createAdapterFactory } from './adapter.ts';
+import type { OAuthClientStore } from './client-store.ts';
+import { generateClientId } from './clients.service.ts';
+import { oauthRecordsRepository } from './oauth-records.repository.ts';
+
+export const ACCESS_TOKEN_TTL_S = 3600;
+
+/** The resources an organisation's tokens can be for (RFC 8707). */
+export function resourcesOf(origin: string) {
+  return { api: `${origin}/api/v1`, mcp: `${origin}/mcp` };
+}
+
+/** What our HTTP layer tells the provider about a request (set on the raw request before it is handed over). */
+export interface ProviderRequestFacts {
+  /** The person signed in at this address by our session, if any. */
+  atriumPersonId?: string;
+}
+
+export interface AuthorizationServerDeps {
+  db: Db;
+  clock: Clock;
+  people: PeopleService;
+  clients: OAuthClientStore;
+  publicOrigin: PublicOriginSettings;
+  /** Deployment secrets: signs the provider's cookies; signs anything it signs (ES256). */
+  cookieKey: string;
+  signingJwk: Record<string, unknown>;
+  /** Renders an error the provider cannot send back to the client (e.g. an unregistered redirect_uri). */
+  renderError(error: { error: string; error_description?: string }): Promise<string>;
+}
+
+const factsOf = (ctx: KoaContextWithOIDC): ProviderRequestFacts => (ctx.req as unknown as { atrium?: ProviderRequestFacts }).atrium ?? {};
+
+export function createAuthorizationServer(org: Organisation, deps: AuthorizationServerDeps): Provider {
+  const issuer = publicOrigin(deps.publicOrigin, org.address);
+  const resources = resourcesOf(issuer);
+  const secure = issuer.startsWith('https:');
+
+  const policy = interactionPolicy.base();
+  policy.get('login')!.checks.add(
+    new interactionPolicy.Check('atrium_session', 'The person signed in at this address is another one, or nobody', (ctx) =>
+      factsOf(ctx).atriumPersonId !== ctx.oidc.session?.accountId ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT,
+    ),
+  );
+
+  const configuration: Configuration = {
+    adapter: createAdapterFactory({ db: deps.db, clock: deps.clock, organisationId: org.id, clients: deps.clients }),
+    clients: [],
+    async findAccount(_ctx, sub) {
+      const person = await deps.people.findById(org.id, sub);
+      return person ? { accountId: person.id, claims: async () => ({ sub: person.id }) } : undefined;
+    },
+    jwks: { keys: [deps.signingJwk as never] },
+    cookies: {
+      keys: [deps.cookieKey],
+      long: { signed: true, httpOnly: true, sameSite: 'lax', secure },
+      short: { signed: true, httpOnly: true, sameSite: 'lax', secure },
+      names: { session: 'atrium_oauth_session', interaction: 'atrium_oauth_interaction', resume: 'atrium_oauth_resume' },
+    },
+    routes: {
+      authorization: '/oauth/authorize',
+      token: '/oauth/token',
+      revocation: '/oauth/revoke',
+      introspection: '/oauth/introspect',
+      registration: '/oauth/register',
+      jwks: '/oauth/jwks',
+      userinfo: '/oauth/userinfo',
+      end_session: '/oauth/end_session',
+      pushed_authorization_request: '/oauth/par',
+      code_verification: '/oauth/device',
+      device_authorization: '/oauth/device/auth',
+      backchannel_authentication: '/oauth/backchannel',
+    },
+    responseTypes: ['code'],
+    // Our scopes are the server's scopes, so a client's registered `scope` is an allow-list (invalid_scope beyond it).
+    scopes: [...allScopes],
+    // Secrets are kept hashed, so a client proves itself by presenting its secret (Basic or in the body), never by
+    // an HMAC keyed with it (client_secret_jwt).
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    pkce: { required: () => true },
+    clientDefaults: { grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    features: {
+      devInteractions: { enabled: false },
+      // Bearer tokens only: the REST API and /mcp do not check DPoP proofs, so no token may be bound to one.
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      clientCredentials: { enabled: true },
+      revocation: { enabled: true },
+      introspection: {
+        enabled: true,
+        // CONTRACT: for confidential clients of the organisation (a public client has nothing to prove it with).
+        allowedPolicy: async (_ctx, client) => client.clientAuthMethod !== 'none',
+      },
+      registration: {
+        enabled: true,
+        initialAccessToken: false,
+        issueRegistrationAccessToken: false,
+        idFactory: generateClientId,
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async (_ctx, _client, oneOf) => oneOf ?? resources.api,
+        useGrantedResource: async () => true,
+        async getResourceServerInfo(ctx, resource, client) {
+          if (resource !== resources.api && resource !== resources.mcp) throw new errors.InvalidTarget(`unknown resource ${resource}; use ${resources.api} or ${resources.mcp}`);
+          // CONTRACT: a scope outside the client's registered ones is invalid_scope, not silently dropped.
+          const registered = client.scope ? client.scope.split(' ') : [...allScopes];
+          const requested = typeof ctx.oidc.params?.scope === 'string' ? ctx.oidc.params.scope.split(' ').filter((s: string) => s !== '' && s !== 'openid' && s !== 'offline_access') : [];
+          const outside = requested.filter((s: string) => !registered.includes(s));
+          if (outside.length > 0) throw new errors.InvalidScope('requested scope is not allowed for this client', outside.join(' '));
+          return { scope: registered.join(' '), audience: resource, accessTokenTTL: ACCESS_TOKEN_TTL_S, accessTokenFormat: 'opaque' };
+        },
+      },
+    },
+    ttl: {
+      AccessToken: ACCESS_TOKEN_TTL_S,
+      ClientCredentials: ACCESS_TOKEN_TTL_S,
+      AuthorizationCode: 60,
+      RefreshToken: 30 * 24 * 3600,
+      Grant: 365 * 24 * 3600,
+      Interaction: 3600,
+      Session: 12 * 3600,
+      IdToken: 3600,
+    },
+    interactions: { policy, url: async (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    async loadExistingGrant(ctx) {
+      const accountId = ctx.oidc.session?.accountId;
+      const grantId =
+        ctx.oidc.result?.consent?.grantId ??
+        (accountId === undefined ? undefined : await latestGrantId(deps.db, deps.clock, org.id, ctx.oidc.client!.clientId, accountId));
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    // Tokens live by their own expiry, not by oidc-provider's session (sign-in state is ours).
+    expiresWithSession: async () => false,
+    // CONTRACT: browser-based clients may call the token, registration and revocation endpoints from any origin.
+    clientBasedCORS: () => true,
+    async renderError(ctx, out) {
+      ctx.type = 'html';
+      ctx.body = await deps.renderError(out as { error: string; error_description?: string });
+    },
+  };
+
+  const provider = new Provider(issuer, configuration);
+  // Our HTTP layer sets X-Forwarded-Proto/-Host to the public origin, so every URL the provider prints is ours.
+  provider.proxy = true;
+  // CONTRACT: access tokens are `atr_at_…`, so they never parse as an API key and secret scanners know them.
+  provider.use(async (ctx, next) => {
+    await next();
+    const body = ctx.body as { access_token?: unknown } | undefined;
+    if (ctx.oidc?.route === 'token' && body && typeof body.access_token === 'string') body.access_token = `${ACCESS_TOKEN_PREFIX}${body.access_token}`;
+  });
+  return provider;
+}
+
+async function latestGrantId(db: Db, clock: Clock, organisationId: string, clientId: string, accountId: string): Promise<string | undefined> {
+  const row = await oauthRecordsRepository.latestGrant(db, organisationId, clientId, accountId, clock.now().toISOString());
+  return row ? (JSON.parse(row.payload) as { jti: string }).jti : undefined;
+}
