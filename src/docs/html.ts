@@ -1,5 +1,8 @@
-// Escaping for the few pages built outside the templates (the reference's shell page).
+// Escaping and small markup helpers for the documentation pages.
 export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Our own prose with `backticks` as code: escaped first, so only this markup is added. */
+export const markdownCode = (text: string): string => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 
 /** The reference's anchor for an operation: `#tag/<tag slug>/<operationId>` (reference.js sets the slug). */
 export const referenceAnchor = (op: { tag: string; id: string }): string => `tag/${op.tag.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}/${op.id}`;

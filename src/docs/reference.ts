@@ -7,7 +7,7 @@ import type { Operation } from '../http/operation.ts';
 import { API_PREFIX } from '../http/registry.ts';
 import type { Revisions } from '../http/revisions.ts';
 import { assetUrls, registerAssetRoutes } from './assets.ts';
-import { DOCS_CSP, escapeHtml } from './html.ts';
+import { DOCS_CSP, escapeHtml, markdownCode, referenceAnchor } from './html.ts';
 import { documentedRevision } from './requested-revision.ts';
 import { revisionHistory } from './revision-history.ts';
 
@@ -69,4 +69,15 @@ export function registerReferenceRoutes(app: FastifyInstance, opts: { operations
 
   const history = revisionHistory(revisions, opts.operations);
   app.get(`${API_PREFIX}/revisions`, { onRequest }, async () => history);
+
+  app.get(`${REFERENCE_PATH}/revisions`, { onRequest }, async (_request, reply) => {
+    const html = await reply.viewAsync('docs/revisions', {
+      title: 'Revisions of API v1',
+      history,
+      referenceHref: REFERENCE_PATH,
+      anchor: (op: { tag: string; id: string }) => referenceAnchor(op),
+      md: markdownCode,
+    });
+    return reply.header('Content-Security-Policy', DOCS_CSP).header('X-Content-Type-Options', 'nosniff').type('text/html; charset=utf-8').send(html);
+  });
 }
