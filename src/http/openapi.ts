@@ -150,6 +150,7 @@ export function buildOpenApiDocument(operations: Operation[], opts: { serverUrl:
       description:
         'Multi-tenant learning-platform REST API. Errors are RFC 9457 problem documents whose `code` values are listed under `x-error-codes`. ' +
         `This document describes revision ${revision}. Revisions: ${opts.revisions.list.join(', ')}; select one with the \`Service-Version\` header. ` +
+        'What changed in each: `GET /api/v1/revisions` (no credential needed); a browsable reference: `/api/v1/docs`; each error code: `/docs/errors/<code>`. ' +
         'Unknown organisation addresses answer 404 `tenancy.unknown_organisation`, and over-long path segments 414 `request.uri_too_long`, before any operation is chosen.',
     },
     servers: [{ url: opts.serverUrl + API_PREFIX }],
