@@ -9,7 +9,7 @@ import { startTestApp, type TestContext } from './support/harness.ts';
 import { createPageClient, testIdText, type PageClient } from './support/page-client.ts';
 
 const PASSWORD = 'correct horse battery';
-const pages = ['/admin/integrations/api-keys', '/admin/webhooks', '/admin/extensions'];
+const pages = ['/admin/integrations/api-keys', '/admin/integrations/oauth-clients', '/admin/webhooks', '/admin/extensions'];
 
 describe('admin pages', () => {
   let t: TestContext;
@@ -176,6 +176,80 @@ describe('admin pages', () => {
         assert.equal(other.status, 404, id);
       }
       assert.equal((await t.api.request({ host: stranger.org.address, key: stranger.key, path: '/me' })).status, 200, 'untouched');
+    });
+  });
+
+  describe('/admin/integrations/oauth-clients', () => {
+    test('Register client: the id and the secret shown once; the client gets tokens; Rotate secret; Delete revokes its tokens', async () => {
+      const { org, personId, browser } = await signedIn();
+      await browser.get('/admin/integrations/oauth-clients');
+      const res = await browser.post('/admin/integrations/oauth-clients', { name: 'Nightly sync', type: 'confidential', redirect_uris: '', grant_types: 'client_credentials', scopes: ['courses:read', 'enrolments:read'], service_person_id: personId });
+      assert.equal(res.status, 303);
+      const shown = await browser.follow(res);
+      const clientId = testIdText(shown.html, 'new-client-id')!;
+      const secret = testIdText(shown.html, 'new-secret')!;
+      assert.match(clientId, /^atr_ci_/);
+      assert.match(secret, /^atr_cs_/);
+      const again = await browser.get('/admin/integrations/oauth-clients');
+      assert.equal(testIdText(again.html, 'new-secret'), undefined, 'shown once');
+      assert.match(again.html, new RegExp(clientId));
+      const token = async (s: string) =>
+        t.app.inject({ method: 'POST', url: '/oauth/token', headers: { host: org.address, 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${s}`).toString('base64')}` }, payload: 'grant_type=client_credentials' });
+      const first = await token(secret);
+      assert.equal(first.statusCode, 200);
+      const accessToken = JSON.parse(first.body).access_token;
+      assert.equal((await t.api.request({ host: org.address, key: accessToken, path: '/me' })).body.subject.person_id, personId);
+
+      const [row] = await t.app.services.oauthClients.list(org.id);
+      const rotated = await browser.follow(await browser.post(`/admin/integrations/oauth-clients/${row.id}/rotate-secret`));
+      const newSecret = testIdText(rotated.html, 'new-secret')!;
+      assert.notEqual(newSecret, secret);
+      assert.equal((await token(secret)).statusCode, 401, 'the old secret is refused');
+      assert.equal((await token(newSecret)).statusCode, 200);
+
+      await browser.post(`/admin/integrations/oauth-clients/${row.id}/delete`);
+      assert.equal((await t.api.request({ host: org.address, key: accessToken, path: '/me' })).status, 401, 'its tokens are revoked at once');
+      assert.equal((await token(newSecret)).statusCode, 401);
+      const types = (await t.database.db.selectFrom('outbox_events').select('type').where('organisation_id', '=', org.id).execute()).map((e) => e.type);
+      for (const type of ['oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted']) assert.ok(types.includes(type), type);
+    });
+
+    test('a refused form: 422, input kept, each message next to its field; a public client shows its id and no secret', async () => {
+      const { org, browser } = await signedIn();
+      await browser.get('/admin/integrations/oauth-clients');
+      const refused = await browser.post('/admin/integrations/oauth-clients', { name: 'Kept name', type: 'public', redirect_uris: 'http://evil.example/cb', grant_types: ['authorization_code', 'client_credentials'], scopes: 'courses:read' });
+      assert.equal(refused.status, 422);
+      assert.match(refused.html, /value="Kept name"/);
+      assert.match(refused.html, /http:\/\/evil\.example\/cb<\/textarea>/);
+      assert.match(refused.html, /<p class="field-error" id="redirect_uris-error">/);
+      assert.match(refused.html, /A public client cannot use client_credentials/);
+      assert.equal((await t.app.services.oauthClients.list(org.id)).length, 0);
+      const ok = await browser.follow(await browser.post('/admin/integrations/oauth-clients', { name: 'Phone app', type: 'public', redirect_uris: 'http://127.0.0.1:7777/cb\nhttps://app.example/cb', grant_types: 'authorization_code', scopes: 'courses:read' }));
+      assert.match(testIdText(ok.html, 'new-client-id')!, /^atr_ci_/);
+      assert.equal(testIdText(ok.html, 'new-secret'), undefined);
+    });
+
+    test('self-registered clients are listed (marked) and can be deleted; other organisations’ ids are a 404 page', async () => {
+      const { org, browser } = await signedIn();
+      const registered = await t.app.inject({ method: 'POST', url: '/oauth/register', headers: { host: org.address, 'content-type': 'application/json' }, payload: JSON.stringify({ client_name: 'Claude', redirect_uris: ['http://127.0.0.1:5555/callback'] }) });
+      assert.equal(registered.statusCode, 201);
+      const page = await browser.get('/admin/integrations/oauth-clients');
+      assert.match(page.html, /Claude/);
+      assert.match(page.html, /self-registered/);
+      const other = await t.make.org();
+      const theirs = await t.app.services.oauthClients.create(other.id, null, { name: 'Theirs', type: 'public', redirect_uris: ['https://x.example/cb'], grant_types: ['authorization_code'], scopes: ['courses:read'] });
+      assert.equal((await browser.post(`/admin/integrations/oauth-clients/${theirs.id}/delete`)).status, 404);
+      assert.equal((await t.app.services.oauthClients.list(other.id)).length, 1);
+    });
+
+    test('without the API entitlement: 412 naming commerce.plan_entitlement, nothing registered', async () => {
+      const { org, browser } = await signedIn();
+      await t.app.services.organisations.update(org.address, { plan: 'no-api' });
+      await browser.get('/admin/integrations/oauth-clients');
+      const res = await browser.post('/admin/integrations/oauth-clients', { name: 'App', type: 'public', redirect_uris: 'https://app.example/cb', grant_types: 'authorization_code', scopes: 'courses:read' });
+      assert.equal(res.status, 412);
+      assert.match(res.html, /commerce\.plan_entitlement/);
+      assert.equal((await t.app.services.oauthClients.list(org.id)).length, 0);
     });
   });
 

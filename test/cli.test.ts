@@ -214,6 +214,30 @@ describe('atrium CLI', () => {
     assert.equal(again.code, 1);
   });
 
+  test('oauth-client create registers a client (the secret once, none for a public client) that gets tokens at the address', async () => {
+    const { host, email } = await orgWithAdmin(db);
+    const machine = await cliJson(db, ['oauth-client', 'create', '--org', host, '--name', 'Nightly sync', '--type', 'confidential', '--grants', 'client_credentials', '--scopes', 'courses:read', '--person', email]);
+    assert.deepEqual(Object.keys(machine), ['client_id', 'client_secret']);
+    const app = await cliJson(db, ['oauth-client', 'create', '--org', host, '--name', 'Phone app', '--type', 'public', '--redirect-uri', 'http://127.0.0.1:7/cb', '--redirect-uri', 'https://app.example/cb']);
+    assert.deepEqual(Object.keys(app), ['client_id']);
+    await withApi(db, async (api, fastify) => {
+      const res = await fastify.inject({ method: 'POST', url: '/oauth/token', headers: { host, 'content-type': 'application/x-www-form-urlencoded' }, payload: `grant_type=client_credentials&client_id=${machine.client_id}&client_secret=${machine.client_secret}` });
+      assert.equal(res.statusCode, 200);
+      const me = await api.request({ host, key: JSON.parse(res.body).access_token, path: '/me' });
+      assert.deepEqual(me.body.scopes, ['courses:read']);
+    });
+    for (const [args, message] of [
+      [['--type', 'public', '--grants', 'client_credentials'], 'A public client cannot use client_credentials'],
+      [['--type', 'public', '--redirect-uri', 'http://evil.example/cb'], 'must be https, or http on a loopback address'],
+      [['--type', 'confidential', '--grants', 'client_credentials'], 'act as a service person'],
+    ] as const) {
+      const r = await runCli(db, ['oauth-client', 'create', '--org', host, '--name', 'X', ...args]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, new RegExp(message));
+    }
+    assert.equal((await runCli(db, ['oauth-client', 'create', '--org', host, '--name', 'X', '--type', 'weird'])).code, 2);
+  });
+
   test('an unknown organisation is a runtime error: exit 1 and one clear line, no stack, no usage', async () => {
     const r = await runCli(db, ['person', 'create', '--org', 'nowhere.test', '--email', 'a@nowhere.test', '--name', 'A', '--roles', 'admin', '--json']);
     assert.equal(r.code, 1);

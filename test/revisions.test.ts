@@ -66,6 +66,20 @@ describe('dated revisions', () => {
     assert.deepEqual(current.json(), { id: 'w1', title: 'Gear' });
   });
 
+  test('an OAuth token runs at the revision pinned on its client at registration', async () => {
+    const current = await t.make.caller({ org: pinnedOld.org, credential: 'oauth_token' });
+    const older = await t.make.caller({ org: pinnedOld.org, credential: 'oauth_token' });
+    // As if this client had been registered before the 2027-01-01 revision existed.
+    await t.database.db.updateTable('oauth_clients').set({ service_version: '2026-11-01' }).where('id', '=', older.keyId).execute();
+    const old = await post(older, { name: 'Gear' });
+    assert.equal(old.statusCode, 201, old.body);
+    assert.equal(old.headers['service-version'], '2026-11-01');
+    assert.deepEqual(old.json(), { id: 'w1', name: 'Gear' });
+    const now = await post(current, { title: 'Gear' });
+    assert.equal(now.headers['service-version'], '2027-01-01');
+    assert.equal((await post(older, { title: 'Cog' }, '2027-01-01')).statusCode, 201, 'Service-Version still wins');
+  });
+
   test('Service-Version overrides the pin, in both directions', async () => {
     const up = await post(pinnedOld, { title: 'Cog' }, '2027-03-01');
     assert.equal(up.headers['service-version'], '2027-01-01');

@@ -7,18 +7,24 @@ import { generateApiKey } from '../src/auth/api-key-format.ts';
 import { operations } from '../src/operations.ts';
 import type { Operation } from '../src/http/operation.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
-import type { Caller } from './support/factories.ts';
+import type { Caller, CredentialKind } from './support/factories.ts';
 import { exampleRequest } from './support/examples.ts';
 
 
-describe('security suite (every operation)', () => {
+/**
+ * Who may not call `ops`, with credentials of `kind`. API keys go through every operation; OAuth access tokens
+ * through one operation of each family (tag): the same auth hook checks both, so what differs is only how the
+ * credential is found, which one operation per family proves.
+ */
+function securitySuite(title: string, kind: CredentialKind, ops: Operation[]) {
+describe(title, () => {
   let t: TestContext;
   let owner: Caller;
   let stranger: Caller;
   before(async () => {
     t = await startTestApp();
-    owner = await t.make.caller();
-    stranger = await t.make.caller();
+    owner = await t.make.caller({ credential: kind });
+    stranger = await t.make.caller({ credential: kind });
   });
   after(() => t.close());
 
@@ -36,7 +42,7 @@ describe('security suite (every operation)', () => {
     });
   }
 
-  for (const op of operations) {
+  for (const op of ops) {
     describe(`${op.method} ${op.path}`, () => {
       test('no credential → 401 with a Bearer challenge', async () => {
         const res = await requestFor(op, undefined);
@@ -46,7 +52,7 @@ describe('security suite (every operation)', () => {
       });
 
       test('a malformed or unknown credential → 401', async () => {
-        for (const key of ['atr_live_short', 'atr_test_' + 'A'.repeat(49), 'sk_live_123', generateApiKey('live')]) {
+        for (const key of ['atr_live_short', 'atr_test_' + 'A'.repeat(49), 'sk_live_123', generateApiKey('live'), 'atr_at_unknownTokenValue0123456789abcdefghijk']) {
           const res = await requestFor(op, owner, { key });
           assert.equal(res.status, 401, key);
           assert.equal(res.body.code, 'auth.invalid_credential');
@@ -61,7 +67,7 @@ describe('security suite (every operation)', () => {
 
       if (op.scope !== null) {
         test(`a credential without ${op.scope} → 403`, async () => {
-          const c = await t.make.caller({ org: owner.org, scopes: allScopes.filter((s) => s !== op.scope) });
+          const c = await t.make.caller({ org: owner.org, scopes: allScopes.filter((s) => s !== op.scope), credential: kind });
           const res = await requestFor(op, c);
           assert.equal(res.status, 403);
           assert.equal(res.body.code, 'auth.insufficient_scope');
@@ -71,7 +77,7 @@ describe('security suite (every operation)', () => {
 
       if (op.capability !== null) {
         test(`a person without ${op.capability} → 403`, async () => {
-          const c = await t.make.caller({ org: owner.org, roles: [], platformAdmin: false });
+          const c = await t.make.caller({ org: owner.org, roles: [], platformAdmin: false, credential: kind });
           const res = await requestFor(op, c);
           assert.equal(res.status, 403);
           assert.equal(res.body.code, 'auth.missing_capability');
@@ -88,7 +94,7 @@ describe('security suite (every operation)', () => {
       }
 
       test(op.writes ? 'a plan without the API entitlement → 412' : 'a plan without the API entitlement can still read', async () => {
-        const c = await t.make.caller({ plan: 'no-api' });
+        const c = await t.make.caller({ plan: 'no-api', credential: kind });
         const res = await requestFor(op, c);
         if (op.writes) {
           assert.equal(res.status, 412);
@@ -101,6 +107,12 @@ describe('security suite (every operation)', () => {
     });
   }
 });
+}
+
+securitySuite('security suite (every operation, API keys)', 'api_key', operations);
+
+const oneOperationPerFamily = [...new Map(operations.map((op) => [op.tag, op])).values()];
+securitySuite('security suite (one operation per family, OAuth access tokens)', 'oauth_token', oneOperationPerFamily);
 
 describe('credential lifecycle', () => {
   let t: TestContext;
@@ -117,6 +129,22 @@ describe('credential lifecycle', () => {
     assert.equal(res.status, 401);
     assert.equal(res.body.code, 'auth.revoked_credential');
     assert.match(String(res.headers['www-authenticate']), /invalid_token/);
+  });
+
+  test('an access token whose client is deleted → 401 at once; an expired one → 401 auth.expired_credential', async () => {
+    const c = await t.make.caller({ credential: 'oauth_token' });
+    assert.equal((await t.api.request({ host: c.org.address, key: c.key, path: '/me' })).status, 200);
+    await t.app.services.oauthClients.remove(c.org.id, c.keyId);
+    const res = await t.api.request({ host: c.org.address, key: c.key, path: '/me' });
+    assert.equal(res.status, 401);
+    assert.match(String(res.headers['www-authenticate']), /invalid_token/);
+
+    const other = await t.make.caller({ org: c.org, credential: 'oauth_token' });
+    const { client_id } = await t.database.db.selectFrom('oauth_clients').select('client_id').where('id', '=', other.keyId).executeTakeFirstOrThrow();
+    await t.database.db.updateTable('oauth_records').set({ expires_at: '2020-01-01T00:00:00.000Z' }).where('client_id', '=', client_id).execute();
+    const expired = await t.api.request({ host: c.org.address, key: other.key, path: '/me' });
+    assert.equal(expired.status, 401);
+    assert.equal(expired.body.code, 'auth.expired_credential');
   });
 
   test('an expired key → 401 auth.expired_credential', async () => {

@@ -6,7 +6,8 @@ import { privilegedScopes, scopes } from '../auth/capabilities.ts';
 import { CreateApiKey } from '../auth/api-keys.schemas.ts';
 import { ApiError } from '../http/api-error.ts';
 import { isUuid } from '../http/schemas.ts';
-import { fieldErrorsOf, formList, formString, validateAsBody, type FieldErrors } from './forms.ts';
+import { fieldErrorsOf, formList, formString, type FieldErrors } from './forms.ts';
+import { validateAsBody } from '../http/body-validation.ts';
 import { PageError, redirectWithFlash } from './page-context.ts';
 import type { PageRoutes } from './pages.ts';
 

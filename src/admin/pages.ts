@@ -14,6 +14,7 @@ import { ApiError } from '../http/api-error.ts';
 import type { Services } from '../services.ts';
 import { apiKeysPage } from './api-keys.page.ts';
 import { consentPages } from './consent.page.ts';
+import { oauthClientsPage } from './oauth-clients.page.ts';
 import { extensionsPage } from './extensions.page.ts';
 import { overviewPage } from './overview.page.ts';
 import { createPageRenderer, csrfUserInfo, PageError, SESSION_COOKIE, type RenderPage } from './page-context.ts';
@@ -32,7 +33,7 @@ export interface PageDeps {
 /** A page route's parts: the routes register themselves on the pages scope. */
 export type PageRoutes = (scope: FastifyInstance, deps: PageDeps) => void;
 
-const pageRoutes: PageRoutes[] = [signInPages, consentPages, overviewPage, apiKeysPage, webhooksPages, extensionsPage];
+const pageRoutes: PageRoutes[] = [signInPages, consentPages, overviewPage, apiKeysPage, oauthClientsPage, webhooksPages, extensionsPage];
 
 function pageErrorOf(err: unknown): PageError {
   if (err instanceof PageError) return err;

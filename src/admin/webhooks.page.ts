@@ -8,7 +8,8 @@ import { CreateWebhookSubscription } from '../domain/webhooks/webhooks.schemas.t
 import { requireApiEntitlement } from '../domain/organisations/entitlement.ts';
 import { ApiError } from '../http/api-error.ts';
 import { isUuid } from '../http/schemas.ts';
-import { fieldErrorsOf, formLines, formString, validateAsBody, type FieldErrors } from './forms.ts';
+import { fieldErrorsOf, formLines, formString, type FieldErrors } from './forms.ts';
+import { validateAsBody } from '../http/body-validation.ts';
 import { PageError, redirectWithFlash } from './page-context.ts';
 import type { PageRoutes } from './pages.ts';
 

@@ -18,6 +18,8 @@ export interface Args {
   /** A comma-separated list (`--roles a,b`), blanks dropped. */
   list(name: string): string[] | undefined;
   requiredList(name: string): string[];
+  /** An option that may be given several times (`--redirect-uri a --redirect-uri b`). */
+  many(name: string): string[];
   choice<T extends string>(name: string, allowed: readonly T[]): T | undefined;
 }
 
@@ -58,6 +60,13 @@ export function parseCommandArgs(argv: string[], options: ParseArgsOptionsConfig
       return v;
     },
     list,
+    many(name) {
+      const v = values[name];
+      if (v === undefined) return [];
+      if (!Array.isArray(v)) throw new Error(`option --${name} is not declared with multiple: true`);
+      for (const item of v) if (typeof item !== 'string' || item.trim() === '') throw new UsageError(`--${name} must not be empty`);
+      return v as string[];
+    },
     requiredList(name) {
       const v = list(name);
       if (v === undefined) throw missing(name);

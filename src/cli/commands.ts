@@ -3,13 +3,14 @@ import { roleNames, scopeResources } from '../auth/capabilities.ts';
 import { apiKeyCommands } from './api-key.ts';
 import type { Command } from './command.ts';
 import { migrateCommand } from './migrate.ts';
+import { oauthClientCommands } from './oauth-client.ts';
 import { orgCommands } from './org.ts';
 import { personCommands } from './person.ts';
 import { seedCommands } from './seed.ts';
 import { serveCommand } from './serve.ts';
 import { workerCommand } from './worker.ts';
 
-export const commands: readonly Command[] = [serveCommand, workerCommand, migrateCommand, ...orgCommands, ...personCommands, ...apiKeyCommands, ...seedCommands];
+export const commands: readonly Command[] = [serveCommand, workerCommand, migrateCommand, ...orgCommands, ...personCommands, ...apiKeyCommands, ...oauthClientCommands, ...seedCommands];
 
 export const usageLine = (c: Command): string => ['atrium', ...c.words, c.synopsis].filter((s) => s !== '').join(' ');
 

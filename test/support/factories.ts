@@ -1,5 +1,6 @@
 // Factories, not fixtures: each builds real rows through the real services.
 import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
 import { scopes as allScopes, type RoleName } from '../../src/auth/capabilities.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { TemplateScopeLevel } from '../../src/db/tables.ts';
@@ -19,7 +20,10 @@ export interface Caller {
   keyId: string;
 }
 
-export function createFactories(services: Services, database: Database, endpoints: { webhookUrl: string } = { webhookUrl: 'https://127.0.0.1:9' }) {
+/** How a factory-made caller authenticates: an API key, or an OAuth access token of a client-credentials client. */
+export type CredentialKind = 'api_key' | 'oauth_token';
+
+export function createFactories(services: Services, database: Database, endpoints: { webhookUrl: string } = { webhookUrl: 'https://127.0.0.1:9' }, app?: FastifyInstance) {
   const { db } = database;
 
   async function org(opts: { plan?: Plan; address?: string } = {}): Promise<Organisation> {
@@ -51,12 +55,32 @@ export function createFactories(services: Services, database: Database, endpoint
     });
   }
 
-  /** An organisation (new unless given), a person with the given roles, and a key with the given scopes. */
-  async function caller(opts: { org?: Organisation; plan?: Plan; roles?: RoleName[]; platformAdmin?: boolean; scopes?: string[]; serviceVersion?: string } = {}): Promise<Caller> {
+  /**
+   * An access token for `scopes`, acting as `personId`, minted the way a client gets one: a confidential
+   * client-credentials client registered for that person, then POST /oauth/token.
+   */
+  async function accessToken(o: Organisation, personId: string, scopes: string[] = [...allScopes]): Promise<{ token: string; clientId: string }> {
+    if (!app) throw new Error('accessToken needs the app (createFactories(…, app))');
+    const client = await services.oauthClients.create(o.id, null, { name: 'test client', type: 'confidential', redirect_uris: [], grant_types: ['client_credentials'], scopes: scopes as never, service_person_id: personId });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { host: o.address, 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}` },
+      payload: 'grant_type=client_credentials',
+    });
+    if (res.statusCode !== 200) throw new Error(`no token: ${res.body}`);
+    return { token: JSON.parse(res.body).access_token as string, clientId: client.id };
+  }
+
+  /**
+   * An organisation (new unless given), a person with the given roles, and a credential with the given scopes:
+   * an API key, or with `credential: 'oauth_token'` an access token (`keyId` is then the client's id).
+   */
+  async function caller(opts: { org?: Organisation; plan?: Plan; roles?: RoleName[]; platformAdmin?: boolean; scopes?: string[]; serviceVersion?: string; credential?: CredentialKind } = {}): Promise<Caller> {
     let o = opts.org ?? (await org());
     const p = await person(o, { roles: opts.roles, platformAdmin: opts.platformAdmin ?? true });
-    const k = await apiKey(o, p.id, { scopes: opts.scopes, serviceVersion: opts.serviceVersion });
-    // A plan without the API entitlement refuses new keys: the key is made first, as on a plan changed later.
+    const k = opts.credential === 'oauth_token' ? await accessToken(o, p.id, opts.scopes).then((a) => ({ key: a.token, id: a.clientId })) : await apiKey(o, p.id, { scopes: opts.scopes, serviceVersion: opts.serviceVersion });
+    // A plan without the API entitlement refuses new credentials: they are made first, as on a plan changed later.
     if (opts.plan !== undefined && opts.plan !== o.plan) o = (await services.organisations.update(o.address, { plan: opts.plan }))!;
     return { org: o, personId: p.id, key: k.key, keyId: k.id };
   }
@@ -224,7 +248,7 @@ export function createFactories(services: Services, database: Database, endpoint
     },
   };
 
-  return { parametersFor, emailTemplate, platformEmailTemplate, preconditions, org, person, apiKey, caller, category, course, section, webhookSubscription, webhookUrl: endpoints.webhookUrl, enrolmentMethod, storageTarget, file, activity, wikiPage, lesson, lessonPage, emailMessage, resourceFor };
+  return { accessToken, parametersFor, emailTemplate, platformEmailTemplate, preconditions, org, person, apiKey, caller, category, course, section, webhookSubscription, webhookUrl: endpoints.webhookUrl, enrolmentMethod, storageTarget, file, activity, wikiPage, lesson, lessonPage, emailMessage, resourceFor };
 }
 
 export type Factories = ReturnType<typeof createFactories>;

@@ -112,7 +112,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
   const clock = options.clock ?? systemClock;
   const testDb = await createTestDatabase();
   const app = await buildApp({ config, database: testDb.database, clock, operations: options.operations, revisions: options.revisions });
-  const make = createFactories(app.services, testDb.database, { webhookUrl: receiver.url });
+  const make = createFactories(app.services, testDb.database, { webhookUrl: receiver.url }, app);
   let port: number | undefined;
   return {
     app,

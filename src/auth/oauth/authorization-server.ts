@@ -168,8 +168,12 @@ export function createAuthorizationServer(org: Organisation, deps: Authorization
   // CONTRACT: access tokens are `atr_at_…`, so they never parse as an API key and secret scanners know them.
   provider.use(async (ctx, next) => {
     await next();
-    const body = ctx.body as { access_token?: unknown } | undefined;
-    if (ctx.oidc?.route === 'token' && body && typeof body.access_token === 'string') body.access_token = `${ACCESS_TOKEN_PREFIX}${body.access_token}`;
+    const body = ctx.body as { access_token?: unknown; error?: unknown; error_description?: unknown } | undefined;
+    if (ctx.oidc?.route !== 'token' || !body) return;
+    if (typeof body.access_token === 'string') body.access_token = `${ACCESS_TOKEN_PREFIX}${body.access_token}`;
+    // RFC 6749 5.2: a client asking for a grant it may not use is `unauthorized_client` (oidc-provider says
+    // invalid_request, with this description).
+    if (body.error === 'invalid_request' && body.error_description === 'requested grant type is not allowed for this client') body.error = 'unauthorized_client';
   });
   return provider;
 }

@@ -12,7 +12,7 @@ export const CreateOAuthClient = Type.Object(
     type: Type.Union([Type.Literal('confidential'), Type.Literal('public')]),
     redirect_uris: Type.Array(Type.String({ format: 'uri', maxLength: 2000 }), { maxItems: 20, uniqueItems: true }),
     grant_types: Type.Array(Type.Union([Type.Literal('authorization_code'), Type.Literal('client_credentials')]), { minItems: 1, uniqueItems: true }),
-    scopes: Type.Array(Type.Union(scopes.map((s) => Type.Literal(s))), { minItems: 1, uniqueItems: true }),
+    scopes: Type.Array(Type.Enum([...scopes]), { minItems: 1, uniqueItems: true }),
     service_person_id: Type.Optional(Uuid({ description: 'The person client-credentials tokens act as.' })),
   },
   { additionalProperties: false },
