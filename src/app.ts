@@ -7,6 +7,8 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/database.ts';
 import { ApiError } from './http/api-error.ts';
+import { registerBodyParser } from './http/body-parser.ts';
+import { createClientErrorHandler } from './http/client-errors.ts';
 import { registerDocsRoutes } from './http/docs.ts';
 import { installProblemHandlers, sendProblem, toApiError } from './http/problems.ts';
 import { registerOperations } from './http/registry.ts';
@@ -56,7 +58,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // The id is ours, never the client's: it is quoted to support and must be unique.
     genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
     requestIdHeader: false,
-    return503OnClosing: true,
+    // CONTRACT: Operating it — at shutdown the listener closes first (see src/http/listener.ts); a request that
+    // still arrives on an open connection is served, never answered with Fastify's plain 503.
+    return503OnClosing: false,
+    clientErrorHandler: createClientErrorHandler(config.errorsUrl),
     // External ids (up to 255 characters, more once percent-encoded) are path segments.
     routerOptions: { maxParamLength: 1024 },
     frameworkErrors: (error, request, reply) => sendProblem(reply, toApiError(error, request), config.errorsUrl),
@@ -68,8 +73,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('services', services);
   app.setValidatorCompiler(validatorCompiler);
   installProblemHandlers(app, config.errorsUrl);
-  // spec: Conventions — Format. JSON only: a text/plain body is a 415, not a string to validate.
-  app.removeContentTypeParser('text/plain');
+  registerBodyParser(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);

@@ -43,6 +43,24 @@ export async function servicesFor(
   });
 }
 
+/**
+ * The database of a serving process: PostgreSQL connecting and queries bounded in time (db/pg-pool.ts), so a
+ * database that goes away turns into 502s within 5 s, and each failed connection reported.
+ */
+export function openServingDatabase(config: Config, onConnectionError?: (err: Error) => void): Database {
+  return openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFileFor(config), timeouts: true, onConnectionError });
+}
+
+/** Applies pending migrations over connections of their own, without that time bound: a migration may rightly take longer. */
+export async function migrateDatabase(config: Config): Promise<void> {
+  const database = openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFileFor(config) });
+  try {
+    await migrateToLatest(database.db);
+  } finally {
+    await database.close();
+  }
+}
+
 export async function openRuntime(config: Config, clock: Clock = systemClock): Promise<{ database: Database; services: Services; clock: Clock }> {
   const database = openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFileFor(config) });
   try {

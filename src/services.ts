@@ -33,7 +33,8 @@ import { createWikiPageService } from './domain/wiki-pages/wiki-pages.service.ts
 import { wikiActivityType } from './domain/wiki-pages/wiki.activity-type.ts';
 import { createLessonPageService } from './domain/lesson-pages/lesson-pages.service.ts';
 import { createEmailMessageService } from './domain/email-messages/email-messages.service.ts';
-import { createMailer, type MailSettings } from './mail/mailer.ts';
+import { createMailer } from './mail/mailer.ts';
+import type { MailSettings } from './mail/mail.ts';
 import { createMailLogReader } from './mail/mail-log.ts';
 
 export interface ServiceDeps {

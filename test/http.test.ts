@@ -33,10 +33,11 @@ describe('HTTP layer', () => {
     assert.equal(res.body.category, 'quota');
   });
 
-  test('a path segment over the router limit is a 414 problem document', async () => {
+  test('a path segment over the router limit is a 413 quota problem document', async () => {
     const res = await t.api.request({ host: c.org.address, key: c.key, path: `/sections/ext:${'x'.repeat(1100)}` });
-    assert.equal(res.status, 414);
-    assert.equal(res.body.code, 'request.uri_too_long');
+    assert.equal(res.status, 413);
+    assert.equal(res.body.code, 'request.too_large');
+    assert.equal(res.body.category, 'quota');
   });
 
   test('every response has a distinct Request-Id', async () => {

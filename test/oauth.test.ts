@@ -134,6 +134,7 @@ describe('OAuth 2 authorization server', () => {
         [{ grant_type: 'client_credentials', scope: 'courses:fly' }, [machine.client_id, machine.client_secret], 400, 'invalid_scope'],
         [{ grant_type: 'password', username: person.email, password: PASSWORD }, [machine.client_id, machine.client_secret], 400, 'unsupported_grant_type'],
         [{ grant_type: 'client_credentials', client_id: app.client_id }, undefined, 400, 'unauthorized_client'],
+        [{ grant_type: 'client_credentials', client_id: 'atr_ci_\u0000nul', client_secret: 'x' }, undefined, 401, 'invalid_client'],
       ];
       for (const [form, basic, status, error] of cases) {
         const res = await tokenRequest(form, basic);
@@ -358,6 +359,7 @@ describe('OAuth 2 authorization server', () => {
         [{ redirect_uris: ['https://app.example/cb'], grant_types: ['client_credentials'] }, 'invalid_client_metadata'],
         [{ redirect_uris: ['http://app.example/cb'] }, 'invalid_redirect_uri'],
         [{ redirect_uris: [] }, 'invalid_redirect_uri'],
+        [{ redirect_uris: ['https://app.example/cb'], client_name: 'nul \u0000 name' }, 'invalid_client_metadata'],
       ] as const) {
         const res = await register(metadata);
         assert.equal(res.status, 400, JSON.stringify(metadata));

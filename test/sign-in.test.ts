@@ -93,6 +93,8 @@ describe('signing in', () => {
       assert.equal(res.setCookies.some((c) => c.startsWith('atrium_session=')), false);
     }
     assert.match(wrong.html, new RegExp(`value="${person.email}"`), 'the e-mail is kept; the password never is');
+    const nul = await createPageClient(t.app, org.address, { remoteAddress: '10.1.0.3' }).signIn(`${person.email}\u0000`, PASSWORD);
+    assert.equal(nul.status, 401, 'NUL in an address is a wrong pair on every database, never a 500');
   });
 
   test('no oracle in time: an unknown e-mail costs what a wrong password costs (one scrypt each)', async () => {

@@ -1586,7 +1586,7 @@ export interface components {
         ServiceVersion: string;
         /** @description `true` when this is the recorded response of an earlier request with the same key. */
         IdempotencyReplayed: "true";
-        /** @description Seconds to wait before retrying (429; 409 `idempotency.in_progress`). */
+        /** @description Seconds to wait before retrying (429; 409 `idempotency.in_progress`; 502 `database.unavailable`). */
         RetryAfter: number;
         /** @description Requests allowed per window for this credential. */
         RateLimitLimit: number;
@@ -1689,7 +1689,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -1717,6 +1727,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1844,7 +1865,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -1872,6 +1903,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2004,7 +2046,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2014,17 +2056,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2052,6 +2084,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2150,7 +2193,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2178,6 +2231,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2273,7 +2337,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2301,6 +2375,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2441,7 +2526,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2451,17 +2536,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2489,6 +2564,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2607,7 +2693,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2635,6 +2731,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2758,7 +2865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2768,17 +2875,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2806,6 +2903,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2900,7 +3008,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2928,6 +3046,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3023,7 +3152,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3051,6 +3190,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3185,7 +3335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3195,17 +3345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3233,6 +3373,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3335,7 +3486,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3363,6 +3524,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3464,7 +3636,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3492,6 +3674,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3670,7 +3863,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3680,17 +3873,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3718,6 +3901,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3820,7 +4014,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3848,6 +4052,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3945,7 +4160,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3973,6 +4198,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4139,7 +4375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4149,17 +4385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4187,6 +4413,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4289,7 +4526,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4317,6 +4564,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4431,7 +4689,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4459,6 +4727,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4671,7 +4950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4681,17 +4960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4719,6 +4988,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4859,7 +5139,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4887,6 +5177,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5039,7 +5340,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5049,17 +5350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5087,6 +5378,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5198,7 +5500,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5226,6 +5538,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5321,7 +5644,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5349,6 +5682,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5501,7 +5845,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5511,17 +5855,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5549,6 +5883,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5638,7 +5983,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5666,6 +6021,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5816,7 +6182,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5844,6 +6220,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6022,7 +6409,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6032,17 +6419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6070,6 +6447,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6191,7 +6579,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6219,6 +6617,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6320,7 +6729,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6348,6 +6767,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6524,7 +6954,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6534,17 +6964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6572,6 +6992,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6674,7 +7105,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6702,6 +7143,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6826,7 +7278,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6854,6 +7316,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7102,7 +7575,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7112,17 +7585,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7150,6 +7613,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7247,7 +7721,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7275,6 +7759,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7397,7 +7892,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7407,17 +7902,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7445,6 +7930,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7566,7 +8062,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7594,6 +8100,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7690,7 +8207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7700,17 +8217,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7738,6 +8245,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7841,6 +8359,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
             412: {
                 headers: {
@@ -7851,7 +8380,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7861,17 +8390,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7899,6 +8418,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7993,7 +8523,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8021,6 +8561,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8091,7 +8642,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8119,6 +8680,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8256,7 +8828,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8284,6 +8866,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8455,7 +9048,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8465,17 +9058,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8503,6 +9086,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8624,7 +9218,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8652,6 +9256,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8726,6 +9341,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
             412: {
                 headers: {
@@ -8736,7 +9362,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8764,6 +9400,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8943,7 +9590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8953,17 +9600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8991,6 +9628,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9078,6 +9726,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
             412: {
                 headers: {
@@ -9088,7 +9747,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9116,6 +9785,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9243,6 +9923,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
             412: {
                 headers: {
@@ -9253,7 +9944,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9281,6 +9982,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9429,7 +10141,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9457,6 +10179,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9607,7 +10340,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9635,6 +10378,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9709,7 +10463,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9737,6 +10501,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9828,7 +10603,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9856,6 +10641,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10101,7 +10897,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10129,6 +10935,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10375,7 +11192,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10385,17 +11202,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10423,6 +11230,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10578,7 +11396,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10606,6 +11434,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10763,7 +11602,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10791,6 +11640,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10994,7 +11854,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11022,6 +11892,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11233,7 +12114,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11243,17 +12124,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11281,6 +12152,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11419,7 +12301,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11447,6 +12339,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11587,7 +12490,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11615,6 +12528,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11717,7 +12641,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11745,6 +12679,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11856,7 +12801,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11884,6 +12839,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12099,7 +13065,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12109,17 +13075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12147,6 +13103,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12294,7 +13261,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12322,6 +13299,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12480,7 +13468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12490,17 +13478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12528,6 +13506,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12636,7 +13625,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12664,6 +13663,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12759,7 +13769,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12787,6 +13807,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12936,7 +13967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12946,17 +13977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12984,6 +14005,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13086,7 +14118,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13114,6 +14156,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13241,7 +14294,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13269,6 +14332,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13516,7 +14590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13526,17 +14600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13564,6 +14628,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13722,7 +14797,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13750,6 +14835,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13924,7 +15020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13934,17 +15030,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13972,6 +15058,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14096,7 +15193,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14124,6 +15231,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14219,7 +15337,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14247,6 +15375,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14416,7 +15555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14426,17 +15565,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14464,6 +15593,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14627,7 +15767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14637,17 +15777,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14675,6 +15805,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14802,7 +15943,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14830,6 +15981,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14932,7 +16094,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14960,6 +16132,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15062,7 +16245,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -15090,6 +16283,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15230,7 +16434,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -15258,6 +16472,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15567,7 +16792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -15577,17 +16802,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -15615,6 +16830,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15781,7 +17007,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -15809,6 +17045,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16032,7 +17279,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -16042,17 +17289,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -16080,6 +17317,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16217,7 +17465,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -16245,6 +17503,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16340,7 +17609,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -16368,6 +17647,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16577,7 +17867,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -16587,17 +17877,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -16625,6 +17905,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16926,7 +18217,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`bulk.too_many_operations`](https://errors.atrium.example/bulk.too_many_operations). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large), [`bulk.too_many_operations`](https://errors.atrium.example/bulk.too_many_operations). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -16936,17 +18227,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -16974,6 +18255,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17159,7 +18451,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -17187,6 +18489,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17412,7 +18725,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -17422,17 +18735,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -17460,6 +18763,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17616,7 +18930,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -17644,6 +18968,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17739,7 +19074,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -17767,6 +19112,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17991,7 +19347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -18001,17 +19357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -18039,6 +19385,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18163,7 +19520,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -18191,6 +19558,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18293,7 +19671,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -18321,6 +19709,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18480,7 +19879,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -18508,6 +19917,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18838,7 +20258,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -18848,17 +20268,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -18886,6 +20296,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19206,7 +20627,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large. Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`bulk.too_many_operations`](https://errors.atrium.example/bulk.too_many_operations). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large), [`bulk.too_many_operations`](https://errors.atrium.example/bulk.too_many_operations). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -19216,17 +20637,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not `application/json`. Codes: [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type). */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -19254,6 +20665,17 @@ export interface operations {
             500: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {

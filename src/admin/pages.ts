@@ -11,6 +11,7 @@ import type { LoginThrottle } from '../auth/login-throttle.ts';
 import type { AuthorizationServers } from '../auth/oauth/authorization-servers.ts';
 import { createSignInService, type SignInService } from '../auth/sign-in.service.ts';
 import { ApiError } from '../http/api-error.ts';
+import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from '../db/availability.ts';
 import type { Services } from '../services.ts';
 import { apiKeysPage } from './api-keys.page.ts';
 import { consentPages } from './consent.page.ts';
@@ -45,6 +46,9 @@ function pageErrorOf(err: unknown): PageError {
     if (err.status === 404) return new PageError(404, 'Not found', 'There is no such page or record in this organisation.');
     if (err.status === 412) return new PageError(412, 'Not included in your plan', `${err.detail} (${err.code})`);
     return new PageError(err.status, err.title, `${err.detail} (${err.code})`);
+  }
+  if (isDatabaseUnavailable(err)) {
+    return new PageError(502, 'Temporarily unavailable', `The service cannot reach its database just now. Nothing was changed; try again in ${DATABASE_RETRY_AFTER_S} seconds.`, { 'Retry-After': String(DATABASE_RETRY_AFTER_S) });
   }
   if ((err as FastifyError).statusCode === 413) return new PageError(413, 'Too large', 'The form is larger than this service accepts.');
   if ((err as FastifyError).statusCode === 415 || (err as FastifyError).statusCode === 400) return new PageError(400, 'The form could not be read', 'Send the form from its page.');
@@ -128,7 +132,7 @@ export async function registerPages(
 
     scope.setErrorHandler(async (err, request: FastifyRequest, reply: FastifyReply) => {
       const page = pageErrorOf(err);
-      if (page.status >= 500) request.log.error({ err }, 'page failed');
+      if (page.status === 500) request.log.error({ err }, 'page failed');
       reply.headers(page.headers);
       return render(request, reply, 'error', { title: page.title, message: page.message, status: page.status }, page.status);
     });

@@ -23,6 +23,11 @@ export function createSignInService(deps: { people: PeopleService; sessions: Ses
   return {
     async signIn(input: { organisationId: string; email: string; password: string; clientAddress: string }): Promise<SignInResult> {
       const attempt: LoginAttempt = { organisationId: input.organisationId, email: normaliseEmail(input.email), clientAddress: input.clientAddress };
+      // No address or password holds NUL (PostgreSQL cannot even compare one): a wrong pair, at a wrong pair's cost.
+      if (attempt.email.includes('\u0000') || input.password.includes('\u0000')) {
+        await verifyPassword(input.password, await decoyHash());
+        return { outcome: 'wrong_pair' };
+      }
       const retryAfterSeconds = await throttle.retryAfter(attempt);
       if (retryAfterSeconds > 0) return { outcome: 'locked', retryAfterSeconds };
       const person = await people.findByEmail(input.organisationId, attempt.email);

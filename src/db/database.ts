@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { createGuardedPool } from './pg-pool.ts';
 import { NodeSqliteDatabase } from './sqlite-adapter.ts';
 import type { Tables } from './tables.ts';
 
@@ -24,6 +25,10 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** PostgreSQL schema to work in (tests give each app its own). */
   pgSchema?: string;
+  /** PostgreSQL: bound connecting and each query in time (pg-pool.ts), so a lost database answers 502 quickly. */
+  timeouts?: boolean;
+  /** PostgreSQL: told about each connection that failed. */
+  onConnectionError?: (err: Error) => void;
 }
 
 const TIMESTAMPTZ_OID = 1184;
@@ -40,11 +45,13 @@ const pgTypes = {
 
 export function openDatabase(options: DatabaseOptions): Database {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({
+    const pool = createGuardedPool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       types: pgTypes,
       ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+      timeouts: options.timeouts ?? false,
+      onConnectionError: options.onConnectionError,
     });
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };

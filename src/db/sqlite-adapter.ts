@@ -34,6 +34,13 @@ class Statement implements SqliteStatement {
 
 const STATEMENT_CACHE_SIZE = 500;
 
+const NOTHING_TO_ROLL_BACK: SqliteStatement = {
+  reader: false,
+  all: () => [],
+  run: () => ({ changes: 0, lastInsertRowid: 0 }),
+  iterate: () => [][Symbol.iterator](),
+};
+
 export class NodeSqliteDatabase implements SqliteDatabase {
   readonly raw: DatabaseSync;
   readonly #cache = new Map<string, Statement>();
@@ -50,6 +57,10 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   }
 
   prepare(sql: string): SqliteStatement {
+    // SQLite rolls a transaction back by itself when a write fails for want of room or I/O (disk full,
+    // SQLITE_FULL/IOERR). Kysely's ROLLBACK after it would then fail ("no transaction is active") and that
+    // error would replace the one that says what happened (and makes it a 502, not a 500): nothing to undo.
+    if (sql === 'rollback' && !this.raw.isTransaction) return NOTHING_TO_ROLL_BACK;
     let stmt = this.#cache.get(sql);
     if (stmt === undefined) {
       stmt = new Statement(this.raw.prepare(sql));

@@ -25,10 +25,13 @@ export const errorCatalog = {
   // The HTTP layer
   'request.malformed_json': entry(422, 'validation', 'The request body is not valid JSON'),
   'request.body_required': entry(422, 'validation', 'The request needs a JSON body'),
-  'request.unsupported_media_type': entry(415, 'validation', 'Request bodies must be application/json'),
+  // CONTRACT: the spec's status table is exhaustive, so media type and depth are 422s and size is a 413.
+  'request.unsupported_media_type': entry(422, 'validation', 'Request bodies must be application/json'),
+  'request.too_deep': entry(422, 'validation', 'The JSON body is nested too deeply'),
+  'request.malformed': entry(422, 'validation', 'The request is not well-formed HTTP'),
   'request.body_too_large': entry(413, 'quota', 'The request body is too large'),
+  'request.too_large': entry(413, 'quota', 'The request line or a path segment is too long'),
   'request.route_not_found': entry(404, 'not_found', 'No such route'),
-  'request.uri_too_long': entry(414, 'quota', 'A path segment is too long'),
   'validation.invalid_body': entry(422, 'validation', 'The request body is invalid'),
   'validation.invalid_parameter': entry(422, 'validation', 'A query parameter or header is invalid'),
   'versioning.invalid_revision': entry(422, 'validation', 'The Service-Version is not a revision of this API'),
@@ -104,6 +107,9 @@ export const errorCatalog = {
   // Bulk operations (spec: Bulk semantics; CONTRACT: Bulk)
   'bulk.too_many_operations': entry(413, 'quota', 'The bulk request has more operations than allowed'),
   'bulk.rolled_back': entry(409, 'conflict', 'Another operation of the atomic bulk request failed, so this one was rolled back'),
+
+  // CONTRACT: the database unreachable while running (and while a process waits for it at start).
+  'database.unavailable': entry(502, 'upstream', 'The database is not reachable at the moment'),
 
   'internal.error': entry(500, 'internal', 'Something went wrong on our side'),
   'health.database_unreachable': entry(503, 'internal', 'The database is not reachable'),

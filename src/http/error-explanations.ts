@@ -60,12 +60,27 @@ export const errorExplanations: { readonly [C in ErrorCode]: ErrorExplanation } 
     retry: noRetry,
     exampleDetail: 'There is no route GET /api/v1/section.',
   },
-  'request.uri_too_long': {
-    happened: 'A path segment is longer than this service accepts, so the request was refused before any operation was chosen.',
-    causes: ['An `external_id` longer than 255 characters in an `ext:` path.', 'A value pasted into the path by mistake (a whole document, a token).'],
-    fix: 'Keep path values short: external ids are 1 to 255 characters.',
+  'request.too_large': {
+    happened: 'The request line (method, path and query) or a path segment is longer than this service accepts, so the request was refused before any operation was chosen.',
+    causes: ['An `external_id` longer than 255 characters in an `ext:` path.', 'A long list of values packed into the query string.', 'Headers and request line together over 16 KiB (a huge cookie or token).'],
+    fix: 'Keep path values short (external ids are 1 to 255 characters) and send large input in a body instead.',
     retry: noRetry,
-    exampleDetail: 'A path segment is longer than this service accepts.',
+    exampleDetail: 'The request line and headers are larger than this service accepts (16 KiB).',
+  },
+  'request.too_deep': {
+    happened: 'The JSON body is nested deeper than 64 levels; it was refused before validation. `errors` points at where it got too deep.',
+    causes: ['A body built recursively from data with cycles or very deep trees.', 'A wiki page or lesson body with a runaway nesting of blocks.'],
+    fix: 'Flatten the structure: no field needs more than a few levels.',
+    retry: noRetry,
+    exampleDetail: 'The request body is nested too deeply: JSON may nest at most 64 levels of arrays and objects.',
+    exampleErrors: [{ path: '/body/blocks/0/children/0/children/0', code: 'too_deep', detail: 'JSON may nest at most 64 levels of arrays and objects.' }],
+  },
+  'request.malformed': {
+    happened: 'The request is not well-formed HTTP, so it could not be read at all.',
+    causes: ['A hand-written HTTP client sending a broken request line or headers.', 'A proxy that mangles requests.'],
+    fix: 'Use a standard HTTP client library; check what your proxy forwards.',
+    retry: noRetry,
+    exampleDetail: 'The request is not well-formed HTTP/1.1.',
   },
   'validation.invalid_body': {
     happened: 'The body is JSON but its content breaks the operation’s rules. `errors` names each offending field by its JSON Pointer into the body, with a `code` and a `detail`.',
@@ -529,6 +544,13 @@ export const errorExplanations: { readonly [C in ErrorCode]: ErrorExplanation } 
     fix: 'Nothing to change in the request. If it keeps happening, contact support and quote the `request_id`.',
     retry: 'Yes, with exponential back-off; send writes with an `Idempotency-Key` so a retry can never apply twice.',
     exampleDetail: 'The request failed on our side. Quote the request_id if you contact support.',
+  },
+  'database.unavailable': {
+    happened: 'The service could not reach its database for this request (it is starting, or the database is down or restarting). Nothing of the request was kept.',
+    causes: ['A database restart or failover, or a network cut between the service and its database.', 'A service that has just started and is still waiting for its database.'],
+    fix: 'Nothing to change in the request.',
+    retry: 'Yes: after `Retry-After` seconds (also in `retry_after`). Send writes with an `Idempotency-Key` so a retry can never apply twice.',
+    exampleDetail: 'The database cannot serve this request at the moment; retry in 5 seconds.',
   },
   'health.database_unreachable': {
     happened: 'The service is running but cannot reach its database (`/readyz`).',

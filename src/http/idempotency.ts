@@ -3,7 +3,6 @@
 // request is still running is a 409 with Retry-After. The record is written in the transaction of the effect,
 // so a crash or a 500 leaves neither. Only successes are recorded: a refused request changed nothing and may
 // simply be sent again.
-import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Database, Db } from '../db/database.ts';
 import { tryTransactionLock } from '../db/locks.ts';
@@ -33,9 +32,7 @@ export function parseIdempotencyKey(header: string | string[] | undefined, mode:
   return header;
 }
 
-export function fingerprintOf(method: string, url: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${url}\n${body === undefined ? '' : JSON.stringify(body)}`).digest('hex');
-}
+export { requestFingerprint as fingerprintOf } from './request-fingerprint.ts';
 
 export function createIdempotency(deps: { database: Database; clock: Clock }) {
   const { database, clock } = deps;

@@ -28,9 +28,12 @@ export function exampleProblem(code: ErrorCode, errorsUrl: string): Json {
     request_id: EXAMPLE_REQUEST_ID,
     docs_url: url,
     ...(explanation.exampleErrors ? { errors: explanation.exampleErrors } : {}),
-    ...(entry.category === 'rate_limit' || code === 'idempotency.in_progress' ? { retry_after: code === 'rate_limit.exceeded' ? 17 : 1 } : {}),
+    ...(retryAfterExample[code] !== undefined ? { retry_after: retryAfterExample[code] } : {}),
   };
 }
+
+/** The codes whose problem documents carry `retry_after` (and a Retry-After header), with a typical value. */
+const retryAfterExample: Partial<Record<ErrorCode, number>> = { 'rate_limit.exceeded': 17, 'rate_limit.concurrency': 1, 'idempotency.in_progress': 1, 'database.unavailable': 5 };
 
 const isPrimitive = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 

@@ -15,22 +15,21 @@ const statusText: Record<number, string> = {
   404: 'No such resource, or none the credential may know about.',
   409: 'Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write.',
   412: "The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`).",
-  413: 'The request is too large.',
-  415: 'The request body is not `application/json`.',
-  422: 'The request is understood but its content is invalid; `errors` names each body field.',
+  413: 'The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`).',
+  422: 'The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`).',
   429: 'Rate limit or concurrency cap reached; retry after `Retry-After` seconds.',
   500: 'Failure on the service side; safe to retry with the same Idempotency-Key.',
+  502: 'The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds.',
 };
 
 /** The statuses an operation can answer besides its success: the spec's list plus the shared ones. */
 export function documentedStatuses(op: Operation): number[] {
-  const s = new Set<number>([...op.errors, 401, 403, 422, 429, 500]);
+  // 413: any request line can be too long, any body too large; 502: any operation needs the database.
+  const s = new Set<number>([...op.errors, 401, 403, 413, 422, 429, 500, 502]);
   if (op.scope === null) s.delete(403);
   if (op.writes) s.add(412);
-  if (op.body) {
-    s.add(413);
-    s.add(415);
-  }
+  // CONTRACT: Idempotency — the same key for another request, or while the first still runs, is a 409.
+  if (op.idempotency) s.add(409);
   return [...s].sort((a, b) => a - b);
 }
 
@@ -108,7 +107,7 @@ function operationObject(op: Operation): Json {
       description: statusText[status] ?? 'Error.',
       headers: {
         'Request-Id': { $ref: '#/components/headers/RequestId' },
-        ...(status === 429 || status === 409 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+        ...(status === 429 || status === 409 || status === 502 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
         ...(status === 429 ? rateLimitHeaders : {}),
       },
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
@@ -151,7 +150,7 @@ export function buildOpenApiDocument(operations: Operation[], opts: { serverUrl:
         'Multi-tenant learning-platform REST API. Errors are RFC 9457 problem documents whose `code` values are listed under `x-error-codes`. ' +
         `This document describes revision ${revision}. Revisions: ${opts.revisions.list.join(', ')}; select one with the \`Service-Version\` header. ` +
         'What changed in each: `GET /api/v1/revisions` (no credential needed); a browsable reference: `/api/v1/docs`; each error code: `/docs/errors/<code>`. ' +
-        'Unknown organisation addresses answer 404 `tenancy.unknown_organisation`, and over-long path segments 414 `request.uri_too_long`, before any operation is chosen.',
+        'Unknown organisation addresses answer 404 `tenancy.unknown_organisation`, and over-long request lines or path segments 413 `request.too_large`, before any operation is chosen.',
     },
     servers: [{ url: opts.serverUrl + API_PREFIX }],
     security: [{ bearerAuth: [] }],
@@ -172,7 +171,7 @@ export function buildOpenApiDocument(operations: Operation[], opts: { serverUrl:
         RequestId: { description: 'Identifies this request; quote it to support. Equals `request_id` in problem documents.', schema: { type: 'string' } },
         ServiceVersion: { description: 'The revision applied to this request.', schema: { type: 'string', format: 'date' } },
         IdempotencyReplayed: { description: '`true` when this is the recorded response of an earlier request with the same key.', schema: { type: 'string', enum: ['true'] } },
-        RetryAfter: { description: 'Seconds to wait before retrying (429; 409 `idempotency.in_progress`).', schema: { type: 'integer' } },
+        RetryAfter: { description: 'Seconds to wait before retrying (429; 409 `idempotency.in_progress`; 502 `database.unavailable`).', schema: { type: 'integer' } },
         RateLimitLimit: { description: 'Requests allowed per window for this credential.', schema: { type: 'integer' } },
         RateLimitRemaining: { description: 'Requests left in the current window.', schema: { type: 'integer' } },
         RateLimitReset: { description: 'Seconds until the window resets.', schema: { type: 'integer' } },

@@ -7,8 +7,10 @@
 import { errorCatalog, type ErrorCode } from './error-catalog.ts';
 import type { Operation } from './operation.ts';
 
-/** Codes any operation can answer with: authentication, limits, the revision header, a failure of ours. */
+/** Codes any operation can answer with: unreadable requests, authentication, limits, the revision header, a failure of ours or of the database. */
 export const everyOperationCodes = [
+  'request.malformed',
+  'request.too_large',
   'tenancy.unknown_organisation',
   'auth.missing_credential',
   'auth.invalid_credential',
@@ -18,6 +20,7 @@ export const everyOperationCodes = [
   'rate_limit.exceeded',
   'rate_limit.concurrency',
   'internal.error',
+  'database.unavailable',
 ] as const satisfies readonly ErrorCode[];
 
 /** The codes `op` can answer with as a problem document, in catalog order. */
@@ -33,14 +36,13 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
     if (op.idempotency === 'required') codes.add('idempotency.key_required');
   }
   if (op.body) {
-    for (const code of ['request.malformed_json', 'request.body_required', 'request.unsupported_media_type', 'request.body_too_large', 'validation.invalid_body'] as const) {
+    for (const code of ['request.malformed_json', 'request.body_required', 'request.unsupported_media_type', 'request.too_deep', 'request.body_too_large', 'validation.invalid_body'] as const) {
       codes.add(code);
     }
   }
   // Query parameters are validated; on an upsert (PUT) so is the path value it would create.
   if (op.query || (op.method === 'PUT' && op.params)) codes.add('validation.invalid_parameter');
   if (op.params) {
-    codes.add('request.uri_too_long');
     // A path value that cannot be an id of ours names nothing (CONTRACT): the operation's 404.
     if (op.method !== 'PUT') codes.add(op.notFoundCode ?? 'request.route_not_found');
   }

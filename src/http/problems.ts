@@ -1,7 +1,10 @@
 // Every error response is an RFC 9457 problem document, whatever raised it: our ApiError, Fastify's own
-// errors (unknown route, 415, malformed JSON, body too large), schema validation, or an unexpected throw.
+// errors (unknown route, media type, body too large), schema validation, a database that is away, or an
+// unexpected throw.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DATABASE_RETRY_AFTER_S, describeDatabaseError, isDatabaseUnavailable } from '../db/availability.ts';
 import { ApiError, type FieldError } from './api-error.ts';
+import { NO_NUL_KEYWORD } from './nul-characters.ts';
 
 interface AjvError {
   instancePath: string;
@@ -29,6 +32,7 @@ const fieldCode: Record<string, string> = {
   const: 'invalid_value',
   minProperties: 'too_few_properties',
   maxProperties: 'too_many_properties',
+  [NO_NUL_KEYWORD]: 'invalid_character',
 };
 
 const typeArticle: Record<string, string> = {
@@ -66,6 +70,8 @@ function describe(e: AjvError, name: string): string {
       return `${name} must be one of: ${(p.allowedValues as unknown[]).join(', ')}.`;
     case 'const':
       return `${name} must be ${JSON.stringify(p.allowedValue)}.`;
+    case NO_NUL_KEYWORD:
+      return `${name} must not contain the NUL character (U+0000).`;
     default:
       return `${name} ${e.message ?? 'is invalid'}.`;
   }
@@ -104,8 +110,11 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   if (fe.validation) {
     if (fe.validationContext === 'params') {
       const operation = request.routeOptions.config?.operation;
-      // An upsert creates what its path names, so a path value that could never be valid is a 422 there;
-      // everywhere else it simply names nothing that exists (CONTRACT: a path id that is not a UUID is a 404).
+      // A NUL is refused at the field wherever it is (CONTRACT). An upsert creates what its path names, so a
+      // path value that could never be valid is a 422 there; everywhere else it simply names nothing that
+      // exists (CONTRACT: a path id that is not a UUID is a 404).
+      const nul = fe.validation.filter((e) => e.keyword === NO_NUL_KEYWORD);
+      if (nul.length > 0) return queryProblem(nul, 'params');
       if (operation?.method === 'PUT') return queryProblem(fe.validation, 'params');
       return new ApiError(operation?.notFoundCode ?? 'request.route_not_found');
     }
@@ -115,9 +124,12 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
     }
     return queryProblem(fe.validation, fe.validationContext ?? 'querystring');
   }
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('database.unavailable', `The database cannot serve this request at the moment; retry in ${DATABASE_RETRY_AFTER_S} seconds.`, { retryAfter: DATABASE_RETRY_AFTER_S });
+  }
   switch (fe.code) {
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new ApiError('request.uri_too_long', 'A path segment is longer than this service accepts.');
+      return new ApiError('request.too_large', 'A path segment is longer than this service accepts.');
     case 'FST_ERR_BAD_URL':
       return new ApiError('request.route_not_found', 'The URL is malformed.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -134,7 +146,10 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   if (error instanceof SyntaxError && fe.statusCode === 400) return new ApiError('request.malformed_json', 'The request body is not valid JSON.');
   if (fe.statusCode === 413) return new ApiError('request.body_too_large');
   if (fe.statusCode === 415) return new ApiError('request.unsupported_media_type');
+  if (fe.statusCode === 414 || fe.statusCode === 431) return new ApiError('request.too_large');
   if (fe.statusCode === 404) return new ApiError('request.route_not_found');
+  // Any other refusal of Fastify's (a 400 of some kind) is about the request's form: never a 500 for input.
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) return new ApiError('request.malformed', 'The request could not be read.');
   return new ApiError('internal.error', 'The request failed on our side. Quote the request_id if you contact support.');
 }
 
@@ -165,7 +180,8 @@ export function sendProblem(reply: FastifyReply, err: ApiError, errorsUrl: strin
 export function installProblemHandlers(app: FastifyInstance, errorsUrl: string): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (apiError.code === 'database.unavailable') request.log.warn({ error: describeDatabaseError(error) }, 'database unavailable');
+    else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, apiError, errorsUrl);
   });
   app.setNotFoundHandler((request, reply) =>

@@ -1,8 +1,10 @@
 // Two Ajv instances: request bodies are strict JSON (no type coercion: `visible: "yes"` is a 422, not true);
-// query strings and headers arrive as text, so they are coerced to the declared types.
+// query strings and headers arrive as text, so they are coerced to the declared types. Both refuse NUL in
+// every string a schema declares (nul-characters.ts).
 import { Ajv } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { addNoNulKeyword, withNoNul } from './nul-characters.ts';
 
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
 
@@ -10,6 +12,7 @@ function makeAjv(coerceTypes: boolean): Ajv {
   // allErrors so that a 422 names every offending field; bodies are capped by BODY_LIMIT_BYTES.
   const ajv = new Ajv({ allErrors: true, coerceTypes, useDefaults: true, removeAdditional: false, strict: false });
   addFormats(ajv);
+  addNoNulKeyword(ajv);
   return ajv;
 }
 
@@ -17,7 +20,7 @@ const strictAjv = makeAjv(false);
 const coercingAjv = makeAjv(true);
 
 /** A validator with exactly the rules request bodies get, for JSON validated outside a route (a bulk item's `data`). */
-export const compileBodyValidator = (schema: object) => strictAjv.compile(schema);
+export const compileBodyValidator = (schema: object) => strictAjv.compile(withNoNul(schema));
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  (httpPart === 'body' ? strictAjv : coercingAjv).compile(withNoNul(schema as object)) as ReturnType<FastifySchemaCompiler<unknown>>;

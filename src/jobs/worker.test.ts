@@ -53,4 +53,31 @@ describe('worker loop', () => {
     await tick(20);
     assert.equal(finished, 1);
   });
+
+  test('a job that keeps failing (its database away) backs off, doubling from 100 ms, and recovers by itself', async () => {
+    const starts: number[] = [];
+    let healthy = false;
+    const job: Job = {
+      name: 'test.outage',
+      intervalMs: 1,
+      async run() {
+        starts.push(performance.now());
+        if (!healthy) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      },
+    };
+    const logged: object[] = [];
+    const worker = startWorker([job], { info() {}, error: (o) => logged.push(o) });
+    try {
+      await until(() => starts.length >= 4, 'four failed passes');
+      healthy = true;
+      const failed = starts.length;
+      await until(() => starts.length >= failed + 3, 'passes after the outage');
+    } finally {
+      await worker.stop();
+    }
+    const gaps = starts.slice(1, 4).map((at, i) => at - starts[i]);
+    for (const [i, gap] of gaps.entries()) assert.ok(gap >= 100 * 2 ** i - 5, `gap ${i} was ${gap} ms`);
+    // No stack in the log for a database that is away: what failed, and when the job tries again.
+    assert.deepEqual(logged[0], { error: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:5432', job: 'test.outage', failures: 1, retryInMs: 100 });
+  });
 });

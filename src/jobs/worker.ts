@@ -2,6 +2,14 @@
 // slow pass never overlaps the next). The same build runs it beside the API or alone (ATRIUM_ROLES, `atrium
 // worker`). Jobs must be safe to run in several processes at once: they claim their work in the database.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { describeDatabaseError, isDatabaseUnavailable } from '../db/availability.ts';
+
+/**
+ * After failed passes in a row (the database away, the SMTP server down) a job waits longer each time, from
+ * 100 ms doubling up to 10 s: the log is not flooded, and the job is back within 10 s of the outage ending.
+ */
+const FIRST_BACKOFF_MS = 100;
+const LONGEST_BACKOFF_MS = 10_000;
 
 export interface Job {
   /** Shown in logs: `area.what`. */
@@ -27,14 +35,20 @@ export function startWorker(jobs: readonly Job[], log: WorkerLog): Worker {
   const { signal } = controller;
 
   async function loop(job: Job): Promise<void> {
+    let failures = 0;
     while (!signal.aborted) {
+      let waitMs = job.intervalMs;
       try {
         await job.run(signal);
+        failures = 0;
       } catch (err) {
-        // A failed pass is logged and tried again at the next interval; it must not stop the other jobs.
-        log.error({ err, job: job.name }, 'background job failed');
+        // A failed pass is logged and tried again later; it must not stop the other jobs, nor the process.
+        failures++;
+        waitMs = Math.max(job.intervalMs, Math.min(FIRST_BACKOFF_MS * 2 ** (failures - 1), LONGEST_BACKOFF_MS));
+        const cause = isDatabaseUnavailable(err) ? { error: describeDatabaseError(err) } : { err };
+        log.error({ ...cause, job: job.name, failures, retryInMs: waitMs }, 'background job failed');
       }
-      await sleep(job.intervalMs, undefined, { signal }).catch(() => undefined);
+      await sleep(waitMs, undefined, { signal }).catch(() => undefined);
     }
   }
 

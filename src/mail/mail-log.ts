@@ -7,7 +7,7 @@ import type { MailLogTable } from '../db/tables.ts';
 import type { CursorCodec, Page } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
 import { listPage } from '../domain/listing.ts';
-import type { Mailer } from './mailer.ts';
+import type { Mailer } from './mail.ts';
 
 export type MailLogRow = Selectable<MailLogTable>;
 

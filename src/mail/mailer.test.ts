@@ -6,7 +6,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { startTestApp, manualClock, type TestContext } from '../../test/support/harness.ts';
 import { startSmtpServer, type TestSmtpServer } from '../../test/support/smtp-server.ts';
-import { createMailer, MailDeliveryError, MailUnavailable } from './mailer.ts';
+import { createMailer } from './mailer.ts';
+import { MailDeliveryError, MailUnavailable } from './mail.ts';
 
 const FROM = 'Atrium Tests <no-reply@atrium.test>';
 

@@ -1,6 +1,6 @@
 // Mail over SMTP with nodemailer: a small pool of connections to the server SMTP_URL names.
 import nodemailer, { type NodemailerError } from 'nodemailer';
-import { MailDeliveryError, MailUnavailable, type Mailer } from './mailer.ts';
+import { MailDeliveryError, MailUnavailable, type Mailer } from './mail.ts';
 
 const MAX_DETAIL = 1000;
 

@@ -19,7 +19,7 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 const { $id: _ignored, ...problemSchema } = ProblemSchema as Json;
 const validateProblem = ajv.compile(problemSchema);
 
-const routerLevelCodes = new Set(['tenancy.unknown_organisation', 'request.uri_too_long']);
+const routerLevelCodes = new Set(['tenancy.unknown_organisation', 'request.too_large']);
 
 interface Route {
   path: string;

@@ -29,8 +29,8 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
-  if (testDatabaseUrl) {
+export async function createTestDatabase(dialect: 'sqlite' | 'postgres' = dialectUnderTest): Promise<TestDatabase> {
+  if (dialect === 'postgres' && testDatabaseUrl) {
     const schema = `t_${randomBytes(6).toString('hex')}`;
     const admin = new pg.Client({ connectionString: testDatabaseUrl });
     await admin.connect();
@@ -92,6 +92,10 @@ export interface TestAppOptions {
   clock?: Clock;
   operations?: Operation[];
   revisions?: Revisions;
+  /** SQLite even when TEST_DATABASE_URL is set (a test of SQLite's own failures). */
+  dialect?: 'sqlite' | 'postgres';
+  /** The database the app itself uses, if not the test's (the same one through a proxy, say); factories use the test's. */
+  appDatabase?: (test: TestDatabase) => Database;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestContext> {
@@ -110,8 +114,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
     ...options.env,
   });
   const clock = options.clock ?? systemClock;
-  const testDb = await createTestDatabase();
-  const app = await buildApp({ config, database: testDb.database, clock, operations: options.operations, revisions: options.revisions });
+  const testDb = await createTestDatabase(options.dialect);
+  const appDatabase = options.appDatabase?.(testDb) ?? testDb.database;
+  const app = await buildApp({ config, database: appDatabase, clock, operations: options.operations, revisions: options.revisions });
   const make = createFactories(app.services, testDb.database, { webhookUrl: receiver.url }, app);
   let port: number | undefined;
   return {
@@ -147,6 +152,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
     async close() {
       await receiver.close();
       await app.close();
+      if (appDatabase !== testDb.database) await appDatabase.close();
       await testDb.drop();
       fs.rmSync(files, { recursive: true, force: true });
     },

@@ -9,6 +9,8 @@ export const oauthClientsRepository = {
   },
 
   findByClientId(db: Db, organisationId: string, clientId: string): Promise<OAuthClientRow | undefined> {
+    // A client_id arrives from anyone; PostgreSQL refuses NUL in text outright, and no client has one.
+    if (clientId.includes('\u0000')) return Promise.resolve(undefined);
     return db.selectFrom('oauth_clients').selectAll().where('organisation_id', '=', organisationId).where('client_id', '=', clientId).executeTakeFirst();
   },
 

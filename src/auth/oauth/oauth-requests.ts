@@ -72,6 +72,12 @@ export async function rewriteForm(body: string, authorization: string | undefine
   return params.toString();
 }
 
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, item]) => key.includes('\u0000') || holdsNul(item));
+}
+
 /** A self-registration (RFC 7591) checked and narrowed to what the contract allows; the JSON the provider gets. */
 export function rewriteRegistration(body: string): string {
   let metadata: Record<string, unknown>;
@@ -81,6 +87,8 @@ export function rewriteRegistration(body: string): string {
     throw new OAuthRequestError(400, 'invalid_client_metadata', 'The registration request must be a JSON object.');
   }
   if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) throw new OAuthRequestError(400, 'invalid_client_metadata', 'The registration request must be a JSON object.');
+  // CONTRACT: text fields refuse NUL (PostgreSQL cannot store it).
+  if (holdsNul(metadata)) throw new OAuthRequestError(400, 'invalid_client_metadata', 'Client metadata must not contain the NUL character.');
   const method = metadata.token_endpoint_auth_method;
   if (method !== undefined && method !== 'none') {
     throw new OAuthRequestError(400, 'invalid_client_metadata', 'Only public clients may register themselves: token_endpoint_auth_method must be "none". An administrator registers confidential clients.');

@@ -13,7 +13,7 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { newId } from '../../ids.ts';
-import { MailDeliveryError, type Mailer, type OutgoingMail } from '../../mail/mailer.ts';
+import { MailDeliveryError, type Mailer, type OutgoingMail } from '../../mail/mail.ts';
 import { deliveryRepository } from './email-message-delivery.repository.ts';
 import { emailMessagesRepository, recipientId, type EmailMessageRow, type RecipientRow, type StoredAudience } from './email-messages.repository.ts';
 import { describeSubject } from './email-messages.view.ts';

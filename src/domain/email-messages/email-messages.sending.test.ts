@@ -8,7 +8,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { buildApp } from '../../app.ts';
 import { backgroundJobs } from '../../jobs/jobs.ts';
 import { startWorker } from '../../jobs/worker.ts';
-import { MailUnavailable } from '../../mail/mailer.ts';
+import { MailUnavailable } from '../../mail/mail.ts';
 import { startTestApp, manualClock, type TestContext } from '../../../test/support/harness.ts';
 import type { Caller } from '../../../test/support/factories.ts';
 import { startSmtpServer, type TestSmtpServer } from '../../../test/support/smtp-server.ts';

@@ -11,7 +11,7 @@ import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../http/api-error.ts';
 import type { CursorCodec } from '../../http/pagination.ts';
 import { newId } from '../../ids.ts';
-import type { Mailer } from '../../mail/mailer.ts';
+import type { Mailer } from '../../mail/mail.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { listPage, type ListParams } from '../listing.ts';

@@ -79,14 +79,15 @@ describe('sections', () => {
       });
     }
 
-    test('malformed JSON is a 422, a non-JSON content type a 415, a missing body a 422', async () => {
+    test('malformed JSON, a non-JSON content type and a missing body are 422s', async () => {
       const s = await t.make.section(admin.org);
       const malformed = await t.api.request({ ...as(admin), method: 'PATCH', path: `/sections/${s.id}`, payload: '{"title":', headers: { 'content-type': 'application/json' } });
       assert.equal(malformed.status, 422);
       assert.equal(malformed.body.code, 'request.malformed_json');
       const text = await t.api.request({ ...as(admin), method: 'PATCH', path: `/sections/${s.id}`, payload: 'title=x', headers: { 'content-type': 'text/plain' } });
-      assert.equal(text.status, 415);
+      assert.equal(text.status, 422);
       assert.equal(text.body.code, 'request.unsupported_media_type');
+      assert.equal(text.body.category, 'validation');
       const none = await t.api.request({ ...as(admin), method: 'PATCH', path: `/sections/${s.id}` });
       assert.equal(none.status, 422);
       assert.equal(none.body.code, 'request.body_required');

@@ -64,14 +64,14 @@ export function createWebhookDeliverer(deps: DelivererDeps) {
     return list;
   }
 
-  async function attempt(delivery: DeliveryRow, subscription: SubscriptionRow, endpoint: ResolvedEndpoint | Error): Promise<Outcome> {
+  async function attempt(delivery: DeliveryRow, subscription: SubscriptionRow, endpoint: ResolvedEndpoint | Error, signal: AbortSignal | undefined): Promise<Outcome> {
     const attemptedAt = clock.now();
     if (endpoint instanceof Error) {
       return { attemptedAt, result: { statusCode: null, retryAfter: null, responseBody: null, error: `refused before sending: ${endpoint.message}`, durationMs: 0 } };
     }
     // The signature's timestamp is wall-clock time: receivers reject one more than five minutes off theirs.
     const headers = signatureHeaders(delivery.event_id, new Date(), delivery.payload, signingSecrets(subscription, attemptedAt));
-    return { attemptedAt, result: await send(endpoint, headers, delivery.payload, DELIVERY_TIMEOUT_MS) };
+    return { attemptedAt, result: await send(endpoint, headers, delivery.payload, DELIVERY_TIMEOUT_MS, signal) };
   }
 
   async function record(delivery: DeliveryRow, subscription: SubscriptionRow, { result, attemptedAt }: Outcome): Promise<void> {
@@ -183,7 +183,8 @@ export function createWebhookDeliverer(deps: DelivererDeps) {
     const successes: Array<{ delivery: DeliveryRow; subscription: SubscriptionRow; outcome: Outcome }> = [];
     const queue = [...deliveries].sort((a, b) => a.next_attempt_at.localeCompare(b.next_attempt_at) || a.id.localeCompare(b.id));
     async function work(): Promise<void> {
-      for (let d = queue.shift(); d && !signal?.aborted; d = queue.shift()) {
+      // Checked before taking the next one, so that what is left at shutdown stays in `queue` to hand back.
+      for (let d = signal?.aborted ? undefined : queue.shift(); d; d = signal?.aborted ? undefined : queue.shift()) {
         const subscription = subscriptions.get(d.subscription_id);
         if (!subscription || subscription.deleted_at !== null) {
           await deliveriesRepository.update(db, d.id, { status: 'failed', last_error: 'The subscription was deleted.', leased_until: null });
@@ -201,15 +202,22 @@ export function createWebhookDeliverer(deps: DelivererDeps) {
           continue;
         }
         recent.set(subscription.id, used + 1);
-        const outcome = await attempt(d, subscription, await endpointOf(subscription));
+        const outcome = await attempt(d, subscription, await endpointOf(subscription), signal);
         const code = outcome.result.statusCode;
         if (code !== null && code >= 200 && code < 300) successes.push({ delivery: d, subscription, outcome });
+        // An attempt the shutdown cut short is no failure of the endpoint's: handed back, it is sent again.
+        else if (code === null && signal?.aborted) abandoned.push(d.id);
         else await record(d, subscription, outcome);
       }
     }
+    const abandoned: string[] = [];
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, work));
     await recordSuccesses(successes);
-    // Whatever shutdown interrupted keeps its lease until it runs out, then another worker takes it.
+    // CONTRACT: Operating it — a stopping worker hands back what it claimed and did not finish, so another
+    // worker (or the next start) delivers it at once rather than after the lease. If even that fails (the
+    // database is away), the lease simply runs out.
+    const handBack = [...abandoned, ...queue.map((d) => d.id)];
+    if (handBack.length > 0) await deliveriesRepository.releaseLeases(db, handBack);
     return ids.length;
   };
 }

@@ -42,7 +42,8 @@ export function createHttpSender(options: { ca?: string[]; agent?: https.Agent }
   const secureContext = options.ca ? tls.createSecureContext({ ca: options.ca }) : undefined;
   const agent = options.agent ?? new EndpointAgent({ keepAlive: true, maxSockets: 32, ...(secureContext ? { secureContext } : {}) });
 
-  return function send(endpoint: ResolvedEndpoint, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SendResult> {
+  /** `signal` (a worker stopping) abandons the attempt: it ends with an error and no status code. */
+  return function send(endpoint: ResolvedEndpoint, headers: Record<string, string>, body: string, timeoutMs: number, signal?: AbortSignal): Promise<SendResult> {
     const started = performance.now();
     // The connection goes to the checked address; the certificate is checked against the URL's host name.
     const hostname = endpoint.url.hostname.replace(/^\[|\]$/g, '');
@@ -71,6 +72,7 @@ export function createHttpSender(options: { ca?: string[]; agent?: https.Agent }
           headers: {
             host: endpoint.url.host, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'Atrium-Webhooks/1', ...headers },
           timeout: timeoutMs,
+          ...(signal ? { signal } : {}),
         },
         (response) => {
           const chunks: Buffer[] = [];

@@ -94,6 +94,13 @@ export const deliveriesRepository = {
     await db.updateTable('webhook_deliveries').set(patch).where('id', '=', id).execute();
   },
 
+  /** Hands claimed deliveries back (a worker stopping): due again at once for any worker, as if never claimed. */
+  async releaseLeases(db: Db, ids: string[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += 200) {
+      await db.updateTable('webhook_deliveries').set({ leased_until: null }).where('id', 'in', ids.slice(i, i + 200)).where('status', '=', 'pending').execute();
+    }
+  },
+
   async insertAttempt(db: Db, row: AttemptRow): Promise<void> {
     await db.insertInto('webhook_delivery_attempts').values(row).execute();
   },

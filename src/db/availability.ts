@@ -1,0 +1,64 @@
+// When the database cannot serve us (CONTRACT: Shared conventions, Operating it): errors that mean "the
+// database is away or cannot be written", as opposed to a bug or a constraint, become a 502
+// `database.unavailable` with Retry-After instead of a 500; and a process that starts before its database is
+// reachable waits for it, retrying with backoff and logging each failure.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import type { Db } from './database.ts';
+
+/** What a client is told to wait before retrying while the database is away. */
+export const DATABASE_RETRY_AFTER_S = 5;
+
+// Node's socket errors on the way to PostgreSQL.
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
+// SQLSTATEs: class 08 connection exceptions, operator intervention (shutdown, crash, starting up), too many
+// connections, and a statement cancelled because the server is going away.
+const PG_STATES = /^(08...|57P0[1-4]|53300)$/;
+// node-postgres reports a lost or timed-out connection only in its message.
+const PG_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error and is not queryable|Client was closed and is not queryable|Connection timeout/i;
+// SQLite primary result codes (the low byte of extended ones): BUSY 5 (another process held the write lock
+// beyond busy_timeout), READONLY 8, IOERR 10, FULL 13 (disk full or max_page_count), CANTOPEN 14.
+const SQLITE_CODES = new Set([5, 8, 10, 13, 14]);
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (err === null || typeof err !== 'object') return false;
+  const e = err as { code?: unknown; errcode?: unknown; message?: unknown; cause?: unknown };
+  if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || PG_STATES.test(e.code))) return true;
+  if (e.code === 'ERR_SQLITE_ERROR' && typeof e.errcode === 'number' && SQLITE_CODES.has(e.errcode & 0xff)) return true;
+  if (typeof e.message === 'string' && PG_MESSAGES.test(e.message)) return true;
+  // AggregateError (a connection refused on every address of a host name) and wrapped causes.
+  const inner = (err as { errors?: unknown[] }).errors;
+  if (Array.isArray(inner) && inner.some(isDatabaseUnavailable)) return true;
+  return e.cause !== undefined && e.cause !== err && isDatabaseUnavailable(e.cause);
+}
+
+/** What an operator may read in a log about why the database is not available (no connection string). */
+export function describeDatabaseError(err: unknown): string {
+  const e = err as { code?: unknown; errstr?: unknown; message?: unknown };
+  return [e.code, e.errstr ?? e.message].filter((part) => typeof part === 'string' && part !== '').join(': ') || String(err);
+}
+
+export interface WaitLog {
+  warn(obj: object, msg?: string): void;
+}
+
+const FIRST_RETRY_MS = 250;
+const LONGEST_RETRY_MS = 10_000;
+
+/**
+ * Resolves once the database answers a query. Until then it retries, waiting 250 ms, then twice as long each
+ * time up to 10 s, and logs each failure. Rejects with the signal's reason if the process stops meanwhile.
+ */
+export async function waitForDatabase(db: Db, options: { log: WaitLog; signal: AbortSignal }): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    options.signal.throwIfAborted();
+    try {
+      await sql`select 1`.execute(db);
+      return;
+    } catch (err) {
+      const retryInMs = Math.min(FIRST_RETRY_MS * 2 ** (attempt - 1), LONGEST_RETRY_MS);
+      options.log.warn({ attempt, retryInMs, error: describeDatabaseError(err) }, 'database not reachable yet; waiting for it');
+      await sleep(retryInMs, undefined, { signal: options.signal });
+    }
+  }
+}

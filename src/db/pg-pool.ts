@@ -1,0 +1,71 @@
+// The PostgreSQL pool, made to survive its database going away (CONTRACT: Operating it):
+// - every connection has an `error` listener from the moment it exists, so a dropped connection ("Connection
+//   terminated unexpectedly") is logged instead of ending the process as an unhandled `error` event;
+// - connecting and each query are bounded in time, so a request answers 502 within 5 s when packets are
+//   simply lost, instead of hanging;
+// - a connection that failed that way is destroyed when it is handed back, never lent out again (after a
+//   timed-out query node-postgres would otherwise queue the next query behind the lost one).
+import pg from 'pg';
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import { isDatabaseUnavailable } from './availability.ts';
+
+/** Waiting for a connection (a new one, or a free one from a busy pool). */
+export const CONNECT_TIMEOUT_MS = 2_500;
+/** One query, measured by the client: it also covers a server that no longer answers at all. */
+export const QUERY_TIMEOUT_MS = 4_000;
+
+export interface GuardedPoolOptions extends pg.PoolConfig {
+  /** Told about every connection that failed (an operator wants it in the log). */
+  onConnectionError?: (err: Error) => void;
+  /** Off for migrations, whose statements may rightly run longer than a request's. */
+  timeouts?: boolean;
+}
+
+class GuardedClient implements PostgresPoolClient {
+  readonly #client: pg.PoolClient;
+  #broken: Error | undefined;
+  constructor(client: pg.PoolClient) {
+    this.#client = client;
+  }
+  query(...args: unknown[]): any {
+    const result = (this.#client.query as (...a: unknown[]) => unknown)(...args);
+    if (!(result instanceof Promise)) return result; // a cursor
+    return result.catch((err: Error) => {
+      if (isDatabaseUnavailable(err)) this.#broken = err;
+      throw err;
+    });
+  }
+  release(destroy?: boolean): void {
+    const broken = this.#broken;
+    this.#broken = undefined;
+    this.#client.release(broken ?? (destroy ? true : undefined));
+  }
+}
+
+export function createGuardedPool(options: GuardedPoolOptions): PostgresPool {
+  const { onConnectionError = () => {}, timeouts = true, ...config } = options;
+  const pool = new pg.Pool({
+    ...config,
+    keepAlive: true,
+    ...(timeouts ? { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: QUERY_TIMEOUT_MS } : {}),
+  });
+  // The pool re-emits errors of idle connections; each connection's own listener below has logged them.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', onConnectionError));
+  // One wrapper per connection, so that Kysely (which keys its connection state by client) sees one object.
+  const guarded = new WeakMap<pg.PoolClient, GuardedClient>();
+  return {
+    options: pool.options,
+    Client: (pool as unknown as { Client: PostgresPool['Client'] }).Client,
+    async connect() {
+      const client = await pool.connect();
+      let g = guarded.get(client);
+      if (!g) {
+        g = new GuardedClient(client);
+        guarded.set(client, g);
+      }
+      return g;
+    },
+    end: () => pool.end(),
+  };
+}

@@ -1,0 +1,158 @@
+// The process's HTTP listener (CONTRACT: Operating it). It opens before the database is ready, so that
+// `/healthz` answers 200 and `/readyz` 503 while the process waits for its database, and every other request
+// a 502 `database.unavailable`; once the app is attached, requests go to it. At shutdown it drains: the
+// listening socket closes first (a new connection is refused, never answered 503, nor reset while it waited
+// to be accepted), requests in flight finish with `Connection: close`, and idle keep-alive connections are
+// closed.
+import http from 'node:http';
+import net from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance } from 'fastify';
+import { DATABASE_RETRY_AFTER_S } from '../db/availability.ts';
+import { ApiError } from './api-error.ts';
+import { createClientErrorHandler } from './client-errors.ts';
+import { problemBody } from './problems.ts';
+
+/**
+ * At shutdown an idle keep-alive connection is kept at least this long before it is closed: a request its
+ * client sent just before may still be on the way, and is better served than reset.
+ */
+export const IDLE_GRACE_MS = 500;
+/** How long the traffic must be quiet before the listening socket closes (see closeListeningSocket). */
+const QUIET_MS = 100;
+const LONGEST_QUIET_WAIT_MS = 1_000;
+
+export interface ListenerLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface Listener {
+  /** `http://host:port` it listens on. */
+  readonly url: string;
+  /** From now on every request goes to `app`. */
+  attach(app: FastifyInstance): void;
+  /** Stops accepting connections, lets requests in flight finish (at most `timeoutMs`), closes every connection. */
+  drain(timeoutMs: number): Promise<void>;
+}
+
+function answerWhileStarting(request: http.IncomingMessage, response: http.ServerResponse, errorsUrl: string): void {
+  const requestId = `req_${randomUUID().replaceAll('-', '')}`;
+  response.setHeader('Request-Id', requestId);
+  const path = (request.url ?? '').split('?')[0];
+  if (path === '/healthz') {
+    response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' }).end('{"status":"ok"}');
+    return;
+  }
+  const problem =
+    path === '/readyz'
+      ? new ApiError('health.database_unreachable', 'The service is starting: its database is not reachable or not ready yet.')
+      : new ApiError('database.unavailable', `The service is starting and its database is not ready yet; retry in ${DATABASE_RETRY_AFTER_S} seconds.`, {
+          retryAfter: DATABASE_RETRY_AFTER_S,
+        });
+  if (problem.retryAfter !== undefined) response.setHeader('Retry-After', String(problem.retryAfter));
+  response.writeHead(problem.status, { 'Content-Type': 'application/problem+json; charset=utf-8' }).end(JSON.stringify(problemBody(problem, requestId, errorsUrl)));
+}
+
+export async function openListener(options: { host: string; port: number; errorsUrl: string; log: ListenerLog }): Promise<Listener> {
+  const { errorsUrl, log } = options;
+  let app: FastifyInstance | undefined;
+  /** serving → closing (the listening socket is about to close) → draining (it is closed). */
+  let phase: 'serving' | 'closing' | 'draining' = 'serving';
+  /** Responses not yet finished, per connection: a connection with none is idle. */
+  const active = new Map<net.Socket, Set<http.ServerResponse>>();
+  /** Requests that arrived while the listening socket was closing: served once it is closed. */
+  const parked: Array<() => void> = [];
+  /** When a connection was last accepted or a response last finished (a client may be about to connect). */
+  let lastActivity = Date.now();
+  let settled: (() => void) | undefined;
+
+  const serve = (request: http.IncomingMessage, response: http.ServerResponse) => {
+    if (app) app.routing(request, response);
+    else answerWhileStarting(request, response, errorsUrl);
+  };
+  const server = http.createServer((request, response) => {
+    const socket = request.socket;
+    const open = active.get(socket) ?? new Set();
+    active.set(socket, open);
+    open.add(response);
+    response.on('close', () => {
+      open.delete(response);
+      lastActivity = Date.now();
+      settled?.();
+    });
+    if (phase === 'serving') return serve(request, response);
+    response.setHeader('Connection', 'close');
+    if (phase === 'closing') parked.push(() => serve(request, response));
+    else serve(request, response);
+  });
+  server.on('connection', (socket: net.Socket) => {
+    active.set(socket, new Set());
+    lastActivity = Date.now();
+    socket.on('close', () => {
+      active.delete(socket);
+      settled?.();
+    });
+  });
+  server.on('clientError', createClientErrorHandler(errorsUrl));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: options.host, port: options.port }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { address, port } = server.address() as net.AddressInfo;
+  const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+
+  const inFlight = () => [...active.values()].reduce((n, set) => n + set.size, 0);
+  const idleSockets = () => [...active].filter(([, set]) => set.size === 0).map(([socket]) => socket);
+  /** Resolves when a response or a connection ends, or after `ms`. */
+  const wakeOrAfter = (ms: number) => Promise.race([new Promise<void>((resolve) => (settled = resolve)), sleep(Math.max(0, ms))]);
+
+  /**
+   * Closing a listening socket resets every connection the kernel has completed but we have not accepted
+   * yet: a client that connected a moment before would see a reset instead of a refusal. So the socket closes
+   * once the traffic is quiet: new requests are parked (their clients wait for an answer instead of
+   * reconnecting), responses in progress get `Connection: close`, and when for QUIET_MS no connection has
+   * been accepted and no response has finished, no client is between connections. Heavy traffic may never
+   * be quiet: then it closes after LONGEST_QUIET_WAIT_MS all the same.
+   */
+  async function closeListeningSocket(): Promise<Promise<void>> {
+    phase = 'closing';
+    for (const set of active.values()) for (const response of set) if (!response.headersSent) response.setHeader('Connection', 'close');
+    const started = Date.now();
+    while (Date.now() - lastActivity < QUIET_MS && Date.now() - started < LONGEST_QUIET_WAIT_MS) await wakeOrAfter(QUIET_MS - (Date.now() - lastActivity));
+    // net.Server's close, not http.Server's: the latter also destroys idle keep-alive connections at once,
+    // resetting a request that is already on its way on one of them.
+    const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+    phase = 'draining';
+    for (const release of parked.splice(0)) release();
+    return closed;
+  }
+
+  return {
+    url,
+    attach(next) {
+      app = next;
+    },
+    async drain(timeoutMs) {
+      const started = Date.now();
+      const closed = await closeListeningSocket();
+      log.info({ inFlight: inFlight(), connections: active.size }, 'listener closed; finishing requests in flight');
+      const deadline = started + timeoutMs;
+      while (active.size > 0 && Date.now() < deadline) {
+        if (inFlight() === 0 && Date.now() - started >= IDLE_GRACE_MS) for (const socket of idleSockets()) socket.destroy();
+        // Woken by a response or a connection ending, or at least every 50 ms to look at the clock.
+        await wakeOrAfter(Math.min(50, deadline - Date.now()));
+      }
+      if (active.size > 0) {
+        log.warn({ inFlight: inFlight(), connections: active.size }, `requests still running after ${timeoutMs} ms; closing their connections`);
+        for (const socket of active.keys()) socket.destroy();
+      }
+      await closed;
+    },
+  };
+}

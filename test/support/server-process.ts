@@ -1,0 +1,52 @@
+// A real server process (`node src/main.ts`) for tests of what only a process shows: start-up before the
+// database, signals, exit codes. It listens on an ephemeral port, learnt from its `atrium listening` log line.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+
+const entry = path.join(import.meta.dirname, '..', '..', 'src', 'main.ts');
+
+export interface ServerProcess {
+  child: ChildProcess;
+  /** `http://127.0.0.1:port`, once the listener is open. */
+  url: Promise<string>;
+  /** Every JSON log line so far. */
+  logs: Array<Record<string, unknown>>;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+  /** Sends `signal` (SIGKILL if it has not exited after `timeoutMs`) and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | null>;
+}
+
+export function startServerProcess(env: Record<string, string>): ServerProcess {
+  const child = spawn(process.execPath, [entry], {
+    // Its log is how the test learns the port, so LOG_LEVEL is info whatever `env` says.
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DEV_BOOTSTRAP: 'false', ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const logs: Array<Record<string, unknown>> = [];
+  const url = new Promise<string>((resolve, reject) => {
+    void exited.then((code) => reject(new Error(`the server exited (${code}) before it listened`)));
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (!line.startsWith('{')) return;
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      logs.push(entry);
+      if (entry.msg === 'atrium listening') resolve(entry.address as string);
+    });
+  });
+  url.catch(() => {});
+  return {
+    child,
+    url,
+    logs,
+    exited,
+    async stop(signal = 'SIGTERM', timeoutMs = 15_000) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
