@@ -2203,7 +2203,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2337,7 +2337,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2347,7 +2347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2536,7 +2536,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3018,7 +3018,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3152,7 +3152,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3162,7 +3162,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3345,7 +3345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3646,7 +3646,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4170,7 +4170,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4699,7 +4699,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5510,7 +5510,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5644,7 +5644,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5654,7 +5654,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5855,7 +5855,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6589,7 +6589,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6729,7 +6729,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6739,7 +6739,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6964,7 +6964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7288,7 +7288,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8062,7 +8062,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8072,7 +8072,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8533,7 +8533,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8652,7 +8652,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9228,7 +9228,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9362,7 +9362,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9372,7 +9372,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9600,7 +9600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9747,7 +9747,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9757,7 +9757,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9944,7 +9944,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9954,7 +9954,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10340,7 +10340,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10350,7 +10350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11396,7 +11396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11406,7 +11406,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11602,7 +11602,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11612,7 +11612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12301,7 +12301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12311,7 +12311,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12490,7 +12490,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12500,7 +12500,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12811,7 +12811,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13635,7 +13635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13769,7 +13769,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13779,7 +13779,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13977,7 +13977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14304,7 +14304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -15203,7 +15203,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -15337,7 +15337,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -15347,7 +15347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -15565,7 +15565,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -15777,7 +15777,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -16104,7 +16104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -16444,7 +16444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -17475,7 +17475,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -17609,7 +17609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -17619,7 +17619,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -17877,7 +17877,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -18940,7 +18940,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -19074,7 +19074,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -19084,7 +19084,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -19357,7 +19357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -19889,7 +19889,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

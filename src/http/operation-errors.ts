@@ -35,13 +35,17 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
     codes.add('idempotency.in_progress');
     if (op.idempotency === 'required') codes.add('idempotency.key_required');
   }
-  if (op.body) {
+  // Any request but a GET may carry a body, whether the operation takes one or not; it is read (and refused
+  // when it is empty though said to be JSON, not JSON, not `application/json`, too deep, too large, or holds
+  // a `__proto__` key) before the operation looks at it.
+  if (op.body || op.method !== 'GET') {
     for (const code of ['request.malformed_json', 'request.body_required', 'request.unsupported_media_type', 'request.too_deep', 'request.body_too_large', 'validation.invalid_body'] as const) {
       codes.add(code);
     }
   }
-  // Query parameters are validated; on an upsert (PUT) so is the path value it would create.
-  if (op.query || (op.method === 'PUT' && op.params)) codes.add('validation.invalid_parameter');
+  // Query parameters are validated; so is a path value an upsert (PUT) would create, and a NUL character is
+  // refused in any path value (CONTRACT), where the value is named rather than not found.
+  if (op.query || op.params) codes.add('validation.invalid_parameter');
   if (op.params) {
     // A path value that cannot be an id of ours names nothing (CONTRACT): the operation's 404.
     if (op.method !== 'PUT') codes.add(op.notFoundCode ?? 'request.route_not_found');

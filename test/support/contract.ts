@@ -19,7 +19,9 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 const { $id: _ignored, ...problemSchema } = ProblemSchema as Json;
 const validateProblem = ajv.compile(problemSchema);
 
-const routerLevelCodes = new Set(['tenancy.unknown_organisation', 'request.too_large']);
+// A path the router does not take to any operation (`/enrolment_methods/%2e%2e`) is its not-found answer, even
+// where the path looks like an operation's.
+const routerLevelCodes = new Set(['tenancy.unknown_organisation', 'request.too_large', 'request.route_not_found']);
 
 interface Route {
   path: string;
