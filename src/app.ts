@@ -21,6 +21,7 @@ import { registerPages } from './admin/pages.ts';
 import { registerViews } from './admin/views.ts';
 import { createAuthorizationServers } from './auth/oauth/authorization-servers.ts';
 import { registerOAuthRoutes } from './auth/oauth/oauth-routes.ts';
+import { registerMcpRoutes } from './mcp/mcp-routes.ts';
 import { readDeploymentSecret } from './db/deployment-secrets.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { operations as allOperations } from './operations.ts';
@@ -105,6 +106,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     publicOrigin: config,
     cookieKey: await readDeploymentSecret(database.db, 'oauth_cookie_key'),
     signingJwk: JSON.parse(await readDeploymentSecret(database.db, 'oauth_signing_jwk')) as Record<string, unknown>,
+    // The organisation read afresh: a provider is kept across requests, its plan may have changed since.
+    selfRegistrationAllowed: async (org) => (await services.organisations.findById(org.id))?.plan !== 'no-api' && (await services.mcpSettings.get(org.id)).allowSelfRegistration,
+    fetchMetadataDocument: services.clientIdMetadataFetch,
     renderError: (error) => app.view('oauth/error', { title: 'The sign-in request cannot go on', error }),
   });
   await registerOAuthRoutes(app, { services, servers: authorizationServers, publicOrigin: config });
@@ -116,6 +120,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     csrfKey: await readDeploymentSecret(database.db, 'csrf_hmac_key'),
   });
   registerOperations(app, operations, { services, idempotency, limits, revisions });
+  await registerMcpRoutes(app, { config, services, clock, operations, revisions, limits });
   // Idempotency records live 24 hours, sessions 12 at most; expired ones are ignored at once and purged here.
   const purge = setInterval(() => {
     idempotency.purgeExpired().catch((err) => app.log.warn({ err }, 'idempotency purge failed'));

@@ -11,6 +11,8 @@ import { createOAuthClientService } from './auth/oauth/clients.service.ts';
 import { createOAuthClientStore } from './auth/oauth/client-store.ts';
 import { createAccessTokenAuthenticator } from './auth/oauth/access-tokens.ts';
 import { createMcpSettingsService } from './mcp/mcp-settings.service.ts';
+import { createDispatchCredentials } from './mcp/dispatch-credential.ts';
+import { createMetadataDocumentFetch } from './auth/oauth/client-id-metadata.ts';
 import { createOrganisationService } from './domain/organisations/organisations.service.ts';
 import { createPeopleService } from './domain/people/people.service.ts';
 import { createCourseService } from './domain/courses/courses.service.ts';
@@ -63,15 +65,21 @@ export function createServices(baseDeps: ServiceDeps) {
     send: createHttpSender({ ca: baseDeps.webhooks.ca }),
     secrets: createSecretBox(baseDeps.webhooks.secretKey),
   };
+  const apiKeys = createApiKeyService(deps);
+  const oauthTokens = createAccessTokenAuthenticator({ ...deps, organisations });
   return {
     organisations,
     people: createPeopleService(deps),
     sessions: createSessionService(deps),
     oauthClients: createOAuthClientService(deps),
     oauthClientStore: createOAuthClientStore(deps),
-    oauthTokens: createAccessTokenAuthenticator({ ...deps, organisations }),
+    oauthTokens,
     mcpSettings: createMcpSettingsService(deps),
-    apiKeys: createApiKeyService(deps),
+    // OAuth Client ID Metadata Documents are fetched like webhooks are sent: through the SSRF guard.
+    clientIdMetadataFetch: createMetadataDocumentFetch({ guard: webhookParts.guard, ca: baseDeps.webhooks.ca }),
+    // How /mcp authenticates, and how a tool call's REST request carries the caller's credential.
+    mcpDispatch: createDispatchCredentials({ apiKeys: apiKeys.authenticator, accessTokens: oauthTokens }),
+    apiKeys,
     courses: createCourseService(deps),
     sections: createSectionService(deps),
     emailTemplates: createEmailTemplateService(deps),

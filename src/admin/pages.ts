@@ -17,6 +17,7 @@ import { apiKeysPage } from './api-keys.page.ts';
 import { consentPages } from './consent.page.ts';
 import { oauthClientsPage } from './oauth-clients.page.ts';
 import { extensionsPage } from './extensions.page.ts';
+import { mcpPage } from './mcp.page.ts';
 import { overviewPage } from './overview.page.ts';
 import { createPageRenderer, csrfUserInfo, PageError, SESSION_COOKIE, type RenderPage } from './page-context.ts';
 import { signInPages } from './sign-in.page.ts';
@@ -34,7 +35,7 @@ export interface PageDeps {
 /** A page route's parts: the routes register themselves on the pages scope. */
 export type PageRoutes = (scope: FastifyInstance, deps: PageDeps) => void;
 
-const pageRoutes: PageRoutes[] = [signInPages, consentPages, overviewPage, apiKeysPage, oauthClientsPage, webhooksPages, extensionsPage];
+const pageRoutes: PageRoutes[] = [signInPages, consentPages, overviewPage, apiKeysPage, oauthClientsPage, mcpPage, webhooksPages, extensionsPage];
 
 function pageErrorOf(err: unknown): PageError {
   if (err instanceof PageError) return err;

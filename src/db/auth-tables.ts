@@ -69,11 +69,22 @@ export interface McpSettingsTable {
   allow_self_registration: boolean | number;
   /** JSON array of tool names switched on. */
   tools_on: string;
+  /** JSON array of the tool names the administrator decided about (null: all of them). */
+  tools_known: string | null;
   updated_at: Timestamp;
+}
+
+/** One row per used confirmation of a destructive MCP tool (its nonce), kept until the confirmation expires. */
+export interface McpConfirmationsUsedTable {
+  nonce: string;
+  organisation_id: string;
+  used_at: Timestamp;
+  expires_at: Timestamp;
 }
 
 export interface AuthTables {
   mcp_settings: McpSettingsTable;
+  mcp_confirmations_used: McpConfirmationsUsedTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;
   oauth_clients: OAuthClientsTable;

@@ -108,6 +108,11 @@ export const errorCatalog = {
   'bulk.too_many_operations': entry(413, 'quota', 'The bulk request has more operations than allowed'),
   'bulk.rolled_back': entry(409, 'conflict', 'Another operation of the atomic bulk request failed, so this one was rolled back'),
 
+  // The MCP server (CONTRACT: MCP)
+  'mcp.disabled': entry(404, 'not_found', "This organisation's administrator has switched the MCP server off"),
+  'mcp.invalid_arguments': entry(422, 'validation', 'The tool arguments are invalid'),
+  'mcp.confirmation_invalid': entry(422, 'validation', 'The confirmation is wrong, used, expired or for another call'),
+
   // CONTRACT: the database unreachable while running (and while a process waits for it at start).
   'database.unavailable': entry(502, 'upstream', 'The database is not reachable at the moment'),
 

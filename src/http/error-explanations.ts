@@ -538,6 +538,28 @@ export const errorExplanations: { readonly [C in ErrorCode]: ErrorExplanation } 
     retry: conflictRetry,
     exampleDetail: 'A public client has no secret to rotate.',
   },
+  'mcp.disabled': {
+    happened: 'The organisation’s administrator has switched its MCP server off, so `/mcp` answers nothing at this address.',
+    causes: ['MCP switched off at `/admin/integrations/mcp`.'],
+    fix: 'Ask an administrator to switch the MCP server on, or use the REST API with an API key.',
+    retry: 'Retry once the MCP server is switched on.',
+    exampleDetail: "This organisation's administrator has switched its MCP server off.",
+  },
+  'mcp.invalid_arguments': {
+    happened: 'An MCP tool was called with arguments that do not fit its input schema; nothing was done. `errors` points into the arguments.',
+    causes: ['A missing path value (an `id`), a value of the wrong type, or an argument the tool does not take.'],
+    fix: 'Read the tool’s input schema (`tools/list`) and call it again with the arguments `errors` names corrected.',
+    retry: noRetry,
+    exampleDetail: 'The arguments of update_section are invalid; see `errors`.',
+    exampleErrors: [{ path: '/id', code: 'required', detail: '`id` is required.' }],
+  },
+  'mcp.confirmation_invalid': {
+    happened: 'A destructive MCP tool was called with a `confirmation_token` that is wrong, already used, expired, or was given for another call; nothing was done.',
+    causes: ['A token older than 5 minutes.', 'The same token sent twice.', 'Arguments that differ from those of the call that received the token.'],
+    fix: 'Call the tool again without `confirmation_token` to get a new one, have the person confirm, then send it with exactly the same arguments.',
+    retry: 'Yes, after getting a new confirmation.',
+    exampleDetail: 'The confirmation is wrong, used, expired or was given for another call; nothing was done. Call the tool again without it to get a new one.',
+  },
   'internal.error': {
     happened: 'The request failed on our side. If it was a write, nothing of it was kept (it ran in one transaction).',
     causes: ['A fault of the service or its database.'],

@@ -77,7 +77,7 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
   const { services, idempotency, limits, revisions } = deps;
   const applyRevision = createRevisionHook(revisions);
   const resolveTenant = createTenancyHook(services.organisations);
-  const authenticate = createAuthenticationHook([services.apiKeys.authenticator, services.oauthTokens.authenticator]);
+  const authenticate = createAuthenticationHook([services.apiKeys.authenticator, services.oauthTokens.authenticator, services.mcpDispatch.authenticator]);
 
   for (const op of operations) {
     const successSchema = op.success.schema;

@@ -17,6 +17,7 @@ import { publicOrigin, type PublicOriginSettings } from '../../public-origin.ts'
 import { scopes as allScopes } from '../capabilities.ts';
 import { ACCESS_TOKEN_PREFIX, createAdapterFactory } from './adapter.ts';
 import type { OAuthClientStore } from './client-store.ts';
+import type { MetadataDocumentFetch } from './client-id-metadata.ts';
 import { generateClientId } from './clients.service.ts';
 import { oauthRecordsRepository } from './oauth-records.repository.ts';
 
@@ -42,6 +43,10 @@ export interface AuthorizationServerDeps {
   /** Deployment secrets: signs the provider's cookies; signs anything it signs (ES256). */
   cookieKey: string;
   signingJwk: Record<string, unknown>;
+  /** Whether the organisation lets clients register themselves (and name themselves by a metadata document). */
+  selfRegistrationAllowed(org: Organisation): Promise<boolean>;
+  /** Fetches a Client ID Metadata Document through the SSRF guard. */
+  fetchMetadataDocument: MetadataDocumentFetch;
   /** Renders an error the provider cannot send back to the client (e.g. an unregistered redirect_uri). */
   renderError(error: { error: string; error_description?: string }): Promise<string>;
 }
@@ -117,6 +122,16 @@ export function createAuthorizationServer(org: Organisation, deps: Authorization
         issueRegistrationAccessToken: false,
         idFactory: generateClientId,
       },
+      // CONTRACT: an https URL as client_id, allowed while the organisation allows self-registration (checked
+      // again for a document still cached); the document must name that URL as its client_id (oidc-provider
+      // checks) and is kept at most 24 hours.
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: 'draft-02',
+        allowFetch: async () => deps.selfRegistrationAllowed(org),
+        allowClient: async () => deps.selfRegistrationAllowed(org),
+        cacheDuration: { min: 30, max: 24 * 3600 },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: async (_ctx, _client, oneOf) => oneOf ?? resources.api,
@@ -156,6 +171,8 @@ export function createAuthorizationServer(org: Organisation, deps: Authorization
     expiresWithSession: async () => false,
     // CONTRACT: browser-based clients may call the token, registration and revocation endpoints from any origin.
     clientBasedCORS: () => true,
+    // oidc-provider's only outbound request is a Client ID Metadata Document: through our SSRF guard.
+    fetch: ((url: string | URL, options: { signal?: AbortSignal | null }) => deps.fetchMetadataDocument(url, options)) as Configuration['fetch'],
     async renderError(ctx, out) {
       ctx.type = 'html';
       ctx.body = await deps.renderError(out as { error: string; error_description?: string });

@@ -1,0 +1,152 @@
+// The MCP server one request meets (CONTRACT: MCP): a low-level SDK `Server`, made afresh for every HTTP request
+// (nothing survives between requests, so any request may land on any process), answering tools/list and
+// tools/call for the caller that /mcp authenticated. Tools carry the operations' own JSON Schemas (tools.ts);
+// a call runs as the operation's REST request (rest-dispatch.ts). Destructive tools ask for confirmation first:
+// a 2026-07-28 client that declares elicitation gets an input_required result asking the person; any other
+// client gets a confirmation request with a one-time `confirmation_token` (confirmations.ts).
+import type { FastifyInstance } from 'fastify';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  inputResponse,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CallToolResult,
+  type InputRequiredResult,
+  type McpRequestContext,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { Actor } from '../auth/actor.ts';
+import type { Organisation } from '../domain/organisations/organisations.repository.ts';
+import { ApiError } from '../http/api-error.ts';
+import { problemBody } from '../http/problems.ts';
+import type { McpSettings } from './mcp-settings.service.ts';
+import type { ConfirmationBinding, Confirmations } from './confirmations.ts';
+import type { DispatchCredentials } from './dispatch-credential.ts';
+import { dispatchRest, toolResult } from './rest-dispatch.ts';
+import { restRequestFor, type RestRequest } from './tool-arguments.ts';
+import { CONFIRMATION_ARGUMENT, onByDefault, type Tool } from './tools.ts';
+
+/** Who is calling, as /mcp established it; handed to the per-request server through the SDK's authInfo. */
+export interface McpCall {
+  organisation: Organisation;
+  actor: Actor;
+  /** The bearer credential the caller presented (API key or access token for `{origin}/mcp`). */
+  credential: string;
+  settings: McpSettings;
+  requestId: string;
+}
+
+export interface ToolServerDeps {
+  app: FastifyInstance;
+  tools: readonly Tool[];
+  confirmations: Confirmations;
+  dispatch: DispatchCredentials;
+  /** The revision tools run at: the current one, whose shapes their schemas describe. */
+  revision: string;
+  errorsUrl: string;
+  version: string;
+}
+
+const INSTRUCTIONS =
+  'Atrium is a learning platform. Each tool is one operation of its REST API and acts as the signed-in person, within the scopes they granted. ' +
+  'Results are the JSON the API answers; a failure is a problem document (decide on its `code`). ' +
+  'Destructive tools ask for the person’s confirmation before doing anything.';
+
+const CONFIRM_SCHEMA = {
+  type: 'object' as const,
+  properties: { confirm: { type: 'boolean' as const, title: 'Yes, go ahead' } },
+  required: ['confirm'],
+};
+
+export function isToolOn(tool: Tool, settings: McpSettings): boolean {
+  const decided = settings.toolsOn !== undefined && (settings.toolsKnown === undefined || settings.toolsKnown.has(tool.name));
+  return decided ? settings.toolsOn!.has(tool.name) : onByDefault(tool);
+}
+
+const inScope = (tool: Tool, actor: Actor) => tool.op.scope === null || actor.scopes.has(tool.op.scope);
+const mayRun = (tool: Tool, actor: Actor) => inScope(tool, actor) && (tool.op.capability === null || actor.capabilities.has(tool.op.capability));
+
+/** One sentence naming what a destructive call would do. */
+function effectOf(tool: Tool, rest: RestRequest): string {
+  const summary = tool.op.summary.charAt(0).toLowerCase() + tool.op.summary.slice(1);
+  return `This will ${summary}: ${rest.method} ${rest.url}.`;
+}
+
+/** Whether the request's envelope (2026-07-28) declares form elicitation (`elicitation: {}` counts as form). */
+function declaresElicitation(ctx: ServerContext): boolean {
+  const capabilities = ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] as { elicitation?: { form?: unknown; url?: unknown } } | undefined;
+  const elicitation = capabilities?.elicitation;
+  return elicitation !== undefined && elicitation !== null && (elicitation.form !== undefined || elicitation.url === undefined);
+}
+
+export function createToolServerFactory(deps: ToolServerDeps) {
+  const byName = new Map(deps.tools.map((t) => [t.name, t]));
+
+  function problemResult(call: McpCall, err: ApiError): CallToolResult {
+    const problem = problemBody(err, call.requestId, deps.errorsUrl);
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(problem) }], structuredContent: problem, _meta: { 'atrium/status': err.status, 'atrium/request_id': call.requestId } };
+  }
+
+  const invalidConfirmation = (call: McpCall) =>
+    problemResult(call, new ApiError('mcp.confirmation_invalid', 'The confirmation is wrong, used, expired or was given for another call; nothing was done. Call the tool again without it to get a new one.'));
+
+  /** The elicitation round trip: 'run' once the person accepted this very call; otherwise what to answer. */
+  async function elicit(call: McpCall, ctx: ServerContext, binding: ConfirmationBinding, effect: string): Promise<'run' | CallToolResult | InputRequiredResult> {
+    const state = ctx.mcpReq.requestState();
+    const answer = inputResponse(ctx.mcpReq.inputResponses, 'confirm');
+    if (typeof state === 'string' && answer.kind === 'elicit') {
+      if (answer.action !== 'accept' || answer.content?.confirm !== true) {
+        return { content: [{ type: 'text', text: `Nothing was done: the person did not confirm (${answer.action}).` }], structuredContent: { confirmed: false, action: answer.action } };
+      }
+      return (await deps.confirmations.redeem('elicitation', state, binding)) ? 'run' : invalidConfirmation(call);
+    }
+    const { value } = deps.confirmations.issue('elicitation', binding);
+    return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: `${effect} Go ahead?`, requestedSchema: CONFIRM_SCHEMA }) }, requestState: value });
+  }
+
+  async function callTool(call: McpCall, era: McpRequestContext['era'], name: string, given: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+    const tool = byName.get(name);
+    // A tool switched off is no tool at all here (MCP: unknown tool → invalid params).
+    if (!tool || !isToolOn(tool, call.settings)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const { [CONFIRMATION_ARGUMENT]: confirmation, ...args } = given;
+    let rest: RestRequest;
+    try {
+      rest = restRequestFor(tool, tool.op.destructive ? args : given);
+    } catch (err) {
+      if (err instanceof ApiError) return problemResult(call, err);
+      throw err;
+    }
+    // A call the REST pipeline would refuse anyway (scope, capability) is not worth a person's confirmation.
+    if (tool.op.destructive && mayRun(tool, call.actor)) {
+      const binding: ConfirmationBinding = { organisationId: call.organisation.id, personId: call.actor.personId, tool: tool.name, arguments: args };
+      const effect = effectOf(tool, rest);
+      if (confirmation !== undefined) {
+        if (!(await deps.confirmations.redeem('token', confirmation, binding))) return invalidConfirmation(call);
+      } else if (era === 'modern' && declaresElicitation(ctx)) {
+        const outcome = await elicit(call, ctx, binding, effect);
+        if (outcome !== 'run') return outcome;
+      } else {
+        const { value, expiresAt } = deps.confirmations.issue('token', binding);
+        return {
+          isError: false,
+          content: [{ type: 'text', text: `Nothing was done yet. ${effect} Ask the person; if they agree, call ${tool.name} again with the same arguments and "${CONFIRMATION_ARGUMENT}": "${value}" (valid once, until ${expiresAt}).` }],
+          structuredContent: { confirmation_required: true, confirmation_token: value, expires_at: expiresAt, effect },
+        };
+      }
+    }
+    const response = await dispatchRest(deps.app, call.organisation, rest, { authorization: deps.dispatch.authorizationFor(call.credential), revision: deps.revision });
+    return toolResult(response);
+  }
+
+  return function serverFor(ctx: McpRequestContext): Server {
+    const call = ctx.authInfo?.extra?.call as McpCall;
+    const server = new Server({ name: 'atrium', title: 'Atrium', version: deps.version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    server.setRequestHandler('tools/list', async () => ({
+      tools: deps.tools.filter((t) => isToolOn(t, call.settings) && inScope(t, call.actor)).map((t) => t.listing),
+    }));
+    server.setRequestHandler('tools/call', (request, handlerCtx) => callTool(call, ctx.era, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, handlerCtx));
+    return server;
+  };
+}

@@ -1,0 +1,153 @@
+// "A call runs exactly like the REST request" (CONTRACT: MCP), proved by running the same inputs through the REST
+// API and through tools/call and comparing the outcomes: success, 422, 404, 403 (scope and capability), 409,
+// idempotency replay and key reuse, the events written, and the per-credential rate limit they share.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Client } from '@modelcontextprotocol/client';
+import type { Organisation } from '../src/domain/organisations/organisations.repository.ts';
+import { startTestApp, type TestContext } from './support/harness.ts';
+import type { Caller } from './support/factories.ts';
+import { connectMcp } from './support/mcp.ts';
+
+/** What may differ between two runs of the same request: ids, times, the request id. */
+function comparable(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(comparable);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => !['id', 'request_id', 'created_at', 'updated_at', 'sort_key'].includes(k))
+        .map(([k, v]) => [k, comparable(v)]),
+    );
+  }
+  return value;
+}
+
+describe('a tool call runs exactly like its REST request', () => {
+  let t: TestContext;
+  let c: Caller;
+  let org: Organisation;
+  let mcp: Client;
+
+  before(async () => {
+    t = await startTestApp();
+    await t.listen();
+    c = await t.make.caller();
+    org = c.org;
+    mcp = await connectMcp(t, org, { credential: c.key });
+  });
+  after(async () => {
+    await mcp.close();
+    await t.close();
+  });
+
+  /** The same request both ways: the REST answer and the tool result. */
+  async function both(tool: string, rest: { method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'; path: string; body?: unknown; headers?: Record<string, string> }, args: Record<string, unknown>, via: { key?: string; client?: Client } = {}) {
+    const viaRest = await t.api.request({ host: org.address, key: via.key ?? c.key, ...rest });
+    const viaMcp: any = await (via.client ?? mcp).callTool({ name: tool, arguments: args });
+    return { rest: viaRest, mcp: viaMcp, mcpStatus: viaMcp._meta['atrium/status'] as number };
+  }
+
+  test('success: the same status and the same resource', async () => {
+    const course = await t.make.course(org);
+    const body = { course_id: course.id, title: 'Week 1', visible: false };
+    const r = await both('create_section', { method: 'POST', path: '/sections', body }, body);
+    assert.equal(r.rest.status, 201);
+    assert.equal(r.mcpStatus, 201);
+    assert.notEqual(r.mcp.isError, true);
+    assert.deepEqual(comparable(r.mcp.structuredContent), comparable(r.rest.body));
+  });
+
+  test('422, 404, 409: the same problem document (code, status, errors)', async () => {
+    const section = await t.make.section(org);
+    const deleted = await t.make.section(org);
+    await t.app.services.sections.remove(t.app.db, org.id, deleted.id);
+    const cases: Array<[string, Parameters<typeof both>[1], Record<string, unknown>, number]> = [
+      ['update_section', { method: 'PATCH', path: `/sections/${section.id}`, body: { title: '', visible: 'yes' } }, { id: section.id, title: '', visible: 'yes' }, 422],
+      ['get_section', { method: 'GET', path: '/sections/01a20936-cdd1-7536-ad92-1eb06bf34ab6' }, { id: '01a20936-cdd1-7536-ad92-1eb06bf34ab6' }, 404],
+      ['update_section', { method: 'PATCH', path: `/sections/${deleted.id}`, body: { title: 'Again' } }, { id: deleted.id, title: 'Again' }, 409],
+    ];
+    for (const [tool, rest, args, status] of cases) {
+      const r = await both(tool, rest, args);
+      assert.equal(r.rest.status, status, tool);
+      assert.equal(r.mcpStatus, status, tool);
+      assert.equal(r.mcp.isError, true);
+      assert.deepEqual(comparable(r.mcp.structuredContent), comparable(r.rest.body), tool);
+    }
+  });
+
+  test('403: a scope the credential lacks, a capability the person lacks', async () => {
+    const narrow = await t.make.caller({ org, scopes: ['courses:read'] });
+    const narrowMcp = await connectMcp(t, org, { credential: narrow.key });
+    const section = await t.make.section(org);
+    const scope = await both('update_section', { method: 'PATCH', path: `/sections/${section.id}`, body: { title: 'X' } }, { id: section.id, title: 'X' }, { key: narrow.key, client: narrowMcp });
+    assert.equal(scope.rest.body.code, 'auth.insufficient_scope');
+    assert.deepEqual(comparable(scope.mcp.structuredContent), comparable(scope.rest.body));
+    await narrowMcp.close();
+
+    const teacher = await t.make.caller({ org, roles: ['teacher'], platformAdmin: false });
+    const teacherMcp = await connectMcp(t, org, { credential: teacher.key });
+    const capability = await both('restore_deployment_storage', { method: 'POST', path: '/storage_targets/actions/restore_deployment', body: {} }, {}, { key: teacher.key, client: teacherMcp });
+    assert.equal(capability.rest.body.code, 'auth.missing_capability');
+    assert.deepEqual(comparable(capability.mcp.structuredContent), comparable(capability.rest.body));
+    await teacherMcp.close();
+  });
+
+  test('idempotency: a replay answers the recorded result, the key reused for other arguments is a 409', async () => {
+    const course = await t.make.course(org);
+    const args = { course_id: course.id, title: 'Once', idempotency_key: 'mcp-once' };
+    const first: any = await mcp.callTool({ name: 'create_section', arguments: args });
+    const replay: any = await mcp.callTool({ name: 'create_section', arguments: args });
+    assert.equal(first._meta['atrium/status'], 201);
+    assert.deepEqual(replay.structuredContent, first.structuredContent);
+    assert.equal(replay._meta['atrium/idempotency_replayed'], true);
+    const sections = await t.database.db.selectFrom('sections').select('id').where('course_id', '=', course.id).where('title', '=', 'Once').execute();
+    assert.equal(sections.length, 1);
+    const reused: any = await mcp.callTool({ name: 'create_section', arguments: { ...args, title: 'Twice' } });
+    assert.equal(reused.structuredContent.code, 'idempotency.key_reused');
+
+    // The REST request with the same key and body is the same request: it replays what the tool call recorded.
+    const rest = await t.api.request({ method: 'POST', path: '/sections', host: org.address, key: c.key, body: { course_id: course.id, title: 'Once' }, headers: { 'idempotency-key': 'mcp-once' } });
+    assert.equal(rest.headers['idempotency-replayed'], 'true');
+    assert.deepEqual(rest.body, first.structuredContent);
+
+    // An operation that requires a key refuses a call without one, as its REST request does.
+    const missing: any = await mcp.callTool({ name: 'bulk_lesson_pages', arguments: { operations: [] } });
+    assert.equal(missing.structuredContent.code, 'idempotency.key_required');
+  });
+
+  test('events: the same event, written with the change', async () => {
+    const events = (type: string) => t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', org.id).where('type', '=', type).execute();
+    const before = (await events('course.created')).length;
+    const r = await both('create_course', { method: 'POST', path: '/courses', body: { fullname: 'Evented', shortname: 'EV-REST' } }, { fullname: 'Evented', shortname: 'EV-MCP' });
+    assert.equal(r.mcpStatus, 201);
+    const after = await events('course.created');
+    assert.equal(after.length, before + 2);
+    const ids = after.map((e) => (typeof e.data === 'string' ? JSON.parse(e.data) : e.data).id);
+    assert.ok(ids.includes(r.mcp.structuredContent.id), 'the tool call’s course has its event');
+  });
+});
+
+describe('tool calls count against the credential’s rate limit, shared with the REST API', () => {
+  let t: TestContext;
+  before(async () => {
+    t = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: '6' } });
+    await t.listen();
+  });
+  after(() => t.close());
+
+  test('past the limit a tool call is an isError 429 problem document, and the REST API refuses too', async () => {
+    const c = await t.make.caller();
+    const client = await connectMcp(t, c.org, { credential: c.key });
+    let limited: any;
+    for (let i = 0; i < 10 && !limited; i++) {
+      const res: any = await client.callTool({ name: 'get_me', arguments: {} });
+      if (res.isError) limited = res;
+    }
+    assert.ok(limited, 'a call was limited');
+    assert.equal(limited.structuredContent.status, 429);
+    assert.equal(limited.structuredContent.code, 'rate_limit.exceeded');
+    assert.equal(typeof limited.structuredContent.retry_after, 'number');
+    assert.equal((await t.api.request({ host: c.org.address, key: c.key, path: '/me' })).status, 429);
+    await client.close();
+  });
+});
