@@ -19,7 +19,7 @@ describe('HTTP layer', () => {
     assert.equal(res.status, 404);
     assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
     const b = res.body;
-    assert.equal(b.type, 'https://errors.atrium.test/request.route_not_found');
+    assert.equal(b.type, 'https://errors.atrium.test/docs/errors/request.route_not_found');
     assert.equal(b.docs_url, b.type);
     assert.deepEqual(Object.keys(b).sort(), ['category', 'code', 'detail', 'docs_url', 'request_id', 'status', 'title', 'type']);
     assert.equal(b.request_id, res.headers['request-id']);

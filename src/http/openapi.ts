@@ -1,6 +1,7 @@
 // Builds the OpenAPI 3.1 document from the operation registry: one source for routes and documentation.
 import type { TSchema } from 'typebox';
 import { errorCatalog } from './error-catalog.ts';
+import { addExamples } from './openapi-examples.ts';
 import type { Operation } from './operation.ts';
 import { API_PREFIX } from './registry.ts';
 import type { Revisions } from './revisions.ts';
@@ -76,7 +77,8 @@ function asOfRevision(op: Operation, revisions: Revisions, revision: string): Op
     if (body && change.downgradeRequestSchema) body = change.downgradeRequestSchema(body);
     if (schema && change.downgradeResponseSchema) schema = change.downgradeResponseSchema(schema);
   }
-  return { ...op, body, success: { ...op.success, schema } };
+  // The declared example is of the current request shape; an earlier shape gets one made from its schema.
+  return { ...op, body, bodyExample: body === op.body ? op.bodyExample : undefined, success: { ...op.success, schema } };
 }
 
 function operationObject(op: Operation): Json {
@@ -130,14 +132,16 @@ function operationObject(op: Operation): Json {
   };
 }
 
-export function buildOpenApiDocument(operations: Operation[], opts: { serverUrl: string; revisions: Revisions; revision?: string }): Json {
+/** `errorsUrl`: the base of problem `type` URIs in the examples (the deployment's `ERRORS_URL`). */
+export function buildOpenApiDocument(operations: Operation[], opts: { serverUrl: string; revisions: Revisions; revision?: string; errorsUrl?: string }): Json {
   const revision = opts.revision ?? opts.revisions.current;
   const paths: Record<string, Json> = {};
-  for (const op of operations) {
+  const asOfThisRevision = operations.map((op) => asOfRevision(op, opts.revisions, revision));
+  for (const op of asOfThisRevision) {
     const item = (paths[op.path] ??= {});
-    item[op.method.toLowerCase()] = operationObject(asOfRevision(op, opts.revisions, revision));
+    item[op.method.toLowerCase()] = operationObject(op);
   }
-  return {
+  const document = {
     openapi: '3.1.0',
     info: {
       title: 'Atrium learning-platform API',
@@ -145,6 +149,7 @@ export function buildOpenApiDocument(operations: Operation[], opts: { serverUrl:
       description:
         'Multi-tenant learning-platform REST API. Errors are RFC 9457 problem documents whose `code` values are listed under `x-error-codes`. ' +
         `This document describes revision ${revision}. Revisions: ${opts.revisions.list.join(', ')}; select one with the \`Service-Version\` header. ` +
+        'What changed in each: `GET /api/v1/revisions` (no credential needed); a browsable reference: `/api/v1/docs`; each error code: `/docs/errors/<code>`. ' +
         'Unknown organisation addresses answer 404 `tenancy.unknown_organisation`, and over-long request lines or path segments 413 `request.too_large`, before any operation is chosen.',
     },
     servers: [{ url: opts.serverUrl + API_PREFIX }],
@@ -174,4 +179,5 @@ export function buildOpenApiDocument(operations: Operation[], opts: { serverUrl:
     },
     'x-error-codes': Object.fromEntries(Object.entries(errorCatalog).map(([code, e]) => [code, { status: e.status, category: e.category, title: e.title }])),
   };
+  return addExamples(document, asOfThisRevision, opts.errorsUrl ?? 'https://errors.atrium.example');
 }

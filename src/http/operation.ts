@@ -77,6 +77,14 @@ export interface Operation<P extends TSchema | undefined = any, Q extends TSchem
   /** Code answered when a path id cannot exist (not a UUID): a plain 404, as for an unknown id. */
   notFoundCode?: ErrorCode;
   /**
+   * The codes the service may answer with that the fields above do not imply: the conflicts of the resource's
+   * states, a 404 for something else the request names. The rest is derived (`http/operation-errors.ts`);
+   * the contract check fails a response whose code its operation does not list.
+   */
+  errorCodes?: ErrorCode[];
+  /** A bulk endpoint: the collection and the ops it runs, whose refusals it reports inside its results. */
+  bulk?: { collection: string; ops: readonly string[] };
+  /**
    * Work a write must do before its transaction opens because it waits on the network (a webhook's
    * verification ping): holding the database meanwhile would stall every other writer. Not run for replays.
    */

@@ -31,6 +31,8 @@ export interface SyncOperationsSpec {
   getByExternalId(ctx: OperationContext, externalId: string): Promise<unknown>;
   /** The events an upsert writes: its resource's created and updated events. */
   upsertEmits: EventType[];
+  /** What the upsert's service can refuse besides the derived codes (`Operation.errorCodes`). */
+  upsertErrorCodes: ErrorCode[];
   /** Creates or updates; `created` says which (201 or 200). */
   upsertByExternalId(ctx: OperationContext, externalId: string, body: any): Promise<{ created: boolean; view: unknown }>;
 }
@@ -89,6 +91,7 @@ export function syncOperations(spec: SyncOperationsSpec): Operation[] {
       body: spec.upsertBody,
       bodyExample: spec.upsertExample,
       notFoundCode: spec.notFoundCode,
+      errorCodes: spec.upsertErrorCodes,
       success: { status: 201, alsoStatuses: [200], schema: spec.item, description: 'Created (201) or updated (200).' },
       errors: [409, 422],
       async handler(ctx, { params, body }) {
@@ -132,7 +135,9 @@ export function readByIdOperation(spec: ByIdSpec & { item: TSchema; itemName: st
 }
 
 /** `DELETE /<collection>/{id}` answering 204: the shape every resource's delete has. */
-export function deleteByIdOperation(spec: ByIdSpec & { emits: EventType[]; errors?: number[]; remove(ctx: OperationContext, id: string): Promise<void> }): Operation {
+export function deleteByIdOperation(
+  spec: ByIdSpec & { emits: EventType[]; errors?: number[]; errorCodes?: ErrorCode[]; remove(ctx: OperationContext, id: string): Promise<void> },
+): Operation {
   return defineOperation({
     id: spec.id,
     method: 'DELETE',
@@ -150,6 +155,7 @@ export function deleteByIdOperation(spec: ByIdSpec & { emits: EventType[]; error
     notFoundCode: spec.notFoundCode,
     success: { status: 204, description: 'Deleted.' },
     errors: spec.errors ?? [404, 409],
+    ...(spec.errorCodes ? { errorCodes: spec.errorCodes } : {}),
     handler: (ctx, { params }) => spec.remove(ctx, params.id),
   });
 }

@@ -39,6 +39,8 @@ export function createRevisions(changes: RevisionChange[] = []) {
   return {
     list,
     current,
+    /** Every change, oldest first. */
+    changes: sorted as readonly RevisionChange[],
     /** The newest revision on or before `date`; undefined when malformed or before the first revision. */
     resolve(date: string): string | undefined {
       if (!isValidDate(date)) return undefined;

@@ -1,11 +1,13 @@
 // Contract checks: every response the suite receives must be one the OpenAPI document promises —
 // a documented status of its operation, a body valid against that status's schema, and for errors a
-// problem document whose request_id equals the Request-Id header.
+// problem document whose request_id equals the Request-Id header and whose code is one its operation lists
+// (http/operation-errors.ts), so the reference and the error pages cannot miss a code a test ever met.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import { buildOpenApiDocument } from '../../src/http/openapi.ts';
 import type { Operation } from '../../src/http/operation.ts';
+import { errorCodesOf } from '../../src/http/operation-errors.ts';
 import { API_PREFIX } from '../../src/http/registry.ts';
 import { apiChanges, createRevisions } from '../../src/http/revisions.ts';
 import { ProblemSchema } from '../../src/http/schemas.ts';
@@ -17,7 +19,9 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 const { $id: _ignored, ...problemSchema } = ProblemSchema as Json;
 const validateProblem = ajv.compile(problemSchema);
 
-const routerLevelCodes = new Set(['tenancy.unknown_organisation', 'request.too_large']);
+// A path the router does not take to any operation (`/enrolment_methods/%2e%2e`) is its not-found answer, even
+// where the path looks like an operation's.
+const routerLevelCodes = new Set(['tenancy.unknown_organisation', 'request.too_large', 'request.route_not_found']);
 
 interface Route {
   path: string;
@@ -25,14 +29,18 @@ interface Route {
   regex: RegExp;
   operation: Json;
   validators: Map<string, ValidateFunction | null>;
+  codes: Set<string>;
 }
 
 export function createContractChecker(operations: Operation[]) {
   const doc = buildOpenApiDocument(operations, { serverUrl: 'http://contract.test', revisions: createRevisions(apiChanges) }) as Json;
   const routes: Route[] = [];
+  const codesOf = new Map(operations.map((op) => [op.id, new Set<string>(errorCodesOf(op))]));
   for (const [p, item] of Object.entries(doc.paths as Record<string, Json>)) {
     const regex = new RegExp('^' + API_PREFIX + p.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}|\{[^}]+\}/g, '[^/]+') + '$');
-    for (const [method, operation] of Object.entries(item)) routes.push({ path: p, method: method.toUpperCase(), regex, operation, validators: new Map() });
+    for (const [method, operation] of Object.entries(item)) {
+      routes.push({ path: p, method: method.toUpperCase(), regex, operation, validators: new Map(), codes: codesOf.get(operation.operationId) ?? new Set() });
+    }
   }
 
   // Like the router: static segments win over parameters (`/courses/deletions` before `/courses/{id}`).
@@ -64,6 +72,10 @@ export function createContractChecker(operations: Operation[]) {
     if (!response) {
       problems.push(`${method} ${pathOnly}: status ${status} is not documented (documented: ${Object.keys(route.operation.responses).join(', ')})`);
       return problems;
+    }
+    if (status >= 400) {
+      const { code } = JSON.parse(body) as Json;
+      if (!route.codes.has(code)) problems.push(`${method} ${pathOnly}: code ${code} is not one ${route.operation.operationId} lists (http/operation-errors.ts)`);
     }
     if (status < 400) {
       const schema = response.content?.['application/json']?.schema;

@@ -107,7 +107,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     DEV_BOOTSTRAP: 'false',
-    ERRORS_URL: 'https://errors.atrium.test',
+    // A host of its own, with the service's own path: docs_url must reach the service's error pages.
+    ERRORS_URL: 'https://errors.atrium.test/docs/errors',
     STORAGE_DIR: path.join(files, 'deployment'),
     STORAGE_TARGETS_ROOT: path.join(files, 'targets'),
     WEBHOOK_ALLOW_HOSTS: '127.0.0.1/32',

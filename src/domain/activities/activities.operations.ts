@@ -15,6 +15,7 @@ export const activityOperations = [
   ...syncOperations({
     collection: 'activities',
     resourceType: 'activity',
+    upsertErrorCodes: ['course.deleted', 'extension.disabled', 'activity.deleted', 'resource.external_id_taken'],
     upsertEmits: ['activity.created', 'activity.updated'],
     tag,
     item: Activity,
@@ -62,6 +63,7 @@ export const activityOperations = [
   }),
   defineOperation({
     id: 'createActivity',
+    errorCodes: ['course.deleted', 'extension.disabled', 'resource.external_id_taken'],
     emits: ['activity.created'],
     method: 'POST',
     path: '/activities',
@@ -81,6 +83,7 @@ export const activityOperations = [
   }),
   defineOperation({
     id: 'updateActivity',
+    errorCodes: ['activity.deleted'],
     emits: ['activity.updated'],
     method: 'PATCH',
     path: '/activities/{id}',
@@ -101,6 +104,7 @@ export const activityOperations = [
   }),
   deleteByIdOperation({
     id: 'deleteActivity',
+    errorCodes: ['activity.deleted'],
     collection: 'activities',
     emits: ['activity.deleted'],
     tag,

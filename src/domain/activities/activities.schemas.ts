@@ -29,7 +29,7 @@ export const Activity = Type.Object(
     external_id: Nullable(Type.String()),
     course_id: Uuid(),
     section_id: Nullable(Uuid()),
-    type: Type.String(),
+    type: Type.String({ examples: ['wiki'] }),
     name: Type.String(),
     settings: ActivitySettings,
     created_at: Timestamp(),

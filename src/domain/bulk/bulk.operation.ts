@@ -63,6 +63,8 @@ export function bulkOperation<O extends BulkOpDeclarations>(spec: BulkOperationS
     bodyExample: { operations: [spec.example] },
     success: { status: 200, schema: BulkResponse(spec.item), description: 'One result per operation, in request order, and a summary.' },
     errors: [409, 413, 422],
+    errorCodes: ['bulk.too_many_operations'],
+    bulk: { collection: spec.collection, ops },
     handler: (ctx, { body }) => engine.run(ctx.db, body as BulkRequestBody, spec.executors(ctx)),
   });
 }

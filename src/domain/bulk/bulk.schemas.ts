@@ -2,6 +2,7 @@
 // any body (a malformed one is a 422 and nothing runs); each item's `data` is validated by the bulk engine
 // against the resource's own create or update schema, so that one bad item fails alone.
 import Type, { type TSchema } from 'typebox';
+import { exampleOf } from '../../http/example-values.ts';
 import { ExternalId, Uuid } from '../../http/schemas.ts';
 
 // spec: Limits — operations per bulk request, and per atomic bulk request.
@@ -82,9 +83,18 @@ export function BulkResponse(item: TSchema) {
     {
       summary: Type.Object(
         { total: Type.Integer(), succeeded: Type.Integer(), failed: Type.Integer() },
-        { additionalProperties: false },
+        { additionalProperties: false, examples: [{ total: 2, succeeded: 1, failed: 1 }] },
       ),
-      results: Type.Array(Result, { description: 'One per operation, in request order.' }),
+      results: Type.Array(Result, {
+        description: 'One per operation, in request order.',
+        // One that succeeded and one that failed, as a reference should show both.
+        examples: [
+          [
+            { ref: 'intro', status: 201, data: exampleOf(item) },
+            { ref: 'quiz', status: 422, error: { code: 'validation.invalid_body', category: 'validation', detail: '/operations/1/data/title: `title` must not be empty.' } },
+          ],
+        ],
+      }),
     },
     { additionalProperties: false },
   );

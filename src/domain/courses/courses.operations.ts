@@ -36,6 +36,7 @@ export const courseOperations = [
   }),
   defineOperation({
     id: 'createCourse',
+    errorCodes: ['resource.external_id_taken'],
     emits: ['course.created'],
     method: 'POST',
     path: '/courses',
@@ -53,6 +54,7 @@ export const courseOperations = [
   }),
   defineOperation({
     id: 'updateCourse',
+    errorCodes: ['course.deleted'],
     emits: ['course.updated'],
     method: 'PATCH',
     path: '/courses/{id}',
@@ -73,6 +75,7 @@ export const courseOperations = [
   }),
   deleteByIdOperation({
     id: 'deleteCourse',
+    errorCodes: ['course.deleted'],
     collection: 'courses',
     emits: ['course.deleted'],
     tag: 'Courses',
@@ -87,7 +90,7 @@ export const courseOperations = [
     id: 'listCategories',
     method: 'GET',
     path: '/categories',
-    tag: 'Courses',
+    tag: 'Categories',
     summary: 'List course categories',
     scope: 'courses:read',
     capability: 'course/view',
@@ -100,7 +103,7 @@ export const courseOperations = [
   readByIdOperation({
     id: 'getCategory',
     collection: 'categories',
-    tag: 'Courses',
+    tag: 'Categories',
     summary: 'Read a course category',
     scope: 'courses:read',
     capability: 'course/view',
@@ -111,10 +114,11 @@ export const courseOperations = [
   }),
   defineOperation({
     id: 'createCategory',
+    errorCodes: ['resource.external_id_taken'],
     emits: ['category.created'],
     method: 'POST',
     path: '/categories',
-    tag: 'Courses',
+    tag: 'Categories',
     summary: 'Create a course category',
     scope: 'courses:write',
     capability: 'category/manage',
@@ -128,10 +132,11 @@ export const courseOperations = [
   }),
   defineOperation({
     id: 'updateCategory',
+    errorCodes: ['category.deleted'],
     emits: ['category.updated'],
     method: 'PATCH',
     path: '/categories/{id}',
-    tag: 'Courses',
+    tag: 'Categories',
     summary: 'Update a course category',
     description: 'Partial update: fields absent from the body are left as they are.',
     scope: 'courses:write',
@@ -148,9 +153,10 @@ export const courseOperations = [
   }),
   deleteByIdOperation({
     id: 'deleteCategory',
+    errorCodes: ['category.deleted'],
     collection: 'categories',
     emits: ['category.deleted'],
-    tag: 'Courses',
+    tag: 'Categories',
     summary: 'Delete a course category',
     description: 'Soft delete: the category keeps its row with `deleted_at` set; its courses keep their category_id.',
     scope: 'courses:delete',
@@ -161,8 +167,9 @@ export const courseOperations = [
   ...syncOperations({
     collection: 'courses',
     resourceType: 'course',
+    upsertErrorCodes: ['course.deleted', 'resource.external_id_taken'],
     upsertEmits: ['course.created', 'course.updated'],
-    tag: 'Courses',
+    tag: 'Categories',
     item: Course,
     notFoundCode: 'course.not_found',
     read,
@@ -175,6 +182,7 @@ export const courseOperations = [
   ...syncOperations({
     collection: 'categories',
     resourceType: 'category',
+    upsertErrorCodes: ['category.deleted', 'resource.external_id_taken'],
     upsertEmits: ['category.created', 'category.updated'],
     tag: 'Categories',
     item: Category,

@@ -46,6 +46,7 @@ export const emailMessageOperations = [
   }),
   defineOperation({
     id: 'createEmailMessage',
+    errorCodes: ['course.deleted', 'resource.external_id_taken'],
     method: 'POST',
     path: '/email_messages',
     tag,
@@ -66,6 +67,7 @@ export const emailMessageOperations = [
   }),
   defineOperation({
     id: 'updateEmailMessage',
+    errorCodes: ['course.deleted', 'email_message.deleted', 'email_message.sending', 'email_message.sent', 'email_message.cancelled', 'email_message.concurrent_change'],
     method: 'PATCH',
     path: '/email_messages/{id}',
     tag,
@@ -88,6 +90,7 @@ export const emailMessageOperations = [
   }),
   deleteByIdOperation({
     id: 'deleteEmailMessage',
+    errorCodes: ['email_message.deleted', 'email_message.sending', 'email_message.sent', 'email_message.cancelled', 'email_message.concurrent_change'],
     collection: 'email_messages',
     tag,
     summary: 'Delete an email message',
@@ -122,6 +125,7 @@ export const emailMessageOperations = [
   ...syncOperations({
     collection: 'email_messages',
     resourceType: 'email_message',
+    upsertErrorCodes: ['course.deleted', 'email_message.deleted', 'email_message.sending', 'email_message.sent', 'email_message.cancelled', 'email_message.concurrent_change', 'resource.external_id_taken'],
     upsertEmits: ['email_message.created', 'email_message.updated'],
     tag,
     item: EmailMessage,

@@ -33,6 +33,7 @@ export const emailTemplateOperations = [
   }),
   defineOperation({
     id: 'getEmailTemplateVersions',
+    errorCodes: ['email_template.scope_not_found'],
     method: 'GET',
     path: '/email_templates/{message_key}/versions',
     tag,
@@ -50,6 +51,7 @@ export const emailTemplateOperations = [
   }),
   defineOperation({
     id: 'saveEmailTemplateDraft',
+    errorCodes: ['email_template.scope_not_found', 'email_template.scope_deleted', 'email_template.concurrent_change'],
     emits: ['email_template.draft_saved'],
     method: 'PUT',
     path: '/email_templates/{message_key}/draft',
@@ -76,6 +78,7 @@ export const emailTemplateOperations = [
   }),
   defineOperation({
     id: 'publishEmailTemplateDraft',
+    errorCodes: ['email_template.scope_not_found', 'email_template.no_draft', 'email_template.scope_deleted', 'email_template.concurrent_change'],
     emits: ['email_template.published'],
     method: 'POST',
     path: '/email_templates/{message_key}/draft/actions/publish',
@@ -95,6 +98,7 @@ export const emailTemplateOperations = [
   }),
   defineOperation({
     id: 'restoreEmailTemplateVersion',
+    errorCodes: ['email_template.message_not_found', 'email_template.scope_not_found', 'email_template.version_is_draft', 'email_template.scope_deleted', 'email_template.concurrent_change'],
     emits: ['email_template.draft_restored'],
     method: 'POST',
     path: '/email_templates/{message_key}/versions/{version_id}/actions/restore',

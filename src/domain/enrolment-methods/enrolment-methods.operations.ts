@@ -39,6 +39,7 @@ export const enrolmentMethodOperations = [
   }),
   defineOperation({
     id: 'createEnrolmentMethod',
+    errorCodes: ['course.deleted', 'extension.disabled', 'resource.external_id_taken'],
     method: 'POST',
     path: '/enrolment_methods',
     tag,
@@ -57,6 +58,7 @@ export const enrolmentMethodOperations = [
   }),
   defineOperation({
     id: 'updateEnrolmentMethod',
+    errorCodes: ['enrolment_method.deleted'],
     method: 'PATCH',
     path: '/enrolment_methods/{id}',
     tag,
@@ -77,6 +79,7 @@ export const enrolmentMethodOperations = [
   }),
   defineOperation({
     id: 'deleteEnrolmentMethod',
+    errorCodes: ['enrolment_method.deleted', 'enrolment_method.has_enrolments'],
     method: 'DELETE',
     path: '/enrolment_methods/{id}',
     tag,
@@ -100,6 +103,7 @@ export const enrolmentMethodOperations = [
   ...syncOperations({
     collection: 'enrolment_methods',
     resourceType: 'enrolment_method',
+    upsertErrorCodes: ['course.deleted', 'extension.disabled', 'enrolment_method.deleted', 'resource.external_id_taken'],
     upsertEmits: ['enrolment_method.created', 'enrolment_method.updated'],
     tag,
     item: EnrolmentMethod,

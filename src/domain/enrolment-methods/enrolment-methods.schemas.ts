@@ -3,7 +3,7 @@ import { ExternalId, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { namesOfKind } from '../extensions/extensions.catalog.ts';
 
 // The spec does not show the record's fields; these are what an integrator configuring enrolment needs.
-const MethodType = Type.Unsafe<string>({ type: 'string', enum: namesOfKind('enrolment_method'), description: 'The enrolment-method extension: manual, self, guest or cohort.' });
+const MethodType = Type.Unsafe<string>({ type: 'string', enum: namesOfKind('enrolment_method'), examples: ['self'], description: 'The enrolment-method extension: manual, self, guest or cohort.' });
 const Status = Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], { description: 'A disabled method admits no one new; existing enrolments stay.' });
 export const Role = Type.Union([Type.Literal('student'), Type.Literal('non_editing_teacher'), Type.Literal('teacher')], { description: 'Role given to people enrolled through the method.' });
 
@@ -15,7 +15,11 @@ export const MethodSettings = Type.Object(
     password: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
     cohort_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   },
-  { additionalProperties: false, description: 'Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).' },
+  {
+    additionalProperties: false,
+    description: 'Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).',
+    examples: [{ enrolment_key: 'stats-2026', max_enrolments: 200 }],
+  },
 );
 
 export const EnrolmentMethod = Type.Object(
@@ -23,8 +27,8 @@ export const EnrolmentMethod = Type.Object(
     id: Uuid(),
     external_id: Nullable(Type.String()),
     course_id: Uuid(),
-    type: Type.String(),
-    name: Nullable(Type.String()),
+    type: Type.String({ examples: ['self'] }),
+    name: Nullable(Type.String({ examples: ['Self enrolment with key'] })),
     status: Status,
     role: Role,
     settings: MethodSettings,

@@ -27,6 +27,7 @@ export const lessonPageOperations = [
   ...syncOperations({
     collection: 'lesson_pages',
     resourceType: 'lesson_page',
+    upsertErrorCodes: ['activity.deleted', 'lesson_page.deleted', 'resource.external_id_taken'],
     upsertEmits: [events.created, events.updated],
     tag,
     item: LessonPage,
@@ -66,6 +67,7 @@ export const lessonPageOperations = [
   }),
   defineOperation({
     id: 'createLessonPage',
+    errorCodes: ['activity.deleted', 'resource.external_id_taken'],
     emits: [events.created],
     method: 'POST',
     path: '/lesson_pages',
@@ -84,6 +86,7 @@ export const lessonPageOperations = [
   }),
   defineOperation({
     id: 'updateLessonPage',
+    errorCodes: ['activity.deleted', 'lesson_page.deleted'],
     emits: [events.updated],
     method: 'PATCH',
     path: '/lesson_pages/{id}',
@@ -104,6 +107,7 @@ export const lessonPageOperations = [
   }),
   deleteByIdOperation({
     id: 'deleteLessonPage',
+    errorCodes: ['activity.deleted', 'lesson_page.deleted'],
     collection: 'lesson_pages',
     emits: [events.deleted],
     tag,

@@ -17,6 +17,7 @@ const rules = 'A malformed `language` is a 422 naming it; an unknown message is 
 export const platformEmailTemplateOperations = [
   defineOperation({
     id: 'getPlatformEmailTemplateVersions',
+    errorCodes: ['validation.invalid_parameter'],
     method: 'GET',
     path: '/platform/email_templates/{message_key}/languages/{language}/versions',
     tag,
@@ -33,6 +34,7 @@ export const platformEmailTemplateOperations = [
   }),
   defineOperation({
     id: 'savePlatformEmailTemplateDraft',
+    errorCodes: ['validation.invalid_parameter', 'email_template.concurrent_change'],
     emits: ['platform_email_template.draft_saved'],
     method: 'PUT',
     path: '/platform/email_templates/{message_key}/languages/{language}/draft',
@@ -56,6 +58,7 @@ export const platformEmailTemplateOperations = [
   }),
   defineOperation({
     id: 'publishPlatformEmailTemplateDraft',
+    errorCodes: ['validation.invalid_parameter', 'email_template.no_draft', 'email_template.concurrent_change'],
     emits: ['platform_email_template.published'],
     method: 'POST',
     path: '/platform/email_templates/{message_key}/languages/{language}/draft/actions/publish',
@@ -74,6 +77,7 @@ export const platformEmailTemplateOperations = [
   }),
   defineOperation({
     id: 'restorePlatformEmailTemplateVersion',
+    errorCodes: ['validation.invalid_parameter', 'email_template.message_not_found', 'email_template.version_is_draft', 'email_template.concurrent_change'],
     emits: ['platform_email_template.draft_restored'],
     method: 'POST',
     path: '/platform/email_templates/{message_key}/languages/{language}/versions/{version_id}/actions/restore',

@@ -12,6 +12,7 @@ export const sectionOperations = [
   ...syncOperations({
     collection: 'sections',
     resourceType: 'section',
+    upsertErrorCodes: ['course.deleted', 'section.deleted', 'resource.external_id_taken'],
     upsertEmits: ['section.created', 'section.updated'],
     tag,
     item: Section,
@@ -53,6 +54,7 @@ export const sectionOperations = [
   }),
   defineOperation({
     id: 'createSection',
+    errorCodes: ['course.deleted', 'resource.external_id_taken'],
     emits: ['section.created'],
     method: 'POST',
     path: '/sections',
@@ -71,6 +73,7 @@ export const sectionOperations = [
   }),
   defineOperation({
     id: 'updateSection',
+    errorCodes: ['section.deleted'],
     emits: ['section.updated'],
     method: 'PATCH',
     path: '/sections/{id}',
@@ -91,6 +94,7 @@ export const sectionOperations = [
   }),
   deleteByIdOperation({
     id: 'deleteSection',
+    errorCodes: ['section.deleted'],
     collection: 'sections',
     emits: ['section.deleted'],
     tag,

@@ -22,6 +22,7 @@ export const storageOperations = [
   }),
   defineOperation({
     id: 'createStorageTarget',
+    errorCodes: ['storage.directory_taken', 'storage.too_many_targets'],
     method: 'POST',
     path: '/storage_targets',
     tag,
@@ -40,6 +41,7 @@ export const storageOperations = [
   }),
   defineOperation({
     id: 'makeStorageTargetDefault',
+    errorCodes: ['storage.already_default'],
     method: 'POST',
     path: '/storage_targets/{id}/actions/make_default',
     tag,
@@ -58,6 +60,7 @@ export const storageOperations = [
   }),
   defineOperation({
     id: 'restoreDeploymentStorage',
+    errorCodes: ['storage.already_default'],
     method: 'POST',
     path: '/storage_targets/actions/restore_deployment',
     tag,

@@ -23,6 +23,7 @@ const notFoundCode = 'webhook_subscription.not_found' as const;
 export const webhookOperations = [
   defineOperation({
     id: 'createWebhookSubscription',
+    errorCodes: ['webhook_subscription.url_taken'],
     method: 'POST',
     path: '/webhook_subscriptions',
     tag,
@@ -72,6 +73,7 @@ export const webhookOperations = [
   }),
   defineOperation({
     id: 'updateWebhookSubscription',
+    errorCodes: ['webhook_subscription.url_taken'],
     method: 'PATCH',
     path: '/webhook_subscriptions/{id}',
     tag,
@@ -159,6 +161,7 @@ export const webhookOperations = [
   }),
   defineOperation({
     id: 'resendWebhookDelivery',
+    errorCodes: ['webhook_delivery.not_found', 'webhook_delivery.pending'],
     method: 'POST',
     path: '/webhook_subscriptions/{id}/deliveries/{delivery_id}/actions/resend',
     tag,

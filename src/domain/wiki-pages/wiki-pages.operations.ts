@@ -15,6 +15,7 @@ export const wikiPageOperations = [
   ...syncOperations({
     collection: 'wiki_pages',
     resourceType: 'wiki_page',
+    upsertErrorCodes: ['activity.deleted', 'wiki_page.deleted', 'wiki_page.title_taken', 'wiki_page.edit_conflict', 'resource.external_id_taken'],
     upsertEmits: ['wiki_page.created', 'wiki_page.updated'],
     tag,
     item: WikiPage,
@@ -63,6 +64,7 @@ export const wikiPageOperations = [
   }),
   defineOperation({
     id: 'createWikiPage',
+    errorCodes: ['activity.deleted', 'wiki_page.title_taken', 'resource.external_id_taken'],
     emits: ['wiki_page.created'],
     method: 'POST',
     path: '/wiki_pages',
@@ -81,6 +83,7 @@ export const wikiPageOperations = [
   }),
   defineOperation({
     id: 'updateWikiPage',
+    errorCodes: ['activity.deleted', 'wiki_page.deleted', 'wiki_page.title_taken', 'wiki_page.edit_conflict'],
     emits: ['wiki_page.updated'],
     method: 'PATCH',
     path: '/wiki_pages/{id}',
@@ -101,6 +104,7 @@ export const wikiPageOperations = [
   }),
   deleteByIdOperation({
     id: 'deleteWikiPage',
+    errorCodes: ['activity.deleted', 'wiki_page.deleted'],
     collection: 'wiki_pages',
     emits: ['wiki_page.deleted'],
     tag,
@@ -113,6 +117,7 @@ export const wikiPageOperations = [
   }),
   defineOperation({
     id: 'restoreWikiPageVersion',
+    errorCodes: ['activity.deleted', 'wiki_page.deleted', 'wiki_page.title_taken', 'wiki_page.edit_conflict'],
     emits: ['wiki_page.restored'],
     method: 'POST',
     path: '/wiki_pages/{id}/actions/restore',
@@ -150,6 +155,7 @@ export const wikiPageOperations = [
   }),
   defineOperation({
     id: 'getWikiPageVersion',
+    errorCodes: ['wiki_page.version_not_found'],
     method: 'GET',
     path: '/wiki_pages/{id}/versions/{version}',
     tag,
