@@ -1,6 +1,6 @@
-// HTTP request-path scenarios: the same server answering a bare route, an authenticated read and an
-// authenticated write, so the ratios show what tenancy, auth, validation, serialisation and the database
-// cost on top of Fastify itself.
+// HTTP request-path scenarios: the same server answering bare routes, an authenticated read and authenticated
+// writes, so that the ratios of server CPU per request show what tenancy, auth, validation, serialisation
+// and the database cost on top of Fastify itself.
 import http from 'node:http';
 import type { Request } from 'autocannon';
 import type { Fixture } from './seed.ts';
@@ -13,24 +13,49 @@ import { measure } from './load.ts';
 export interface HttpScenario {
   name: string;
   route: string;
-  /** The scenario the others are divided by (exactly one per suite). */
-  baseline?: boolean;
+  /** A baseline: the scenarios naming it in `baseline` are divided by it. */
+  isBaseline?: boolean;
+  /** The baseline scenario this one is divided by. */
+  baseline?: 'bare' | 'bare-patch';
   goal?: Goal;
   requests(fixture: Fixture): Request[];
   /** Runs once before the scenario is measured (e.g. the first request that later ones replay). */
   prepare?(server: ServerHandle): Promise<void>;
-  /** Checks after the run that the scenario really did its work; returns what is wrong, if anything. */
-  verify?(server: ServerHandle, startedAt: string): Promise<string | undefined>;
+  /** Checks after a round that the scenario really did its work; returns what is wrong, if anything. */
+  verify?(server: ServerHandle, round: Round): Promise<string | undefined>;
 }
 
-function authHeaders(fixture: Fixture, extra: Record<string, string> = {}): Record<string, string> {
+/** A measured round, as a scenario's check sees it. */
+interface Round {
+  startedAt: string;
+  /** 2xx responses the load generator received, warm-up included. */
+  ok: number;
+  /**
+   * Requests still in flight when the warm-up and the measured window ended: autocannon drops them, the
+   * server still answers (and commits) them. At most one per connection per window.
+   */
+  unseen: number;
+}
+
+/** Every acknowledged PATCH committed its own change, with one `section.updated` event each. */
+function eventsMatch(events: number, round: Round): string | undefined {
+  if (events < round.ok) return `${round.ok} PATCHes answered 2xx but only ${events} section.updated events were committed: updates were lost`;
+  if (events > round.ok + round.unseen) return `${events} section.updated events for ${round.ok} PATCHes answered 2xx`;
+  return undefined;
+}
+
+export function authHeaders(fixture: Pick<Fixture, 'host' | 'apiKey'>, extra: Record<string, string> = {}): Record<string, string> {
   // Host selects the organisation (it is served at `localhost`); the URL itself stays 127.0.0.1 so that
   // `localhost` resolving to ::1 cannot miss a server listening on IPv4.
   return { host: fixture.host, authorization: `Bearer ${fixture.apiKey}`, ...extra };
 }
 
-async function requestJson(server: ServerHandle, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: unknown }> {
-  const { fixture } = server;
+export async function requestJson(
+  server: ServerHandle,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string; fixture?: Pick<Fixture, 'host' | 'apiKey'> } = {},
+): Promise<{ status: number; body: unknown }> {
+  const fixture = init.fixture ?? server.fixture;
   return new Promise((resolve, reject) => {
     const req = http.request(`${server.url}${path}`, { method: init.method ?? 'GET', headers: authHeaders(fixture, init.headers) }, (res) => {
       let text = '';
@@ -43,45 +68,84 @@ async function requestJson(server: ServerHandle, path: string, init: { method?: 
   });
 }
 
+const json = { 'content-type': 'application/json' };
+
 const bare: HttpScenario = {
   name: 'bare',
   route: 'GET /healthz',
-  baseline: true,
+  isBaseline: true,
   requests: () => [{ method: 'GET', path: '/healthz' }],
+};
+
+// The same JSON body the PATCH scenarios send, parsed by Fastify and answered with a small JSON object.
+const barePatch: HttpScenario = {
+  name: 'bare-patch',
+  route: 'PATCH /bench/bare (JSON body)',
+  isBaseline: true,
+  requests: () => [{ method: 'PATCH', path: '/bench/bare', headers: json, body: JSON.stringify({ title: 'Week A #1234' }) }],
 };
 
 const readSection: HttpScenario = {
   name: 'read',
   route: 'GET /api/v1/sections/{id}',
-  goal: { minRatio: 0.6, dialects: ['sqlite'] },
+  baseline: 'bare',
+  goal: { sqlite: 2, postgres: 3 },
   requests: (fixture) => [{ method: 'GET', path: `/api/v1/sections/${fixture.sectionId}`, headers: authHeaders(fixture) }],
 };
 
-// A title that differs from every earlier one: with 10 connections a plain A/B alternation would often
-// send the title the section already has, and the service skips such no-op PATCHes without writing.
-let patchCount = 0;
-const patchSection: HttpScenario = {
+// Titles that differ from every earlier one: the service skips a PATCH that changes nothing, so each request
+// must really change the row to measure a write.
+let titleCount = 0;
+const nextTitle = () => `Week ${++titleCount % 2 === 0 ? 'A' : 'B'} #${titleCount}`;
+
+/** What a round of PATCHes left behind, asked of the server: its events and the sections' titles. */
+async function sectionUpdates(server: ServerHandle, since: string, sectionId?: string) {
+  return (await server.command(`section-updates ${since}${sectionId ? ` ${sectionId}` : ''}`)) as { events: number; title?: string | null; latestTitles?: string[] };
+}
+
+// The goal's case: requests spread over 1,000 sections, so that concurrent writes rarely meet on a row.
+let spreadCount = 0;
+const patchSpread: HttpScenario = {
   name: 'patch',
-  route: 'PATCH /api/v1/sections/{id}',
-  goal: { minRatio: 0.35, dialects: ['sqlite'] },
+  route: 'PATCH /api/v1/sections/{id}, over 1,000 sections',
+  baseline: 'bare-patch',
+  goal: { sqlite: 3, postgres: 6 },
   requests: (fixture) => [
     {
       method: 'PATCH',
       path: `/api/v1/sections/${fixture.sectionId}`,
-      headers: authHeaders(fixture, { 'content-type': 'application/json' }),
+      headers: authHeaders(fixture, json),
       setupRequest: (request) => {
-        patchCount += 1;
-        return { ...request, body: JSON.stringify({ title: `Week ${patchCount % 2 === 0 ? 'A' : 'B'} #${patchCount}` }) };
+        const id = fixture.spreadSectionIds[spreadCount++ % fixture.spreadSectionIds.length];
+        return { ...request, path: `/api/v1/sections/${id}`, body: JSON.stringify({ title: nextTitle() }) };
       },
     },
   ],
-  async verify(server, startedAt) {
-    const { status, body } = await requestJson(server, `/api/v1/sections/${server.fixture.sectionId}`);
-    const section = body as { title?: string; updated_at?: string } | undefined;
-    if (status !== 200) return `reading the section back answered ${status}`;
-    if (!/^Week [AB] #\d+$/.test(section?.title ?? '') || !section?.updated_at || section.updated_at < startedAt) {
-      return `the section was not updated by the run (title ${JSON.stringify(section?.title)}, updated_at ${section?.updated_at})`;
-    }
+  async verify(server, round) {
+    return eventsMatch((await sectionUpdates(server, round.startedAt)).events, round);
+  },
+};
+
+// Contention: every request on one row. It must not collapse: no deadlock, no 5xx (any non-2xx fails the
+// run), and no lost update — checked after the round.
+const patchOneRow: HttpScenario = {
+  name: 'patch-one-row',
+  route: 'PATCH /api/v1/sections/{id}, all on one section',
+  baseline: 'bare-patch',
+  requests: (fixture) => [
+    {
+      method: 'PATCH',
+      path: `/api/v1/sections/${fixture.sectionId}`,
+      headers: authHeaders(fixture, json),
+      setupRequest: (request) => ({ ...request, body: JSON.stringify({ title: nextTitle() }) }),
+    },
+  ],
+  // No lost update: each 2xx committed its own change, and the row holds the title of the change committed last.
+  async verify(server, round) {
+    const { events, title, latestTitles } = await sectionUpdates(server, round.startedAt, server.fixture.sectionId);
+    const problem = eventsMatch(events, round);
+    if (problem) return problem;
+    if (!latestTitles!.includes(title!)) return `the section's title ${JSON.stringify(title)} is not the one its last committed change gave (${JSON.stringify(latestTitles)})`;
     return undefined;
   },
 };
@@ -90,16 +154,18 @@ const patchSection: HttpScenario = {
 let idempotentCount = 0;
 const patchWithFreshKey: HttpScenario = {
   name: 'patch-idempotent',
-  route: 'PATCH /api/v1/sections/{id} + new Idempotency-Key',
+  route: 'PATCH /api/v1/sections/{id} + new Idempotency-Key, over 1,000 sections',
+  baseline: 'bare-patch',
   requests: (fixture) => [
     {
       method: 'PATCH',
       path: `/api/v1/sections/${fixture.sectionId}`,
-      headers: authHeaders(fixture, { 'content-type': 'application/json' }),
+      headers: authHeaders(fixture, json),
       setupRequest: (request) => {
         idempotentCount += 1;
+        const id = fixture.spreadSectionIds[idempotentCount % fixture.spreadSectionIds.length];
         const key = `bench-${process.pid}-${Date.now()}-${idempotentCount}`;
-        return { ...request, headers: { ...request.headers, 'idempotency-key': key }, body: JSON.stringify({ title: `Idem #${idempotentCount}` }) };
+        return { ...request, path: `/api/v1/sections/${id}`, headers: { ...request.headers, 'idempotency-key': key }, body: JSON.stringify({ title: nextTitle() }) };
       },
     },
   ],
@@ -107,11 +173,12 @@ const patchWithFreshKey: HttpScenario = {
 
 // A retry of a completed request: answered from the record, without touching the section. The first request
 // is sent before measuring: concurrent first requests with one key are (rightly) 409 in_progress.
-const replayHeaders = { 'content-type': 'application/json', 'idempotency-key': `bench-replay-${process.pid}` };
+const replayHeaders = { ...json, 'idempotency-key': `bench-replay-${process.pid}` };
 const replayBody = JSON.stringify({ title: 'Replayed' });
 const replayedPatch: HttpScenario = {
   name: 'patch-replay',
   route: 'PATCH /api/v1/sections/{id} replayed',
+  baseline: 'bare-patch',
   async prepare(server) {
     const first = await requestJson(server, `/api/v1/sections/${server.fixture.sectionId}`, { method: 'PATCH', headers: replayHeaders, body: replayBody });
     if (first.status !== 200) throw new Error(`the first PATCH to replay answered ${first.status}`);
@@ -121,7 +188,18 @@ const replayedPatch: HttpScenario = {
   ],
 };
 
-export const httpScenarios: HttpScenario[] = [bare, readSection, patchSection, patchWithFreshKey, replayedPatch];
+export const httpScenarios: HttpScenario[] = [bare, barePatch, readSection, patchSpread, patchOneRow, patchWithFreshKey, replayedPatch];
+
+const okResponses = (sample: Sample) => Object.entries(sample.statusCounts).reduce((n, [status, count]) => n + (status.startsWith('2') ? count : 0), 0);
+
+/** Each row's server µs/request divided by its baseline's, on the same database and in the same run. */
+export function withRatios(results: Measurement[]): Measurement[] {
+  for (const m of results) {
+    const base = results.find((b) => b.isBaseline && b.scenario === m.baselineName && b.dialect === m.dialect);
+    m.ratio = base ? m.median.serverMicrosPerRequest / base.median.serverMicrosPerRequest : undefined;
+  }
+  return results;
+}
 
 export const httpSuite: Suite = {
   name: 'http',
@@ -136,24 +214,25 @@ export const httpSuite: Suite = {
         progress(`${settings.rounds > 1 ? `round ${round}/${settings.rounds} ` : ''}${scenario.route}: ${settings.warmupSeconds} s warm-up, ${settings.seconds} s measured`);
         const startedAt = new Date().toISOString();
         await scenario.prepare?.(server);
-        samples.get(scenario)!.push(await measure(server, scenario.requests(server.fixture), settings));
-        const problem = await scenario.verify?.(server, startedAt);
+        const sample = await measure(server, scenario.requests(server.fixture), settings, { profileName: `${server.dialect}-${scenario.name}-r${round}` });
+        samples.get(scenario)!.push(sample);
+        const problem = await scenario.verify?.(server, { startedAt, ok: okResponses(sample), unseen: 2 * settings.connections });
         if (problem && !problems.has(scenario)) problems.set(scenario, problem);
       }
     }
-    const results: Measurement[] = selected.map((scenario) => ({
-      dialect: server.dialect,
-      suite: this.name,
-      scenario: scenario.name,
-      route: scenario.route,
-      ...summarise(samples.get(scenario)!),
-      baseline: scenario.baseline === true,
-      ratio: undefined,
-      goal: scenario.goal,
-      problem: problems.get(scenario),
-    }));
-    const base = results.find((m) => m.baseline);
-    for (const m of results) m.ratio = base ? m.median.requestsPerSecond / base.median.requestsPerSecond : undefined;
-    return results;
+    return withRatios(
+      selected.map((scenario) => ({
+        dialect: server.dialect,
+        suite: this.name,
+        scenario: scenario.name,
+        route: scenario.route,
+        ...summarise(samples.get(scenario)!),
+        isBaseline: scenario.isBaseline === true,
+        baselineName: scenario.baseline,
+        ratio: undefined,
+        goal: scenario.goal,
+        problem: problems.get(scenario),
+      })),
+    );
   },
 };

@@ -1,22 +1,46 @@
 // Runs autocannon against the server process: a warm-up, then the measured window, with the CPU time both
 // processes spent during the measured window so the report can say which side was the bottleneck.
+// Latency percentiles come from every response's own time (autocannon's summary rounds to whole ms).
+import path from 'node:path';
+import fs from 'node:fs';
 import autocannon, { type Request, type Result } from 'autocannon';
 import type { Sample } from './measurement.ts';
 import type { BenchSettings } from './settings.ts';
 import type { ServerHandle } from './server-process.ts';
+import { summariseProfile, type CpuProfile } from './profile-summary.ts';
 
-function fire(url: string, requests: Request[], connections: number, seconds: number): Promise<Result> {
+async function fire(url: string, requests: Request[], connections: number, seconds: number, latencies?: number[]): Promise<Result> {
   // autocannon mutates request objects (it caches the built buffer on them): each run gets its own copies.
-  return Promise.resolve(autocannon({ url, connections, duration: seconds, requests: requests.map((r) => ({ ...r })) }));
+  const instance = autocannon({ url, connections, duration: seconds, requests: requests.map((r) => ({ ...r })) });
+  if (latencies) instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => void latencies.push(ms));
+  return instance;
 }
 
-export async function measure(server: ServerHandle, requests: Request[], settings: BenchSettings): Promise<Sample> {
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export interface MeasureOptions {
+  /** With BENCH_CPU_PROF: the file name (without directory) for this window's profile. */
+  profileName?: string;
+}
+
+export async function measure(server: ServerHandle, requests: Request[], settings: BenchSettings, options: MeasureOptions = {}): Promise<Sample> {
   const warmup = await fire(server.url, requests, settings.connections, settings.warmupSeconds);
+  const profileFile = settings.cpuProfileDir && options.profileName ? path.resolve(settings.cpuProfileDir, `${options.profileName}.cpuprofile`) : undefined;
+  if (profileFile) await server.profileStart();
+  const latencies: number[] = [];
   const serverBefore = await server.cpu();
   const loadBefore = process.cpuUsage();
-  const measured = await fire(server.url, requests, settings.connections, settings.seconds);
+  const measured = await fire(server.url, requests, settings.connections, settings.seconds, latencies);
   const loadUsed = process.cpuUsage(loadBefore);
   const serverAfter = await server.cpu();
+  if (profileFile) {
+    await server.profileStop(profileFile);
+    const summary = summariseProfile(JSON.parse(fs.readFileSync(profileFile, 'utf8')) as CpuProfile, measured.requests.total);
+    fs.writeFileSync(profileFile.replace(/\.cpuprofile$/, '.txt'), summary + '\n');
+  }
   const seconds = measured.duration;
 
   // Failures of the warm-up count too: a warm-up full of errors is as telling as a measurement.
@@ -24,15 +48,19 @@ export async function measure(server: ServerHandle, requests: Request[], setting
   for (const r of [warmup, measured]) {
     for (const [status, { count }] of Object.entries(r.statusCodeStats ?? {})) statusCounts[status] = (statusCounts[status] ?? 0) + count;
   }
+  latencies.sort((a, b) => a - b);
+  const serverMicros = serverAfter.micros - serverBefore.micros;
   return {
     requestsPerSecond: measured.requests.total / seconds,
-    p50Ms: measured.latency.p50,
-    p99Ms: measured.latency.p99,
+    requests: measured.requests.total,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
     non2xx: warmup.non2xx + measured.non2xx,
     // autocannon counts timeouts among errors already.
     errors: warmup.errors + measured.errors,
     statusCounts,
-    serverCpu: (serverAfter.micros - serverBefore.micros) / 1e6 / seconds,
+    serverCpu: serverMicros / 1e6 / seconds,
+    serverMicrosPerRequest: serverMicros / Math.max(1, measured.requests.total),
     loadCpu: (loadUsed.user + loadUsed.system) / 1e6 / seconds,
   };
 }

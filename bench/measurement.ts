@@ -3,12 +3,11 @@ import type { DialectName } from '../src/db/database.ts';
 import type { BenchSettings } from './settings.ts';
 import type { ServerHandle } from './server-process.ts';
 
-export interface Goal {
-  /** Minimum throughput as a fraction of the suite's baseline scenario. */
-  minRatio: number;
-  /** The databases the goal applies to; elsewhere the ratio is shown without a verdict. */
-  dialects: readonly DialectName[];
-}
+/**
+ * Largest server CPU per request, as a multiple of the baseline's measured in the same run on the same
+ * database; a database without a figure gets the ratio shown without a verdict.
+ */
+export type Goal = Partial<Record<DialectName, number>>;
 
 /** One measured window of one scenario. */
 export interface Sample {
@@ -22,6 +21,10 @@ export interface Sample {
   statusCounts: Record<string, number>;
   /** Server process CPU during the window, as a fraction of one core. */
   serverCpu: number;
+  /** Server process CPU time per response in the window, microseconds: the figure goals are judged on. */
+  serverMicrosPerRequest: number;
+  /** Responses in the measured window. */
+  requests: number;
   /** Load generator CPU during the window, as a fraction of one core. */
   loadCpu: number;
 }
@@ -32,18 +35,21 @@ export interface Measurement {
   scenario: string;
   /** What was requested, e.g. `GET /healthz`. */
   route: string;
-  /** The round with the median throughput: shared machines drift, and a median ignores one bad round. */
+  /** The round with the median server CPU per request: shared machines drift, and a median ignores one bad round. */
   median: Sample;
-  /** Slowest and fastest round, to show how much the figures can be trusted. */
-  minRequestsPerSecond: number;
-  maxRequestsPerSecond: number;
+  /** Cheapest and dearest round by server µs/request, to show how much the figures can be trusted. */
+  minMicrosPerRequest: number;
+  maxMicrosPerRequest: number;
   rounds: number;
   /** Summed over every round: any non-2xx response or socket error fails the whole run. */
   non2xx: number;
   errors: number;
   statusCounts: Record<string, number>;
-  baseline: boolean;
-  /** Median requests/s divided by the suite baseline's, on the same database. */
+  /** This row is a baseline others are divided by. */
+  isBaseline: boolean;
+  /** The scenario this one is divided by (`bare`, `bare-patch`), when it has one. */
+  baselineName: string | undefined;
+  /** Median server µs/request divided by the baseline's, on the same database. */
   ratio: number | undefined;
   goal: Goal | undefined;
   /** A post-run check that found the scenario did not do what it claims (e.g. PATCH wrote nothing). */
@@ -62,14 +68,14 @@ export interface Suite {
 }
 
 /** Folds the rounds of one scenario into its row (everything but the ratio, which needs the baseline's row). */
-export function summarise(samples: Sample[]): Pick<Measurement, 'median' | 'minRequestsPerSecond' | 'maxRequestsPerSecond' | 'rounds' | 'non2xx' | 'errors' | 'statusCounts'> {
-  const sorted = [...samples].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+export function summarise(samples: Sample[]): Pick<Measurement, 'median' | 'minMicrosPerRequest' | 'maxMicrosPerRequest' | 'rounds' | 'non2xx' | 'errors' | 'statusCounts'> {
+  const sorted = [...samples].sort((a, b) => a.serverMicrosPerRequest - b.serverMicrosPerRequest);
   const statusCounts: Record<string, number> = {};
   for (const s of samples) for (const [status, n] of Object.entries(s.statusCounts)) statusCounts[status] = (statusCounts[status] ?? 0) + n;
   return {
     median: sorted[Math.floor((sorted.length - 1) / 2)],
-    minRequestsPerSecond: sorted[0].requestsPerSecond,
-    maxRequestsPerSecond: sorted[sorted.length - 1].requestsPerSecond,
+    minMicrosPerRequest: sorted[0].serverMicrosPerRequest,
+    maxMicrosPerRequest: sorted[sorted.length - 1].serverMicrosPerRequest,
     rounds: samples.length,
     non2xx: samples.reduce((n, s) => n + s.non2xx, 0),
     errors: samples.reduce((n, s) => n + s.errors, 0),

@@ -7,12 +7,13 @@ import { postgresTarget, sqliteTarget } from './databases.ts';
 import { httpSuite } from './http-scenarios.ts';
 import { bulkSuite } from './bulk-scenarios.ts';
 import { webhookSuite } from './webhook-scenarios.ts';
+import { scaleSuite } from './scale-scenarios.ts';
 import type { Measurement, Suite } from './measurement.ts';
 import { formatTable, verdict } from './report.ts';
 import { startServer } from './server-process.ts';
 import { readSettings } from './settings.ts';
 
-const suites: Suite[] = [httpSuite, bulkSuite, webhookSuite];
+const suites: Suite[] = [httpSuite, bulkSuite, webhookSuite, scaleSuite];
 
 const settings = readSettings();
 const log = (text: string) => process.stderr.write(text + '\n');
@@ -40,7 +41,7 @@ function targets(): Opener[] {
 
 async function measureOn(target: DatabaseTarget): Promise<Measurement[]> {
   log(`${target.dialect}: ${target.description}`);
-  const server = await startServer(target, { cpuProfileDir: settings.cpuProfileDir });
+  const server = await startServer(target);
   const stop = () => server.stop();
   pending.add(stop);
   try {

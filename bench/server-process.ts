@@ -21,6 +21,11 @@ export interface ServerHandle {
   cpu(): Promise<CpuSample>;
   /** Milliseconds the server took to insert `count` lesson pages raw in one transaction (bench/raw-lesson-pages.ts). */
   rawLessonPages(count: number, round: string): Promise<number>;
+  /** A CPU profile of the server from now until profileStop (bench/profiler.ts). */
+  profileStart(): Promise<void>;
+  profileStop(file: string): Promise<void>;
+  /** Any other command of bench/server.ts: one line out, its one JSON reply back (an `error` member fails). */
+  command(line: string): Promise<Record<string, unknown>>;
   stop(): Promise<void>;
 }
 
@@ -32,14 +37,11 @@ const STOP_TIMEOUT_MS = 15_000;
 // cannot turn the SQLite run into a second PostgreSQL run.
 const serverVariables = ['DATA_DIR', 'BENCH_DATABASE_URL', 'BENCH_PG_SCHEMA', 'DATABASE_URL'];
 
-export async function startServer(target: DatabaseTarget, options: { cpuProfileDir?: string | undefined }): Promise<ServerHandle> {
+export async function startServer(target: DatabaseTarget): Promise<ServerHandle> {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const name of serverVariables) delete env[name];
   Object.assign(env, target.env);
-  const profiling = options.cpuProfileDir
-    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfileDir)}`, `--cpu-prof-name=server-${target.dialect}-${Date.now()}.cpuprofile`]
-    : [];
-  const child = spawn(process.execPath, [...profiling, serverEntry], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [serverEntry], { env, stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   // Replies come back in the order the questions went out, so a queue of waiters is enough.
@@ -77,6 +79,11 @@ export async function startServer(target: DatabaseTarget, options: { cpuProfileD
       waiters.push(resolve);
       child.stdin.write(command + '\n');
     });
+  const command = async (line: string) => {
+    const reply = await ask(line);
+    if (typeof reply.error === 'string') throw new Error(`bench server: ${line.split(' ')[0]} failed: ${reply.error}`);
+    return reply;
+  };
 
   return {
     dialect: ready.dialect as DialectName,
@@ -88,10 +95,15 @@ export async function startServer(target: DatabaseTarget, options: { cpuProfileD
       return { micros: reply.cpu.user + reply.cpu.system, rss: reply.rss };
     },
     async rawLessonPages(count, round) {
-      const reply = (await ask(`raw-lesson-pages ${count} ${round}`)) as { rawMs?: number; rawError?: string };
-      if (reply.rawMs === undefined) throw new Error(`raw insert in the bench server failed: ${reply.rawError}`);
-      return reply.rawMs;
+      return (await command(`raw-lesson-pages ${count} ${round}`)).rawMs as number;
     },
+    async profileStart() {
+      await command('profile-start');
+    },
+    async profileStop(file) {
+      await command(`profile-stop ${file}`);
+    },
+    command,
     async stop() {
       if (child.exitCode !== null) return;
       child.stdin.end('stop\n');

@@ -5,7 +5,11 @@
 //   stdout, once:  {"ready": true, "port": …, "dialect": …, "fixture": {…}}  after seeding and listen
 //   stdin `cpu`  → {"cpu": {"user": µs, "system": µs}, "rss": bytes}         to attribute CPU per scenario
 //   stdin `raw-lesson-pages N ROUND` → {"rawMs": ms}   N lesson pages inserted raw, the bulk suite's baseline
+//   stdin `profile-start` / `profile-stop FILE` → {}   a CPU profile of one measured window (BENCH_CPU_PROF)
+//   stdin `section-updates SINCE [ID]` → {"events", "title", "latestTitles"}   what the PATCH scenarios committed
+//   stdin `scale-grow SIZE` → {paths…}; `scale-plans PATH…` → {"plans"}   the scale suite (bench/scale-*.ts)
 //   stdin `stop` or end of stdin → close the app and the database, exit 0   (a dead parent stops us too)
+// A command that fails answers {"error": "…"}.
 // The app logs nothing (LOG_LEVEL=silent), so stdout carries only these lines.
 import readline from 'node:readline';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +21,10 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { sqliteFileFor } from '../src/runtime.ts';
 import { seed } from './seed.ts';
 import { insertRawLessonPages } from './raw-lesson-pages.ts';
+import { createWindowProfiler } from './profiler.ts';
+import { sectionUpdates } from './section-updates.ts';
+import { growScaleData } from './scale-data.ts';
+import { createPlanReader } from './scale-plans.ts';
 
 const pgUrl = process.env.BENCH_DATABASE_URL;
 const config = loadConfig({
@@ -32,9 +40,17 @@ const config = loadConfig({
   CONCURRENCY_LIMIT: '100000',
 });
 
-const database = openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFileFor(config), pgSchema: process.env.BENCH_PG_SCHEMA });
+const databaseOptions = { databaseUrl: config.databaseUrl, sqliteFile: sqliteFileFor(config), pgSchema: process.env.BENCH_PG_SCHEMA };
+const database = openDatabase(databaseOptions);
 await migrateToLatest(database.db);
-const app = await buildApp({ config, database, clock: systemClock });
+// The baselines: Fastify answering in this same app, behind the same app-wide hooks, with no auth, tenancy or
+// database. `GET /healthz` is the app's own; a PATCH with a JSON body gets this bare route.
+const app = await buildApp({
+  config,
+  database,
+  clock: systemClock,
+  extraRoutes: (a) => a.patch('/bench/bare', async () => ({ status: 'ok' })),
+});
 const fixture = await seed(app.services, database.db);
 await app.listen({ host: config.host, port: config.port });
 const { port } = app.server.address() as AddressInfo;
@@ -46,25 +62,37 @@ let stopping = false;
 async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
+  await planReader.close();
   await app.close();
   await database.close();
-  // Exit by draining the loop (not process.exit) so --cpu-prof can write its profile.
+  // Exit by draining the loop (not process.exit): whatever is still being written gets written.
   process.stdin.destroy();
 }
+
+const profiler = createWindowProfiler();
+const planReader = createPlanReader(config, databaseOptions, systemClock);
+const scaleHeaders = { host: fixture.scale.host, authorization: `Bearer ${fixture.scale.apiKey}` };
+const commands: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
+  'profile-start': async () => (await profiler.start(), {}),
+  'profile-stop': async ([file]) => (await profiler.stop(file), {}),
+  // `section-updates <since> [section id]`: what the PATCH scenarios committed (bench/section-updates.ts).
+  'section-updates': ([since, sectionId]) => sectionUpdates(database.db, fixture.organisationId, since, sectionId),
+  // `scale-grow <size>`: the scale organisation grown to `size` rows, and the paths to request at that size.
+  'scale-grow': async ([size]) => ({ ...(await growScaleData(database.db, database.dialect, app.services.cursors, fixture.scale, Number(size))) }),
+  // `scale-plans <path> <path> …`: the plans of what each path runs (bench/scale-plans.ts).
+  'scale-plans': async (paths) => ({ plans: await planReader.plans(paths, scaleHeaders) }),
+  // `raw-lesson-pages <count> <round>`: the bulk suite's baseline (bench/raw-lesson-pages.ts).
+  'raw-lesson-pages': async ([count, round]) => ({ rawMs: await insertRawLessonPages(database.db, fixture, Number(count), round) }),
+};
 
 const lines = readline.createInterface({ input: process.stdin });
 lines.on('line', (line) => {
   const command = line.trim();
+  const [name, ...args] = command.split(' ');
   if (command === 'cpu') send({ cpu: process.cpuUsage(), rss: process.memoryUsage.rss() });
   else if (command === 'stop') void stop();
-  else if (command.startsWith('raw-lesson-pages ')) {
-    // `raw-lesson-pages <count> <round>` → {"rawMs": …}: the bulk suite's baseline (bench/raw-lesson-pages.ts).
-    const [, count, round] = command.split(' ');
-    void insertRawLessonPages(database.db, fixture, Number(count), round).then(
-      (rawMs) => send({ rawMs }),
-      (err: unknown) => send({ rawError: String(err) }),
-    );
-  }
+  else if (commands[name]) commands[name](args).then(send, (err: unknown) => send({ error: err instanceof Error ? err.message : String(err) }));
+  else send({ error: `unknown command ${JSON.stringify(name)}` });
 });
 lines.on('close', () => void stop());
 process.on('SIGTERM', () => void stop());

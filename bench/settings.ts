@@ -14,10 +14,12 @@ export interface BenchSettings {
   databases: Set<string>;
   /** Only these scenarios (by name, e.g. `read`), or every scenario when undefined: for profiling one path. */
   scenarios: Set<string> | undefined;
-  /** Directory for .cpuprofile files of the server process, or undefined for no profiling. */
+  /** Directory for a .cpuprofile (and a .txt summary) of each measured window of the server, or undefined. */
   cpuProfileDir: string | undefined;
   /** Exit non-zero when a throughput goal is missed (for CI); by default goals are only reported. */
   enforceGoals: boolean;
+  /** The scale suite's sizes (rows of each table measured), smallest first: the first is the reference. */
+  scaleSizes: number[];
 }
 
 function positiveNumber(name: string, fallback: number): number {
@@ -26,6 +28,14 @@ function positiveNumber(name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, not ${JSON.stringify(raw)}`);
   return value;
+}
+
+function scaleSizes(raw: string): number[] {
+  const sizes = raw.split(',').map((s) => Number(s.trim()));
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1000) || sizes.some((n, i) => i > 0 && n <= sizes[i - 1])) {
+    throw new Error(`BENCH_SCALE_SIZES must be increasing whole numbers of at least 1000, not ${JSON.stringify(raw)}`);
+  }
+  return sizes;
 }
 
 export function readSettings(): BenchSettings {
@@ -42,5 +52,6 @@ export function readSettings(): BenchSettings {
     scenarios: process.env.BENCH_SCENARIOS ? new Set(process.env.BENCH_SCENARIOS.split(',').map((s) => s.trim())) : undefined,
     cpuProfileDir: process.env.BENCH_CPU_PROF || undefined,
     enforceGoals: process.env.BENCH_ENFORCE_GOALS === '1' || process.env.BENCH_ENFORCE_GOALS === 'true',
+    scaleSizes: scaleSizes(process.env.BENCH_SCALE_SIZES ?? '1000,100000,1000000'),
   };
 }

@@ -1,6 +1,5 @@
 // Builds the Fastify application from its plugins and the operation list. No listen: main.ts and the
 // tests decide how to serve it.
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Clock } from './clock.ts';
@@ -12,6 +11,7 @@ import { createClientErrorHandler } from './http/client-errors.ts';
 import { registerDocsRoutes } from './http/docs.ts';
 import { installProblemHandlers, sendProblem, toApiError } from './http/problems.ts';
 import { registerOperations } from './http/registry.ts';
+import { newRequestId } from './http/request-id.ts';
 import { createIdempotency } from './http/idempotency.ts';
 import { apiChanges, createRevisions, type Revisions } from './http/revisions.ts';
 import { registerRateLimits } from './http/rate-limits.ts';
@@ -45,6 +45,8 @@ export interface AppOptions {
   /** Tests may declare revisions of their own; by default, the API's. */
   revisions?: Revisions;
   logger?: boolean;
+  /** Routes added before the app is sealed: the benchmark's bare baseline routes (bench/server.ts). */
+  extraRoutes?: (app: FastifyInstance) => void;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -57,7 +59,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     // The id is ours, never the client's: it is quoted to support and must be unique.
-    genReqId: () => `req_${randomUUID().replaceAll('-', '')}`,
+    genReqId: newRequestId,
     requestIdHeader: false,
     // CONTRACT: Operating it — at shutdown the listener closes first (see src/http/listener.ts); a request that
     // still arrives on an open connection is served, never answered with Fastify's plain 503.
@@ -121,6 +123,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerOperations(app, operations, { services, idempotency, limits, revisions });
   await registerMcpRoutes(app, { config, services, clock, operations, revisions, limits });
+  options.extraRoutes?.(app);
   // Idempotency records live 24 hours, sessions 12 at most; expired ones are ignored at once and purged here.
   const purge = setInterval(() => {
     idempotency.purgeExpired().catch((err) => app.log.warn({ err }, 'idempotency purge failed'));

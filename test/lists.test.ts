@@ -78,6 +78,24 @@ describe('lists and sync', () => {
     assert.deepEqual((await get(`/sections/deletions?since=${encodeURIComponent(clock.now().toISOString())}`, o)).body.data, []);
   });
 
+  test('tombstones deleted at the same instant page one by one, in tombstone order, none missed', async () => {
+    const o = await t.make.caller();
+    const sections = [await t.make.section(o.org), await t.make.section(o.org), await t.make.section(o.org)];
+    // Deleted newest first at one instant: the tombstones' order is the reverse of the sections' ids.
+    for (const s of [...sections].reverse()) {
+      assert.equal((await t.api.request({ host: o.org.address, key: o.key, method: 'DELETE', path: `/sections/${s.id}` })).status, 204);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await get(`/sections/deletions?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, o);
+      assert.equal(res.status, 200);
+      seen.push(...res.body.data.map((d: { id: string }) => d.id));
+      cursor = res.body.page.next_cursor;
+    } while (cursor);
+    assert.deepEqual(seen, sections.map((s) => s.id).reverse());
+  });
+
   test('a forged, truncated or foreign cursor, and bad list parameters, are 422s naming the parameter; nothing is listed', async () => {
     const first = await get('/sections?limit=1');
     const cursor: string = first.body.page.next_cursor;

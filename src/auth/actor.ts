@@ -18,5 +18,10 @@ export interface Actor {
 export interface Authenticator {
   /** Whether this authenticator recognises the token's form (e.g. its prefix). */
   accepts(token: string): boolean;
-  authenticate(token: string, organisationId: string): Promise<Actor>;
+  /**
+   * `credentialsEpoch` is the organisation's epoch as this request read it with the organisation. An
+   * authenticator that caches what it verified keeps it only while the epoch is unchanged
+   * (createCredentialCache in credential-epoch.ts); one that does not cache may ignore it.
+   */
+  authenticate(token: string, organisationId: string, credentialsEpoch: number): Promise<Actor>;
 }

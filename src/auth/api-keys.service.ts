@@ -9,23 +9,19 @@ import { capabilitiesOf, isScope, type Scope } from './capabilities.ts';
 import type { Actor, Authenticator } from './actor.ts';
 import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey, looksLikeApiKey } from './api-key-format.ts';
 import { apiKeysRepository } from './api-keys.repository.ts';
+import { bumpCredentialEpoch, createCredentialCache } from './credential-epoch.ts';
 import type { EventRecorder } from '../events/outbox.ts';
 import { requireApiEntitlement } from '../domain/organisations/entitlement.ts';
 
 /** last_used_at is advisory: writing it at most once a minute keeps the hot path free of writes. */
 const LAST_USED_GRANULARITY_MS = 60_000;
-/**
- * A verified key is remembered this long, so that most requests need no database read to authenticate.
- * Revoking a key in this process forgets it at once; another process stops accepting it within this time.
- */
-const ACTOR_CACHE_TTL_MS = 2_000;
-const ACTOR_CACHE_MAX = 10_000;
 
-interface CachedKey {
+/** A verified key, remembered while its organisation's credentials epoch stays put (credential-epoch.ts). */
+interface VerifiedKey {
   actor: Actor;
-  expiresAt: string | null;
+  /** Milliseconds since the epoch, or null for a key that does not expire. */
+  expiresAt: number | null;
   lastUsedAt: number;
-  until: number;
 }
 
 export interface CreateApiKeyInput {
@@ -77,17 +73,19 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; revisions: Rev
     return { id, key };
   }
 
-  const cache = new Map<string, CachedKey>();
+  // Keyed by the key itself, so that a hit costs neither the checksum nor the hash. It holds keys only in this
+  // process's memory, where each request that presents one holds it anyway.
+  const verified = createCredentialCache<VerifiedKey>();
 
-  async function verify(hash: string): Promise<CachedKey | undefined> {
-    const hit = cache.get(hash);
-    if (hit && hit.until > Date.now()) return hit;
+  async function verify(token: string): Promise<VerifiedKey | undefined> {
+    if (!isWellFormedApiKey(token)) throw new ApiError('auth.invalid_credential', 'The API key is malformed.');
+    const hash = hashApiKey(token);
     const row = await apiKeysRepository.findByHashWithHolder(db, hash);
     // The index found the row by hash; the constant-time comparison keeps the final check free of timing signal.
     if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined;
     if (row.revoked_at !== null) throw new ApiError('auth.revoked_credential', 'The API key has been revoked.');
     if (row.holder_removed_at !== null) throw new ApiError('auth.revoked_credential', 'The person this API key acts for has been removed.');
-    const entry: CachedKey = {
+    return {
       actor: {
         kind: 'api_key',
         credentialId: row.id,
@@ -98,41 +96,42 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; revisions: Rev
         pinnedRevision: row.service_version,
         mode: row.mode,
       },
-      expiresAt: row.expires_at,
+      expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
       lastUsedAt: row.last_used_at === null ? 0 : Date.parse(row.last_used_at),
-      until: Date.now() + ACTOR_CACHE_TTL_MS,
     };
-    if (cache.size >= ACTOR_CACHE_MAX) cache.clear();
-    cache.set(hash, entry);
-    return entry;
   }
 
   const authenticator: Authenticator = {
     accepts: looksLikeApiKey,
-    async authenticate(token: string, organisationId: string): Promise<Actor> {
-      if (!isWellFormedApiKey(token)) throw new ApiError('auth.invalid_credential', 'The API key is malformed.');
-      const entry = await verify(hashApiKey(token));
-      // CONTRACT: a key of another organisation gets no hint that it exists elsewhere.
-      if (!entry || entry.actor.organisationId !== organisationId) throw new ApiError('auth.invalid_credential', 'The API key is not valid for this organisation.');
-      const now = clock.now();
-      if (entry.expiresAt !== null && entry.expiresAt <= now.toISOString()) throw new ApiError('auth.expired_credential', 'The API key has expired.');
-      if (now.getTime() - entry.lastUsedAt >= LAST_USED_GRANULARITY_MS) {
-        entry.lastUsedAt = now.getTime();
-        apiKeysRepository.touchLastUsed(db, entry.actor.credentialId, now.toISOString()).catch((err) => deps.onBackgroundError?.(err));
+    async authenticate(token: string, organisationId: string, credentialsEpoch: number): Promise<Actor> {
+      let entry = verified.get(token, organisationId, credentialsEpoch);
+      if (entry === undefined) {
+        entry = await verify(token);
+        // CONTRACT: a key of another organisation gets no hint that it exists elsewhere.
+        if (!entry || entry.actor.organisationId !== organisationId) throw new ApiError('auth.invalid_credential', 'The API key is not valid for this organisation.');
+        // The epoch this request read before the key was looked up: a revocation committed since then has
+        // moved it, and the next request verifies again.
+        verified.set(token, organisationId, credentialsEpoch, entry);
+      }
+      const now = clock.now().getTime();
+      if (entry.expiresAt !== null && entry.expiresAt <= now) throw new ApiError('auth.expired_credential', 'The API key has expired.');
+      if (now - entry.lastUsedAt >= LAST_USED_GRANULARITY_MS) {
+        entry.lastUsedAt = now;
+        apiKeysRepository.touchLastUsed(db, entry.actor.credentialId, new Date(now).toISOString()).catch((err) => deps.onBackgroundError?.(err));
       }
       return entry.actor;
     },
   };
 
+  /** Refused on the very next request, by every process: the revocation bumps the credentials epoch with it. */
   async function revoke(organisationId: string, id: string): Promise<boolean> {
-    const revoked = await db.transaction().execute(async (tx) => {
+    return db.transaction().execute(async (tx) => {
       const result = await apiKeysRepository.revoke(tx, organisationId, id, clock.now().toISOString());
       if (Number(result.numUpdatedRows) === 0) return false;
+      await bumpCredentialEpoch(tx, organisationId);
       await events.record(tx, organisationId, 'api_key.revoked', { id, summary: 'API key revoked.' });
       return true;
     });
-    for (const [hash, entry] of cache) if (entry.actor.credentialId === id) cache.delete(hash);
-    return revoked;
   }
 
   return {

@@ -3,10 +3,11 @@
 // except in the few places where the two engines differ: column-types.ts (migrations), locks.ts and claims.ts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type CompiledQuery, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import { createGuardedPool } from './pg-pool.ts';
 import { NodeSqliteDatabase } from './sqlite-adapter.ts';
+import { PipelinedPostgresDialect } from './postgres-driver.ts';
 import type { Tables } from './tables.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -29,6 +30,8 @@ export interface DatabaseOptions {
   timeouts?: boolean;
   /** PostgreSQL: told about each connection that failed. */
   onConnectionError?: (err: Error) => void;
+  /** Sees every statement run (the query-plan test explains them); unset in production, where it would cost. */
+  onQuery?: (query: CompiledQuery) => void;
 }
 
 const TIMESTAMPTZ_OID = 1184;
@@ -44,21 +47,25 @@ const pgTypes = {
 } as pg.CustomTypesConfig;
 
 export function openDatabase(options: DatabaseOptions): Database {
+  const { onQuery } = options;
+  const log: Pick<KyselyConfig, 'log'> = onQuery ? { log: (event) => onQuery(event.query) } : {};
   if (options.databaseUrl) {
     const pool = createGuardedPool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       types: pgTypes,
+      // Lets a transaction send several statements in one write (postgres-driver.ts).
+      pipeline: true,
       ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
       timeouts: options.timeouts ?? false,
       onConnectionError: options.onConnectionError,
     });
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Tables>({ dialect: new PipelinedPostgresDialect(pool, { onConnectionError: options.onConnectionError }), ...log });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   const file = options.sqliteFile ?? ':memory:';
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new NodeSqliteDatabase(file);
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }), ...log });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }

@@ -5,6 +5,7 @@
 //   simply lost, instead of hanging;
 // - a connection that failed that way is destroyed when it is handed back, never lent out again (after a
 //   timed-out query node-postgres would otherwise queue the next query behind the lost one).
+import type net from 'node:net';
 import pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import { isDatabaseUnavailable } from './availability.ts';
@@ -34,6 +35,10 @@ class GuardedClient implements PostgresPoolClient {
       if (isDatabaseUnavailable(err)) this.#broken = err;
       throw err;
     });
+  }
+  /** The connection's socket: postgres-driver.ts corks it to send several statements in one write. */
+  get stream(): net.Socket {
+    return (this.#client as unknown as { connection: { stream: net.Socket } }).connection.stream;
   }
   release(destroy?: boolean): void {
     const broken = this.#broken;

@@ -1,16 +1,32 @@
 // Hot, fixed-shape queries compiled once per dialect and then run with new parameters. Kysely builds and
 // compiles a query on every call (tens of microseconds for a join); on the request path that costs more than
 // the query itself (measured in bench/: the API-key join took 61 µs through the builder, 15 µs precompiled).
-// Only string parameters can be placeholders: the query is built once with sentinel strings in their place.
-// An argument may be null at run time (a nullable column of an insert): it is sent as NULL in its placeholder's
-// place, so a build must not branch on its arguments.
+// On PostgreSQL each is also a named prepared statement (parsed once per connection; see postgres-driver.ts).
+//
+// The query is built once with sentinel strings in place of the arguments, so a build must pass each argument
+// straight to Kysely as a value (never branch on it, never transform it). Any value may then take its place at
+// run time: a string, a number, a boolean, or null.
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
+import { STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
 
 const SENTINEL = '\u0000prepared-param:';
 
-export function preparedQuery<Args extends Array<string | null>, Row>(build: (db: Db, ...args: Args) => Compilable<Row>) {
-  const byAdapter = new Map<unknown, { compiled: CompiledQuery<Row>; slots: Array<number | undefined> }>();
+export type PreparedArgument = string | number | boolean | null;
+
+export interface PreparedOptions {
+  /**
+   * The caller never looks at the result: inside a transaction on PostgreSQL the statement may then travel with
+   * the transaction's next statement or its COMMIT instead of costing a round trip of its own; its failure
+   * surfaces there (and rolls the transaction back). For writes such as the outbox event of a change.
+   */
+  deferrable?: boolean;
+}
+
+let statements = 0;
+
+export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: Db, ...args: Args) => Compilable<Row>, options: PreparedOptions = {}) {
+  const byAdapter = new Map<unknown, { compiled: CompiledQuery<Row>; slots: Array<number | undefined>; hints: StatementHints }>();
   return async function run(db: Db, ...args: Args): Promise<Row[]> {
     const adapter = db.getExecutor().adapter.constructor;
     let entry = byAdapter.get(adapter);
@@ -18,12 +34,14 @@ export function preparedQuery<Args extends Array<string | null>, Row>(build: (db
       const sentinels = args.map((_, i) => `${SENTINEL}${i}`) as Args;
       const compiled = build(db, ...sentinels).compile();
       const slots = compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith(SENTINEL) ? Number(p.slice(SENTINEL.length)) : undefined));
-      entry = { compiled, slots };
+      const missing = args.findIndex((_, i) => !slots.includes(i));
+      if (missing !== -1) throw new Error(`preparedQuery: argument ${missing} is not a parameter of the query it builds`);
+      entry = { compiled, slots, hints: { name: `atrium_p${++statements}`, deferrable: options.deferrable === true } };
       byAdapter.set(adapter, entry);
     }
-    const { compiled, slots } = entry;
+    const { compiled, slots, hints } = entry;
     const parameters = compiled.parameters.map((p, i) => (slots[i] === undefined ? p : args[slots[i]!]));
-    const result = await db.executeQuery<Row>({ ...compiled, parameters });
+    const result = await db.executeQuery<Row>({ ...compiled, parameters, [STATEMENT_HINTS]: hints } as CompiledQuery<Row>);
     return result.rows;
   };
 }

@@ -40,14 +40,27 @@ const digest = (value: unknown) => createHash('sha256').update(JSON.stringify(va
 
 const defaultPosition = (order: 'id' | 'updated', row: { id: string; updated_at?: string }) => (order === 'id' ? [row.id] : [row.updated_at!, row.id]);
 
-export async function listPage<R extends { id: string; updated_at?: string }, T>(cursors: CursorCodec, spec: ListSpec<R, T>): Promise<Page<T>> {
-  const limit = spec.params.limit ?? DEFAULT_LIMIT;
+type ListBinding = Pick<ListSpec<unknown, unknown>, 'list' | 'organisationId' | 'params' | 'filters'>;
+
+/** What a cursor of this list is bound to: the list, the organisation, and a digest of the filters. */
+function bindingOf(spec: ListBinding) {
   const where: Record<string, string> = {};
   for (const [k, v] of Object.entries(spec.filters ?? {})) if (v !== undefined) where[k] = v;
   const includeDeleted = spec.params.include_deleted ?? false;
-  const order = spec.params.updated_since === undefined ? 'id' : 'updated';
   // The cursor is only valid for the same filters: a changed filter would skip or repeat rows.
   const expected = { l: spec.list, o: spec.organisationId, f: digest([where, includeDeleted, spec.params.updated_since ?? null]) };
+  return { where, includeDeleted, expected };
+}
+
+/** The cursor a page of this list ending at `position` hands out (listPage's own; benchmarks start deep walks with it). */
+export function cursorAt(cursors: CursorCodec, spec: ListBinding, position: string[]): string {
+  return cursors.encode({ ...bindingOf(spec).expected, k: position });
+}
+
+export async function listPage<R extends { id: string; updated_at?: string }, T>(cursors: CursorCodec, spec: ListSpec<R, T>): Promise<Page<T>> {
+  const limit = spec.params.limit ?? DEFAULT_LIMIT;
+  const { where, includeDeleted, expected } = bindingOf(spec);
+  const order = spec.params.updated_since === undefined ? 'id' : 'updated';
   const after = spec.params.cursor === undefined ? undefined : cursors.decode(spec.params.cursor, expected);
   const updatedSince = spec.params.updated_since === undefined ? undefined : new Date(spec.params.updated_since).toISOString();
   const rows = await spec.fetch({ order, after, updatedSince, includeDeleted, where, limit });

@@ -13,9 +13,12 @@ export interface EventData {
   [identifier: string]: string | null;
 }
 
-// Every write runs this, a bulk request once per operation: compiled once rather than built per call.
-const insertEvent = preparedQuery((db: Db, id: string, organisationId: string, type: string, occurredAt: string, data: string) =>
-  db.insertInto('outbox_events').values({ id, organisation_id: organisationId, type, occurred_at: occurredAt, data, dispatched_at: null }),
+// Every write runs this, a bulk request once per operation: compiled once rather than built per call. Nothing
+// reads its result, so on PostgreSQL it travels with the transaction's next statement or its COMMIT (prepared.ts).
+const insertEvent = preparedQuery(
+  (db: Db, id: string, organisationId: string, type: string, occurredAt: string, data: string) =>
+    db.insertInto('outbox_events').values({ id, organisation_id: organisationId, type, occurred_at: occurredAt, data, dispatched_at: null }),
+  { deferrable: true },
 );
 
 export function createEventRecorder(deps: { clock: Clock }) {

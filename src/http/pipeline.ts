@@ -1,13 +1,17 @@
-// The shared hooks every operation runs before its handler, in this order (each may end the request):
+// The shared steps every operation runs before its handler, in this order (each may end the request):
 //   tenancy (404) → authentication (401) → authorization: scope, capability (403) → plan entitlement (412)
-//   → revision (422). Body validation (422) and the handler come after, so a caller without a valid
-//   credential learns nothing about the body it sent.
+//   → rate and concurrency limits (429) → revision (422) → Idempotency-Key header (422).
+// Body validation (422) and the handler come after, so a caller without a valid credential learns nothing
+// about the body it sent. They run as one onRequest hook (createAdmission): a hook of its own per step cost a
+// promise and Fastify's hook iteration each, on every request.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor, Authenticator } from '../auth/actor.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import type { OrganisationService } from '../domain/organisations/organisations.service.ts';
 import { ApiError } from './api-error.ts';
+import { parseIdempotencyKey } from './idempotency.ts';
 import type { Operation } from './operation.ts';
+import type { Limit } from './rate-limits.ts';
 import { FIRST_REVISION, type Revisions } from './revisions.ts';
 
 declare module 'fastify' {
@@ -15,6 +19,7 @@ declare module 'fastify' {
     organisation?: Organisation;
     actor?: Actor;
     revision?: string;
+    idempotencyKey?: string;
   }
 }
 
@@ -25,6 +30,7 @@ export function operationOf(request: FastifyRequest): Operation {
   return request.routeOptions.config.operation!;
 }
 
+/** The request's one tenancy read: the organisation, its plan and its credentials epoch as they are now. */
 export function createTenancyHook(organisations: OrganisationService) {
   return async function resolveTenant(request: FastifyRequest): Promise<void> {
     const org = await organisations.findByAddress(request.hostname.toLowerCase());
@@ -37,7 +43,7 @@ function unauthenticated(err: ApiError, challenge: string): ApiError {
   return new ApiError(err.code, err.detail, { headers: { 'WWW-Authenticate': challenge } });
 }
 
-export function createAuthenticationHook(authenticators: Authenticator[]) {
+function createAuthenticationStep(authenticators: Authenticator[]) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
     const header = request.headers.authorization;
     if (header === undefined || header === '') {
@@ -50,14 +56,14 @@ export function createAuthenticationHook(authenticators: Authenticator[]) {
       throw new ApiError('auth.invalid_credential', 'The Authorization header is not a bearer credential this service issued.', { headers: { 'WWW-Authenticate': invalid } });
     }
     try {
-      request.actor = await authenticator.authenticate(token, request.organisation!.id);
+      request.actor = await authenticator.authenticate(token, request.organisation!.id, request.organisation!.credentials_epoch);
     } catch (err) {
       throw err instanceof ApiError && err.status === 401 ? unauthenticated(err, invalid) : err;
     }
   };
 }
 
-export async function authorize(request: FastifyRequest): Promise<void> {
+function authorize(request: FastifyRequest): void {
   const op = operationOf(request);
   const actor = request.actor!;
   if (op.scope !== null && !actor.scopes.has(op.scope)) {
@@ -85,10 +91,40 @@ export function requestedRevision(revisions: Revisions, header: string | string[
 }
 
 /** spec: Versioning 2-4 — the header wins, else the credential's pinned revision; the applied one is echoed. */
-export function createRevisionHook(revisions: Revisions) {
-  return async function applyRevision(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const revision = requestedRevision(revisions, request.headers['service-version']) ?? request.actor?.pinnedRevision ?? revisions.current;
-    request.revision = revision;
-    reply.header('Service-Version', revision);
+function applyRevision(revisions: Revisions, request: FastifyRequest, reply: FastifyReply): void {
+  const revision = requestedRevision(revisions, request.headers['service-version']) ?? request.actor?.pinnedRevision ?? revisions.current;
+  request.revision = revision;
+  reply.header('Service-Version', revision);
+}
+
+/** Checked with the other headers, before the body is validated (CONTRACT: refused requests record nothing). */
+function readIdempotencyKey(request: FastifyRequest): void {
+  const op = operationOf(request);
+  if (op.idempotency) request.idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key'], op.idempotency);
+}
+
+export interface AdmissionDeps {
+  organisations: OrganisationService;
+  authenticators: Authenticator[];
+  /** Rate and concurrency limits (rate-limits.ts), synchronous where they can be. */
+  limits: Limit[];
+  revisions: Revisions;
+}
+
+/** Every step above, in order, as one onRequest hook. */
+export function createAdmission(deps: AdmissionDeps) {
+  const resolveTenant = createTenancyHook(deps.organisations);
+  const authenticate = createAuthenticationStep(deps.authenticators);
+  const { limits, revisions } = deps;
+  return async function admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    await resolveTenant(request);
+    await authenticate(request);
+    authorize(request);
+    for (const limit of limits) {
+      const pending = limit(request, reply);
+      if (pending) await pending;
+    }
+    applyRevision(revisions, request, reply);
+    readIdempotencyKey(request);
   };
 }

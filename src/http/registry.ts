@@ -1,20 +1,18 @@
 // Turns operation declarations into Fastify routes with the shared hooks. Nothing here is per operation:
 // an operation gets tenancy, auth, entitlement, versioning, idempotency and its transaction by being listed.
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import type { Services } from '../services.ts';
-import { fingerprintOf, parseIdempotencyKey, type Idempotency } from './idempotency.ts';
+import { fingerprintOf, type Idempotency } from './idempotency.ts';
 import type { Operation, OperationContext } from './operation.ts';
 import { Outcome } from './operation.ts';
-import { authorize, createAuthenticationHook, createRevisionHook, createTenancyHook, operationOf } from './pipeline.ts';
+import { createAdmission } from './pipeline.ts';
+import type { Limit } from './rate-limits.ts';
 import { FIRST_REVISION, type Revisions } from './revisions.ts';
 
 export const API_PREFIX = '/api/v1';
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    idempotencyKey?: string;
-  }
   interface FastifyContextConfig {
     /** The declaration a route was generated from; the shared hooks read it. */
     operation?: Operation;
@@ -24,12 +22,6 @@ declare module 'fastify' {
 /** `/sections/{id}` → `/sections/:id`; a literal colon (as in `ext:{external_id}`) is escaped as `::`. */
 export function toFastifyPath(path: string): string {
   return API_PREFIX + path.replace(/:/g, '::').replace(/\{([^}]+)\}/g, ':$1');
-}
-
-/** Checked with the other headers, before the body is validated (CONTRACT: refused requests record nothing). */
-async function readIdempotencyKey(request: FastifyRequest): Promise<void> {
-  const op = operationOf(request);
-  if (op.idempotency) request.idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key'], op.idempotency);
 }
 
 interface ResponseData {
@@ -69,15 +61,18 @@ export interface RegistryDeps {
   services: Services;
   idempotency: Idempotency;
   /** Run after authorization, so that limits count per credential. */
-  limits: onRequestAsyncHookHandler[];
+  limits: Limit[];
   revisions: Revisions;
 }
 
 export function registerOperations(app: FastifyInstance, operations: Operation[], deps: RegistryDeps): void {
   const { services, idempotency, limits, revisions } = deps;
-  const applyRevision = createRevisionHook(revisions);
-  const resolveTenant = createTenancyHook(services.organisations);
-  const authenticate = createAuthenticationHook([services.apiKeys.authenticator, services.oauthTokens.authenticator, services.mcpDispatch.authenticator]);
+  const admit = createAdmission({
+    organisations: services.organisations,
+    authenticators: [services.apiKeys.authenticator, services.oauthTokens.authenticator, services.mcpDispatch.authenticator],
+    limits,
+    revisions,
+  });
 
   for (const op of operations) {
     const successSchema = op.success.schema;
@@ -91,7 +86,7 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
         ...(op.body ? { body: op.body } : {}),
         ...(successSchema ? { response: Object.fromEntries([op.success.status, ...(op.success.alsoStatuses ?? [])].map((s) => [s, successSchema])) } : {}),
       },
-      onRequest: [resolveTenant, authenticate, authorize, ...limits, applyRevision, readIdempotencyKey],
+      onRequest: admit,
       ...(revisions.changesSince(FIRST_REVISION, op.id).length > 0 ? revisionTransforms(revisions, op) : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const base: Omit<OperationContext, 'db'> = {

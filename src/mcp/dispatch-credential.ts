@@ -22,21 +22,21 @@ export function createDispatchCredentials(deps: { apiKeys: Authenticator; access
   const secretDigest = createHash('sha256').update(secret).digest();
 
   /** The credential a caller of /mcp presented, as /mcp accepts it: API keys, and access tokens for `{origin}/mcp`. */
-  function authenticateForMcp(token: string, organisationId: string): Promise<Actor> {
-    if (deps.apiKeys.accepts(token)) return deps.apiKeys.authenticate(token, organisationId);
+  function authenticateForMcp(token: string, organisationId: string, credentialsEpoch: number): Promise<Actor> {
+    if (deps.apiKeys.accepts(token)) return deps.apiKeys.authenticate(token, organisationId, credentialsEpoch);
     if (deps.accessTokens.authenticator.accepts(token)) return deps.accessTokens.authenticate(token, organisationId, 'mcp');
     return Promise.reject(new ApiError('auth.invalid_credential', 'The Authorization header is not a bearer credential this service issued.'));
   }
 
   const authenticator: Authenticator = {
     accepts: (token) => token.startsWith(PREFIX),
-    async authenticate(token, organisationId) {
+    async authenticate(token, organisationId, credentialsEpoch) {
       const rest = token.slice(PREFIX.length);
       const dot = rest.indexOf('.');
       const presented = createHash('sha256').update(dot === -1 ? '' : rest.slice(0, dot)).digest();
       // Hashing first gives equal lengths, so the comparison takes the same time whatever was sent.
       if (dot === -1 || !timingSafeEqual(presented, secretDigest)) throw new ApiError('auth.invalid_credential', 'The Authorization header is not a bearer credential this service issued.');
-      return authenticateForMcp(rest.slice(dot + 1), organisationId);
+      return authenticateForMcp(rest.slice(dot + 1), organisationId, credentialsEpoch);
     },
   };
 

@@ -8,7 +8,7 @@
 // person through sign-in to a server that will refuse them — then the credential (401 with the
 // resource_metadata challenge), the rate limits, and the JSON-RPC framing (no batches). Answers here are
 // problem documents; JSON-RPC errors are the SDK's.
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { Clock } from '../clock.ts';
@@ -25,6 +25,7 @@ import type { Services } from '../services.ts';
 import { createConfirmations } from './confirmations.ts';
 import { createToolServerFactory, type McpCall } from './tool-server.ts';
 import { buildTools } from './tools.ts';
+import type { Limit } from '../http/rate-limits.ts';
 
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 const SERVER_VERSION = '1.0.0';
@@ -36,7 +37,7 @@ export interface McpRouteDeps {
   operations: readonly Operation[];
   revisions: Revisions;
   /** The per-credential rate limit and concurrency cap of the REST API. */
-  limits: onRequestAsyncHookHandler[];
+  limits: Limit[];
 }
 
 /** CONTRACT: browser-based clients may call /mcp and the metadata from any origin; never with cookies. */
@@ -92,7 +93,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     }
     const token = BEARER.exec(header)?.[1] ?? '';
     try {
-      return { token, actor: await services.mcpDispatch.authenticateForMcp(token, org.id) };
+      return { token, actor: await services.mcpDispatch.authenticateForMcp(token, org.id, org.credentials_epoch) };
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) throw new ApiError(err.code, err.detail, { headers: { 'WWW-Authenticate': `${challengeOf(org)}, error="invalid_token"` } });
       throw err;
@@ -122,7 +123,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     }
     // A tools/call is counted by the REST request it runs as (rest-dispatch.ts), so once; everything else here.
     if ((message as { method?: unknown } | undefined)?.method !== 'tools/call') {
-      for (const limit of deps.limits) await limit.call(app, request, reply);
+      for (const limit of deps.limits) await limit(request, reply);
     }
 
     const call: McpCall = { organisation: org, actor, credential: token, settings, requestId: request.id };

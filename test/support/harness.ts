@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { manualClock, systemClock, type Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { openDatabase, type Database } from '../../src/db/database.ts';
+import { openDatabase, type Database, type DatabaseOptions } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import type { Operation } from '../../src/http/operation.ts';
 import type { Revisions } from '../../src/http/revisions.ts';
@@ -29,14 +29,14 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(dialect: 'sqlite' | 'postgres' = dialectUnderTest): Promise<TestDatabase> {
+export async function createTestDatabase(dialect: 'sqlite' | 'postgres' = dialectUnderTest, options: Pick<DatabaseOptions, 'onQuery'> = {}): Promise<TestDatabase> {
   if (dialect === 'postgres' && testDatabaseUrl) {
     const schema = `t_${randomBytes(6).toString('hex')}`;
     const admin = new pg.Client({ connectionString: testDatabaseUrl });
     await admin.connect();
     await admin.query(`create schema ${schema}`);
     await admin.end();
-    const open = () => openDatabase({ databaseUrl: testDatabaseUrl, pgSchema: schema, poolSize: 5 });
+    const open = () => openDatabase({ databaseUrl: testDatabaseUrl, pgSchema: schema, poolSize: 5, ...options });
     const database = open();
     await migrateToLatest(database.db);
     return {
@@ -54,7 +54,7 @@ export async function createTestDatabase(dialect: 'sqlite' | 'postgres' = dialec
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atrium-test-'));
   const file = path.join(dir, 'atrium.sqlite');
-  const open = () => openDatabase({ sqliteFile: file });
+  const open = () => openDatabase({ sqliteFile: file, ...options });
   const database = open();
   await migrateToLatest(database.db);
   return {
@@ -96,6 +96,8 @@ export interface TestAppOptions {
   dialect?: 'sqlite' | 'postgres';
   /** The database the app itself uses, if not the test's (the same one through a proxy, say); factories use the test's. */
   appDatabase?: (test: TestDatabase) => Database;
+  /** Sees every statement the test's database runs (DatabaseOptions.onQuery). */
+  onQuery?: DatabaseOptions['onQuery'];
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestContext> {
@@ -114,7 +116,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
     ...options.env,
   });
   const clock = options.clock ?? systemClock;
-  const testDb = await createTestDatabase(options.dialect);
+  const testDb = await createTestDatabase(options.dialect, { onQuery: options.onQuery });
   const appDatabase = options.appDatabase?.(testDb) ?? testDb.database;
   const app = await buildApp({ config, database: appDatabase, clock, operations: options.operations, revisions: options.revisions });
   const make = createFactories(app.services, testDb.database, { webhookUrl: receiver.url }, app);

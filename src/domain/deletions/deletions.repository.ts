@@ -26,6 +26,8 @@ export const deletionsRepository = {
       .where('resource_type', '=', resourceType);
     if (q.since) query = query.where('deleted_at', '>', q.since);
     if (q.after) query = query.where((eb) => eb(eb.refTuple('deleted_at', 'id'), '>', eb.tuple(q.after![0], q.after![1])));
-    return query.orderBy('deleted_at').orderBy('id').limit(q.limit + 1).execute();
+    // Qualified: a bare "id" in ORDER BY would name the output column (the resource's id) on PostgreSQL, not the
+    // tombstone's id the cursor compares.
+    return query.orderBy('deleted_at').orderBy('deletions.id').limit(q.limit + 1).execute();
   },
 };

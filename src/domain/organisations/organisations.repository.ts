@@ -1,11 +1,15 @@
 import type { Db } from '../../db/database.ts';
 import type { OrganisationsTable } from '../../db/tables.ts';
+import { preparedQuery } from '../../db/prepared.ts';
 
 export type Organisation = OrganisationsTable;
 
+// The tenancy read: every request of the API runs it once (organisations.findByAddress).
+const byAddress = preparedQuery((db: Db, address: string) => db.selectFrom('organisations').selectAll().where('address', '=', address));
+
 export const organisationsRepository = {
-  findByAddress(db: Db, address: string): Promise<Organisation | undefined> {
-    return db.selectFrom('organisations').selectAll().where('address', '=', address).executeTakeFirst();
+  async findByAddress(db: Db, address: string): Promise<Organisation | undefined> {
+    return (await byAddress(db, address))[0];
   },
   findById(db: Db, id: string): Promise<Organisation | undefined> {
     return db.selectFrom('organisations').selectAll().where('id', '=', id).executeTakeFirst();

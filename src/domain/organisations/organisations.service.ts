@@ -2,16 +2,11 @@
 import type { Db } from '../../db/database.ts';
 import type { Clock } from '../../clock.ts';
 import { newId } from '../../ids.ts';
+import { bumpCredentialEpoch } from '../../auth/credential-epoch.ts';
 import { organisationsRepository, type Organisation } from './organisations.repository.ts';
 
 export type Plan = Organisation['plan'];
 export const plans: readonly Plan[] = ['standard', 'no-api'];
-
-/**
- * Addresses change rarely and are read on every request, so lookups are cached briefly. Another process's
- * change (the CLI's `org update`) is seen within the TTL; this process's own changes invalidate at once.
- */
-const ADDRESS_CACHE_TTL_MS = 2_000;
 
 export function normaliseAddress(host: string): string {
   // Port ignored (CONTRACT); IPv6 literals keep their brackets.
@@ -23,32 +18,40 @@ export function normaliseAddress(host: string): string {
 
 export function createOrganisationService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
-  const cache = new Map<string, { org: Organisation | undefined; until: number }>();
 
-  async function findByAddress(address: string): Promise<Organisation | undefined> {
-    const now = Date.now();
-    const hit = cache.get(address);
-    if (hit && hit.until > now) return hit.org;
-    const org = await organisationsRepository.findByAddress(db, address);
-    if (cache.size > 10_000) cache.clear();
-    cache.set(address, { org, until: now + ADDRESS_CACHE_TTL_MS });
-    return org;
+  /**
+   * The request's one tenancy read, never cached: it returns the plan (entitlement) and the credentials epoch
+   * as they are now, so a change another process committed applies from the next request on
+   * (src/auth/credential-epoch.ts).
+   */
+  function findByAddress(address: string): Promise<Organisation | undefined> {
+    return organisationsRepository.findByAddress(db, address);
   }
 
   async function create(input: { address: string; name: string; plan?: Plan }): Promise<Organisation> {
     const at = clock.now().toISOString();
-    const org: Organisation = { id: newId(), address: normaliseAddress(input.address), name: input.name, plan: input.plan ?? 'standard', created_at: at, updated_at: at };
+    const org: Organisation = {
+      id: newId(),
+      address: normaliseAddress(input.address),
+      name: input.name,
+      plan: input.plan ?? 'standard',
+      credentials_epoch: 0,
+      created_at: at,
+      updated_at: at,
+    };
     await organisationsRepository.insert(db, org);
-    cache.delete(org.address);
     return org;
   }
 
   async function update(address: string, patch: { name?: string; plan?: Plan }): Promise<Organisation | undefined> {
-    const org = await organisationsRepository.findByAddress(db, normaliseAddress(address));
-    if (!org) return undefined;
-    await organisationsRepository.update(db, org.id, { ...patch, updated_at: clock.now().toISOString() });
-    cache.delete(org.address);
-    return organisationsRepository.findById(db, org.id);
+    return db.transaction().execute(async (tx) => {
+      const org = await organisationsRepository.findByAddress(tx, normaliseAddress(address));
+      if (!org) return undefined;
+      await organisationsRepository.update(tx, org.id, { ...patch, updated_at: clock.now().toISOString() });
+      // The plan is the API entitlement: what a cached credential may do changes with it.
+      if (patch.plan !== undefined && patch.plan !== org.plan) await bumpCredentialEpoch(tx, org.id);
+      return organisationsRepository.findById(tx, org.id);
+    });
   }
 
   return {

@@ -4,6 +4,7 @@ import { newId } from '../../ids.ts';
 import { isRoleName, type RoleName } from '../../auth/capabilities.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import { sessionsRepository } from '../../auth/sessions.repository.ts';
+import { bumpCredentialEpoch } from '../../auth/credential-epoch.ts';
 import { peopleRepository } from './people.repository.ts';
 
 export class InvalidPersonRequest extends Error {}
@@ -72,7 +73,10 @@ export function createPeopleService(deps: { db: Db; clock: Clock }) {
         const at = clock.now().toISOString();
         const result = await peopleRepository.update(tx, organisationId, personId, { deleted_at: at, updated_at: at });
         await sessionsRepository.deleteAllOf(tx, personId);
-        return Number(result.numUpdatedRows) > 0;
+        if (Number(result.numUpdatedRows) === 0) return false;
+        // Every process's cached credentials of the organisation are checked again (src/auth/README.md).
+        await bumpCredentialEpoch(tx, organisationId);
+        return true;
       });
     },
 

@@ -2,8 +2,26 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { SectionsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
+import { preparedQuery } from '../../db/prepared.ts';
 
 export type SectionRow = Selectable<SectionsTable>;
+
+type Changes = Pick<Partial<SectionRow>, 'title' | 'visible'>;
+
+// spec operation 10 runs one of these on every PATCH: one per shape of the body, compiled once.
+const updateLive = (db: Db, organisationId: string, id: string) =>
+  db.updateTable('sections').where('organisation_id', '=', organisationId).where('id', '=', id).where('deleted_at', 'is', null).returningAll();
+const updateTitle = preparedQuery((db: Db, organisationId: string, id: string, at: string, title: string | null) =>
+  updateLive(db, organisationId, id).set({ title, updated_at: at }).where('title', 'is distinct from', title),
+);
+const updateVisible = preparedQuery((db: Db, organisationId: string, id: string, at: string, visible: boolean) =>
+  updateLive(db, organisationId, id).set({ visible, updated_at: at }).where('visible', 'is distinct from', visible),
+);
+const updateBoth = preparedQuery((db: Db, organisationId: string, id: string, at: string, title: string | null, visible: boolean) =>
+  updateLive(db, organisationId, id)
+    .set({ title, visible, updated_at: at })
+    .where((eb) => eb.or([eb('title', 'is distinct from', title), eb('visible', 'is distinct from', visible)])),
+);
 
 export const sectionsRepository = {
   ...tenantRows('sections'),
@@ -12,17 +30,14 @@ export const sectionsRepository = {
    * Applies `changes` to a live section in one statement, only where some value really differs, and returns
    * the updated row; undefined when nothing was updated (no such live section, or nothing to change).
    */
-  async updateLiveIfChanged(db: Db, organisationId: string, id: string, changes: Pick<Partial<SectionRow>, 'title' | 'visible'>, at: string): Promise<SectionRow | undefined> {
-    const entries = Object.entries(changes) as Array<['title' | 'visible', string | boolean]>;
-    return db
-      .updateTable('sections')
-      .set({ ...changes, updated_at: at })
-      .where('organisation_id', '=', organisationId)
-      .where('id', '=', id)
-      .where('deleted_at', 'is', null)
-      .where((eb) => eb.or(entries.map(([column, value]) => eb(column, 'is distinct from', value))))
-      .returningAll()
-      .executeTakeFirst();
+  async updateLiveIfChanged(db: Db, organisationId: string, id: string, changes: Changes, at: string): Promise<SectionRow | undefined> {
+    const { title, visible } = changes;
+    let rows: SectionRow[];
+    if (title !== undefined && visible !== undefined) rows = await updateBoth(db, organisationId, id, at, title, Boolean(visible));
+    else if (title !== undefined) rows = await updateTitle(db, organisationId, id, at, title);
+    else if (visible !== undefined) rows = await updateVisible(db, organisationId, id, at, Boolean(visible));
+    else return undefined;
+    return rows[0];
   },
 
   /** The greatest sort key in a course (deleted sections included, so keys are never reused). */

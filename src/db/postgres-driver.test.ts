@@ -1,0 +1,102 @@
+// The PostgreSQL driver's routing and deferral (postgres-driver.ts), on a real PostgreSQL: plain reads on the
+// shared pipelined connections, everything of a transaction on the transaction's own connection, deferrable
+// statements sent with the next statement or the COMMIT, and a shared connection that was lost replaced.
+// PostgreSQL only: these are properties of that driver (the suite runs them with TEST_DATABASE_URL).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../../test/support/harness.ts';
+import { newId } from '../ids.ts';
+import type { Db } from './database.ts';
+import { preparedQuery } from './prepared.ts';
+
+const skip = testDatabaseUrl ? false : 'PostgreSQL only: run with TEST_DATABASE_URL';
+
+const at = '2026-11-24T12:00:00.000Z';
+const insertOrganisation = (db: Db, id: string) =>
+  db.insertInto('organisations').values({ id, address: `${id}.test`, name: 'Driver test', plan: 'standard', credentials_epoch: 0, created_at: at, updated_at: at }).execute();
+const deferredEvent = preparedQuery(
+  (db: Db, id: string, organisationId: string) =>
+    db.insertInto('outbox_events').values({ id, organisation_id: organisationId, type: 'test.event', occurred_at: at, data: '{}', dispatched_at: null }),
+  { deferrable: true },
+);
+const countEvents = async (db: Db, organisationId: string) =>
+  Number((await db.selectFrom('outbox_events').select((eb) => eb.fn.countAll<number>().as('n')).where('organisation_id', '=', organisationId).executeTakeFirstOrThrow()).n);
+
+describe('PostgreSQL driver', { skip }, () => {
+  let t: TestDatabase;
+  let db: Db;
+  before(async () => {
+    t = await createTestDatabase();
+    db = t.database.db;
+  });
+  after(() => t.drop());
+
+  test('a read inside a transaction runs on the transaction, seeing its uncommitted writes', async () => {
+    const id = newId();
+    const seen = await db.transaction().execute(async (tx) => {
+      await insertOrganisation(tx, id);
+      return tx.selectFrom('organisations').select('id').where('id', '=', id).executeTakeFirst();
+    });
+    assert.equal(seen?.id, id);
+  });
+
+  test('a deferred statement commits with its transaction, even as its only statement', async () => {
+    const org = newId();
+    await insertOrganisation(db, org);
+    await db.transaction().execute(async (tx) => void (await deferredEvent(tx, newId(), org)));
+    assert.equal(await countEvents(db, org), 1);
+  });
+
+  test('a deferred statement that fails fails the COMMIT, and the whole transaction is rolled back', async () => {
+    const org = newId();
+    await insertOrganisation(db, org);
+    const taken = newId();
+    await deferredEvent(db, taken, org);
+    const second = newId();
+    await assert.rejects(
+      db.transaction().execute(async (tx) => {
+        await insertOrganisation(tx, second);
+        await deferredEvent(tx, taken, org); // the same id again: a unique violation, but only at COMMIT
+      }),
+      (err: { code?: string }) => err.code === '23505',
+    );
+    assert.equal(await db.selectFrom('organisations').select('id').where('id', '=', second).executeTakeFirst(), undefined);
+    assert.equal(await countEvents(db, org), 1);
+  });
+
+  test('a deferred statement that fails fails the next statement of its transaction, not a later one', async () => {
+    const org = newId();
+    await insertOrganisation(db, org);
+    const taken = newId();
+    await deferredEvent(db, taken, org);
+    let reached = false;
+    await assert.rejects(
+      db.transaction().execute(async (tx) => {
+        await deferredEvent(tx, taken, org);
+        await tx.selectFrom('organisations').select('id').where('id', '=', org).execute();
+        reached = true;
+      }),
+      (err: { code?: string }) => err.code === '23505',
+    );
+    assert.equal(reached, false);
+  });
+
+  test('a shared read connection that was lost is replaced; reads go on', async () => {
+    // The backend serving plain reads, asked through a plain read; ended from a connection of our own.
+    const pidOf = async () => (await db.selectNoFrom(sql<number>`pg_backend_pid()`.as('pid')).executeTakeFirstOrThrow()).pid;
+    const before = await pidOf();
+    const admin = new pg.Client({ connectionString: testDatabaseUrl });
+    await admin.connect();
+    try {
+      await admin.query('select pg_terminate_backend($1)', [before]);
+    } finally {
+      await admin.end();
+    }
+    // The read in flight when the connection goes (if any) fails; the reads after it get a new connection.
+    let after: number | undefined;
+    for (let attempt = 0; attempt < 5 && after === undefined; attempt++) after = await pidOf().catch(() => undefined);
+    assert.ok(after !== undefined && after !== before, `reads run on a new backend (before ${before}, after ${after})`);
+  });
+});

@@ -1,0 +1,353 @@
+// PostgreSQL through node-postgres with fewer round trips and fewer socket writes than Kysely's own driver,
+// which checks a pooled connection out for every statement and waits for each answer before sending on.
+// Each round trip costs the server process a write that wakes PostgreSQL (~30-40 µs of CPU on the benchmark
+// machine), more than the statement itself; this driver cuts them three ways (measured in bench/README.md):
+//
+// 1. Plain reads share a connection. A SELECT outside a transaction (no locking clause, no WITH) goes to one of
+//    a few long-lived connections in node-postgres's pipeline mode, and every such read issued in one turn of
+//    the event loop leaves in a single write (the socket is corked until setImmediate), answered in order. A
+//    plain SELECT never waits for a lock, so one cannot hold the others up for longer than it runs.
+// 2. A transaction sends BEGIN together with its first statement, not as a round trip of its own.
+// 3. A statement marked deferrable (prepared.ts: an outbox insert, whose result nobody reads) travels with the
+//    transaction's next statement or its COMMIT; should it fail, that statement or the COMMIT fails with its
+//    error and the transaction is rolled back, as if it had failed at once.
+//
+// Statements compiled by prepared.ts carry a name, so each connection parses them once.
+// Everything else — other writes, locking reads, anything inside a transaction — runs on a connection of the
+// pool (pg-pool.ts: bounded in time, destroyed when it failed), as with Kysely's driver. The shared readers
+// get the pool's settings (timeouts included), log their failures the same way and are replaced when their
+// connection fails. Errors are node-postgres's own, unchanged.
+import net from 'node:net';
+import { setImmediate } from 'node:timers';
+import pg from 'pg';
+import {
+  AbortedTransactionError,
+  CompiledQuery,
+  PostgresDialect,
+  SelectQueryNode,
+  type DatabaseConnection,
+  type Driver,
+  type PostgresPool,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+import { isDatabaseUnavailable } from './availability.ts';
+import { hintsOf } from './statement-hints.ts';
+
+/** Shared read connections. */
+const SHARED_READERS = 2;
+/**
+ * Reads stay on the reader already in use this turn, so that they leave in one write, until it has this many
+ * in flight; then they go to the least busy one, so that a slow read holds up few others.
+ */
+const BATCH_IN_FLIGHT = 16;
+
+type PgClient = pg.Client & { connection: { stream: net.Socket } };
+/**
+ * A pooled connection (pg-pool.ts's wrapper, which passes node-postgres's query config through); its socket,
+ * when it shows it, lets statements share a write.
+ */
+interface PoolClient {
+  query(config: pg.QueryConfig): Promise<pg.QueryResult>;
+  release(destroy?: boolean): void;
+  stream?: net.Socket;
+}
+const checkOut = async (pool: PostgresPool) => (await pool.connect()) as unknown as PoolClient;
+
+export interface PipelinedPostgresOptions {
+  /** Told about each shared read connection that failed, as the pool tells about its own. */
+  onConnectionError?: (err: Error) => void;
+}
+
+function toConfig(query: CompiledQuery): pg.QueryConfig {
+  const name = hintsOf(query)?.name;
+  return name ? { name, text: query.sql, values: query.parameters as unknown[] } : { text: query.sql, values: query.parameters as unknown[] };
+}
+
+function toResult<R>(result: pg.QueryResult): QueryResult<R> {
+  const { command, rowCount, rows } = result;
+  if (command === 'ROLLBACK' || command === 'COMMIT') return { rows: [{ command } as R] };
+  const writes = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
+  return { numAffectedRows: writes ? BigInt(rowCount ?? 0) : undefined, rows: (rows ?? []) as R[] };
+}
+
+/** A SELECT that reads and nothing else: no locking clause, and no WITH (which could hide a write). */
+function isPlainRead(query: CompiledQuery): boolean {
+  const node = query.query;
+  return SelectQueryNode.is(node) && node.with === undefined && (node.endModifiers === undefined || node.endModifiers.length === 0);
+}
+
+/** Submits queries on a pipelined connection in one socket write; resolves once all have answered, or throws the first error. */
+async function sendTogether(client: PoolClient, queries: CompiledQuery[]): Promise<pg.QueryResult[]> {
+  const stream = client.stream;
+  stream?.cork();
+  let pending: Array<Promise<pg.QueryResult>>;
+  try {
+    pending = queries.map((q) => client.query(toConfig(q)));
+  } finally {
+    stream?.uncork();
+  }
+  const settled = await Promise.allSettled(pending);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<pg.QueryResult>).value);
+}
+
+/** A long-lived pipelined connection for plain reads; reconnects on next use after losing its connection. */
+class SharedReader {
+  readonly #options: pg.ClientConfig;
+  readonly #onConnectionError: (err: Error) => void;
+  #ready: Promise<PgClient> | undefined;
+  #corked: PgClient | undefined;
+  inFlight = 0;
+
+  /** Whether a read of this turn of the event loop is already waiting for the write. */
+  get batching(): boolean {
+    return this.#corked !== undefined;
+  }
+
+  constructor(options: pg.ClientConfig, onConnectionError: (err: Error) => void) {
+    this.#options = options;
+    this.#onConnectionError = onConnectionError;
+  }
+
+  #connect(): Promise<PgClient> {
+    const client = new pg.Client({ ...this.#options, pipeline: true }) as PgClient;
+    const ready = client.connect().then(() => client);
+    this.#ready = ready;
+    // A lost connection fails the reads in flight (node-postgres rejects them); the next read reconnects.
+    client.on('error', (err) => {
+      this.#onConnectionError(err);
+      this.#drop(ready);
+    });
+    client.on('end', () => this.#drop(ready));
+    ready.catch(() => this.#drop(ready));
+    return ready;
+  }
+
+  /** Forgets a connection, so that the next read makes a new one; ends it if it is still open. */
+  #drop(ready: Promise<PgClient>): void {
+    if (this.#ready !== ready) return;
+    this.#ready = undefined;
+    void ready.then((client) => client.end()).catch(() => {});
+  }
+
+  async query(query: CompiledQuery): Promise<pg.QueryResult> {
+    this.inFlight++;
+    try {
+      const client = await (this.#ready ?? this.#connect());
+      if (this.#corked !== client) {
+        // The first read of this turn of the event loop: hold the socket until the turn ends, so that the
+        // reads of every request handled in it leave in one write.
+        this.#corked = client;
+        client.connection.stream.cork();
+        setImmediate(() => {
+          this.#corked = undefined;
+          client.connection.stream.uncork();
+        });
+      }
+      return await client.query(toConfig(query));
+    } catch (err) {
+      // Timed out or cut off: this connection may be stuck behind the lost statement (pg-pool.ts does the same).
+      if (isDatabaseUnavailable(err) && this.#ready) this.#drop(this.#ready);
+      throw err;
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  async end(): Promise<void> {
+    const ready = this.#ready;
+    this.#ready = undefined;
+    if (ready) await (await ready.catch(() => undefined))?.end();
+  }
+}
+
+/**
+ * What Kysely sees as a connection: it decides per statement where the statement runs. Outside a transaction
+ * a plain read goes to a shared reader, anything else to a pooled connection for that statement alone; inside
+ * one, every statement goes to the transaction's pooled connection, checked out at its first statement.
+ */
+class RoutedConnection implements DatabaseConnection {
+  readonly #driver: PipelinedPostgresDriver;
+  #client: PoolClient | undefined;
+  /** BEGIN, not yet sent: it goes with the transaction's first statement. */
+  #begin: CompiledQuery | undefined;
+  #inTransaction = false;
+  #deferred: CompiledQuery[] = [];
+  #broken = false;
+
+  constructor(driver: PipelinedPostgresDriver) {
+    this.#driver = driver;
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (!this.#inTransaction) {
+      if (isPlainRead(query)) return toResult(await this.#driver.read(query));
+      const client = await checkOut(this.#driver.pool);
+      try {
+        return toResult(await client.query(toConfig(query)));
+      } finally {
+        client.release();
+      }
+    }
+    if (hintsOf(query)?.deferrable) {
+      this.#deferred.push(query);
+      return { rows: [] };
+    }
+    const results = await this.#send(query);
+    return toResult(results[results.length - 1]);
+  }
+
+  /** Sends the pending BEGIN and deferred statements, then `query`, in one write on the transaction's connection. */
+  async #send(query: CompiledQuery): Promise<pg.QueryResult[]> {
+    const queries = [...(this.#begin ? [this.#begin] : []), ...this.#deferred, query];
+    this.#begin = undefined;
+    this.#deferred = [];
+    this.#client ??= await checkOut(this.#driver.pool);
+    try {
+      return await sendTogether(this.#client, queries);
+    } catch (err) {
+      // A connection-level failure (no SQLSTATE) leaves the connection unusable: the pool must not reuse it.
+      if (typeof (err as { code?: unknown }).code !== 'string') this.#broken = true;
+      throw err;
+    }
+  }
+
+  begin(settings: TransactionSettings): void {
+    let text = 'begin';
+    if (settings.isolationLevel || settings.accessMode) {
+      text = 'start transaction';
+      if (settings.isolationLevel) text += ` isolation level ${settings.isolationLevel}`;
+      if (settings.accessMode) text += ` ${settings.accessMode}`;
+    }
+    this.#inTransaction = true;
+    this.#begin = CompiledQuery.raw(text);
+    this.#deferred = [];
+  }
+
+  async commit(): Promise<void> {
+    try {
+      // Nothing was ever sent: there is no transaction on the server to end.
+      if (this.#begin && this.#deferred.length === 0) return;
+      const results = await this.#send(CompiledQuery.raw('commit'));
+      // PostgreSQL completes COMMIT with a ROLLBACK tag if an earlier statement left the transaction aborted.
+      if (results[results.length - 1].command === 'ROLLBACK') throw new AbortedTransactionError();
+    } finally {
+      this.#endTransaction();
+    }
+  }
+
+  async rollback(): Promise<void> {
+    const sent = this.#begin === undefined;
+    this.#endTransaction();
+    if (!sent || !this.#client) return;
+    try {
+      await this.#client.query(toConfig(CompiledQuery.raw('rollback')));
+    } catch (err) {
+      this.#broken = true;
+      throw err;
+    }
+  }
+
+  #endTransaction(): void {
+    this.#inTransaction = false;
+    this.#begin = undefined;
+    this.#deferred = [];
+  }
+
+  release(): void {
+    const client = this.#client;
+    this.#client = undefined;
+    this.#endTransaction();
+    if (client) client.release(this.#broken);
+    this.#broken = false;
+  }
+
+  // Kysely calls this only for `.stream()`, which nothing here uses.
+  async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {
+    throw new Error('streaming queries are not supported by this driver');
+  }
+}
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+class PipelinedPostgresDriver implements Driver {
+  readonly pool: PostgresPool;
+  readonly #readers: SharedReader[];
+  /** Released connection objects, reused: Kysely asks for one per statement outside transactions. */
+  readonly #idle: RoutedConnection[] = [];
+
+  constructor(pool: PostgresPool & { options: pg.PoolConfig }, options: PipelinedPostgresOptions) {
+    this.pool = pool;
+    // The pool's own settings (server, schema, type parsers, timeouts, keep-alive) apply to the shared readers too.
+    const onConnectionError = options.onConnectionError ?? (() => {});
+    this.#readers = Array.from({ length: SHARED_READERS }, () => new SharedReader(pool.options, onConnectionError));
+  }
+
+  read(query: CompiledQuery): Promise<pg.QueryResult> {
+    let reader = this.#readers.find((r) => r.batching && r.inFlight < BATCH_IN_FLIGHT);
+    if (reader === undefined) {
+      reader = this.#readers[0];
+      for (const r of this.#readers) if (r.inFlight < reader.inFlight) reader = r;
+    }
+    return reader.query(query);
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return this.#idle.pop() ?? new RoutedConnection(this);
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    (connection as RoutedConnection).begin(settings);
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as RoutedConnection).commit();
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as RoutedConnection).rollback();
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`savepoint ${quoted(name)}`));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`rollback to savepoint ${quoted(name)}`));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`release savepoint ${quoted(name)}`));
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as RoutedConnection).release();
+    if (this.#idle.length < 64) this.#idle.push(connection as RoutedConnection);
+  }
+
+  async destroy(): Promise<void> {
+    await Promise.all(this.#readers.map((r) => r.end()));
+    await this.pool.end();
+  }
+}
+
+/** Kysely's PostgreSQL dialect (compiler, adapter, introspection) over the driver above. */
+export class PipelinedPostgresDialect extends PostgresDialect {
+  readonly #pool: PostgresPool & { options: pg.PoolConfig };
+  readonly #options: PipelinedPostgresOptions;
+
+  /** `pool` as pg-pool.ts makes it: its connections created in pipeline mode. */
+  constructor(pool: PostgresPool & { options: pg.PoolConfig }, options: PipelinedPostgresOptions = {}) {
+    super({ pool });
+    this.#pool = pool;
+    this.#options = options;
+  }
+
+  override createDriver(): Driver {
+    return new PipelinedPostgresDriver(this.#pool, this.#options);
+  }
+}

@@ -1,0 +1,113 @@
+// Each server process caches the credentials it verified (src/auth/credential-epoch.ts). A change that affects
+// authentication, made through any process, must still be refused on the other processes' very next request.
+// Two apps on one database, each with its own connection and caches, stand for two server processes; the
+// CLI runs as a real third process. On SQLite and, with TEST_DATABASE_URL, on PostgreSQL.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.ts';
+import { bumpCredentialEpoch } from '../src/auth/credential-epoch.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase, type Database } from '../src/db/database.ts';
+import { sqliteFileFor } from '../src/runtime.ts';
+import { createApiClient, type ApiClient } from './support/api-client.ts';
+import type { Caller } from './support/factories.ts';
+import { startTestApp, type TestContext } from './support/harness.ts';
+
+const root = path.join(import.meta.dirname, '..');
+
+/** The `atrium` command as a real process on the test app's database. */
+function runCli(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'src/cli/main.ts'), ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+describe('cached credentials across processes', () => {
+  let a: TestContext;
+  let other: { app: FastifyInstance; database: Database; api: ApiClient };
+  before(async () => {
+    a = await startTestApp();
+    // The second "process": its own configuration, database handle, services and caches, on a's database.
+    const config = loadConfig(a.processEnv);
+    const database = openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFileFor(config) });
+    const app = await buildApp({ config, database, clock: a.clock, logger: false });
+    other = { app, database, api: createApiClient(app) };
+  });
+  after(async () => {
+    await other.app.close();
+    await other.database.close();
+    await a.close();
+  });
+
+  const me = (api: ApiClient, c: Caller) => api.request({ host: c.org.address, key: c.key, path: '/me' });
+
+  /** Both apps have verified (and so cached) the caller's key. */
+  async function warm(c: Caller): Promise<void> {
+    assert.equal((await me(a.api, c)).status, 200);
+    assert.equal((await me(other.api, c)).status, 200);
+  }
+
+  test('a key revoked through one app is refused by the other on its very next request', async () => {
+    const c = await a.make.caller();
+    await warm(c);
+    assert.equal(await other.app.services.apiKeys.revoke(c.org.id, c.keyId), true);
+    for (const api of [a.api, other.api]) {
+      const res = await me(api, c);
+      assert.equal(res.status, 401);
+      assert.equal(res.body.code, 'auth.revoked_credential');
+    }
+  });
+
+  test('a key revoked by the CLI, another process, is refused on the next request', async () => {
+    const c = await a.make.caller();
+    await warm(c);
+    const run = await runCli(a.processEnv, ['api-key', 'revoke', '--org', c.org.address, '--id', c.keyId]);
+    assert.equal(run.code, 0, run.stderr);
+    const res = await me(a.api, c);
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'auth.revoked_credential');
+  });
+
+  test("a person removed through the other app: their key is refused on this app's next request", async () => {
+    const c = await a.make.caller();
+    await warm(c);
+    assert.equal(await other.app.services.people.remove(c.org.id, c.personId), true);
+    const res = await me(a.api, c);
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'auth.revoked_credential');
+  });
+
+  test('a plan changed through the other app applies to the next request', async () => {
+    const c = await a.make.caller();
+    await warm(c);
+    const create = () => a.api.request({ host: c.org.address, key: c.key, method: 'POST', path: '/courses', body: { fullname: 'Plan test', shortname: `PT-${Date.now()}` } });
+    assert.equal((await create()).status, 201);
+    await other.app.services.organisations.update(c.org.address, { plan: 'no-api' });
+    const refused = await create();
+    assert.equal(refused.status, 412);
+    assert.equal(refused.body.code, 'commerce.plan_entitlement');
+    assert.equal((await me(a.api, c)).status, 200, 'reads stay available');
+  });
+
+  test('a changed role, committed with a bump of the epoch, applies on the next request', async () => {
+    const c = await a.make.caller({ roles: ['admin'], platformAdmin: false });
+    const hooks = () => a.api.request({ host: c.org.address, key: c.key, path: '/webhook_subscriptions' });
+    assert.equal((await hooks()).status, 200);
+    // How a change to a person's roles must be written (and how people and OAuth changes will be): the change
+    // and the bump in one transaction, through any process.
+    await other.database.db.transaction().execute(async (tx) => {
+      await tx.updateTable('people').set({ roles: JSON.stringify(['teacher']) }).where('id', '=', c.personId).execute();
+      await bumpCredentialEpoch(tx, c.org.id);
+    });
+    const res = await hooks();
+    assert.equal(res.status, 403);
+    assert.equal(res.body.code, 'auth.missing_capability');
+  });
+});
