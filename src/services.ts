@@ -66,7 +66,7 @@ export function createServices(baseDeps: ServiceDeps) {
     secrets: createSecretBox(baseDeps.webhooks.secretKey),
   };
   const apiKeys = createApiKeyService(deps);
-  const oauthTokens = createAccessTokenAuthenticator({ ...deps, organisations });
+  const oauthTokens = createAccessTokenAuthenticator(deps);
   return {
     organisations,
     people: createPeopleService(deps),

@@ -54,6 +54,26 @@ describe('cached credentials across processes', () => {
     assert.equal((await me(other.api, c)).status, 200);
   }
 
+  test('an OAuth access token revoked (RFC 7009) or whose client is deleted through one app is refused by the other on its very next request', async () => {
+    const revoked = await a.make.caller({ credential: 'oauth_token' });
+    await warm(revoked);
+    const { client_id } = await a.database.db.selectFrom('oauth_clients').select('client_id').where('id', '=', revoked.keyId).executeTakeFirstOrThrow();
+    const secretless = await other.app.services.oauthClients.rotateSecret(revoked.org.id, revoked.keyId);
+    const res = await other.app.inject({
+      method: 'POST',
+      url: '/oauth/revoke',
+      headers: { host: revoked.org.address, 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client_id}:${secretless.client_secret}`).toString('base64')}` },
+      payload: new URLSearchParams({ token: revoked.key }).toString(),
+    });
+    assert.equal(res.statusCode, 200);
+    assert.equal((await me(a.api, revoked)).status, 401, 'refused by the app that had it cached');
+
+    const deleted = await a.make.caller({ credential: 'oauth_token' });
+    await warm(deleted);
+    assert.equal(await other.app.services.oauthClients.remove(deleted.org.id, deleted.keyId), true);
+    assert.equal((await me(a.api, deleted)).status, 401);
+  });
+
   test('a key revoked through one app is refused by the other on its very next request', async () => {
     const c = await a.make.caller();
     await warm(c);

@@ -24,7 +24,7 @@ export function createDispatchCredentials(deps: { apiKeys: Authenticator; access
   /** The credential a caller of /mcp presented, as /mcp accepts it: API keys, and access tokens for `{origin}/mcp`. */
   function authenticateForMcp(token: string, organisationId: string, credentialsEpoch: number): Promise<Actor> {
     if (deps.apiKeys.accepts(token)) return deps.apiKeys.authenticate(token, organisationId, credentialsEpoch);
-    if (deps.accessTokens.authenticator.accepts(token)) return deps.accessTokens.authenticate(token, organisationId, 'mcp');
+    if (deps.accessTokens.authenticator.accepts(token)) return deps.accessTokens.authenticate(token, organisationId, credentialsEpoch, 'mcp');
     return Promise.reject(new ApiError('auth.invalid_credential', 'The Authorization header is not a bearer credential this service issued.'));
   }
 

@@ -8,12 +8,10 @@ import type { Db } from '../../db/database.ts';
 import { peopleRepository } from '../../domain/people/people.repository.ts';
 import { ApiError } from '../../http/api-error.ts';
 import type { Revisions } from '../../http/revisions.ts';
-import type { OrganisationService } from '../../domain/organisations/organisations.service.ts';
-import { publicOrigin, type PublicOriginSettings } from '../../public-origin.ts';
 import type { Actor, Authenticator } from '../actor.ts';
 import { capabilitiesOf, isScope, type Scope } from '../capabilities.ts';
+import { createCredentialCache } from '../credential-epoch.ts';
 import { ACCESS_TOKEN_PREFIX, withoutTokenPrefix } from './adapter.ts';
-import { resourcesOf } from './authorization-server.ts';
 import { accessTokensRepository } from './access-tokens.repository.ts';
 import { hashRecordId } from './oauth-records.repository.ts';
 
@@ -26,41 +24,80 @@ export const oauthCredentialId = (clientId: string, personId: string): string =>
 
 export type TokenResource = 'api' | 'mcp';
 
-export function createAccessTokenAuthenticator(deps: { db: Db; clock: Clock; revisions: Revisions; organisations: OrganisationService; publicOrigin: PublicOriginSettings }) {
+/** The path of each resource at an organisation's origin (authorization-server.ts: resourcesOf). */
+const RESOURCE_PATHS: Record<TokenResource, string> = { api: '/api/v1', mcp: '/mcp' };
+
+/**
+ * Which of our resources the audiences name. Tokens are bound to their organisation (checked first), whose
+ * authorization server issues them only for its own origin, so the path tells the resource apart.
+ */
+function resourcesNamed(audiences: unknown[]): Set<TokenResource> {
+  const found = new Set<TokenResource>();
+  for (const aud of audiences) {
+    const path = typeof aud === 'string' ? URL.parse(aud)?.pathname : undefined;
+    for (const [resource, p] of Object.entries(RESOURCE_PATHS) as Array<[TokenResource, string]>) if (path === p) found.add(resource);
+  }
+  return found;
+}
+
+export function createAccessTokenAuthenticator(deps: { db: Db; clock: Clock; revisions: Revisions }) {
   const { db, clock, revisions } = deps;
 
-  /** The actor a token stands for, at this organisation, for `resource`; a 401 ApiError otherwise. */
-  async function authenticate(token: string, organisationId: string, resource: TokenResource): Promise<Actor> {
+  /**
+   * What a token was verified as, cached per process (CONTRACT: checked on every operation like an API key). The
+   * organisation's credentials epoch, bumped with every revocation, client deletion and person removal, keeps the
+   * cache honest across processes (src/auth/credential-epoch.ts); the expiry is checked on every hit.
+   */
+  interface VerifiedToken {
+    actor: Actor;
+    /** The resources (RFC 8707) it was issued for: its organisation's API, or its MCP server. */
+    resources: ReadonlySet<TokenResource>;
+    expiresAt: number | null;
+  }
+  const verified = createCredentialCache<VerifiedToken>();
+
+  async function verify(token: string, organisationId: string): Promise<VerifiedToken> {
     const row = await accessTokensRepository.findWithClient(db, hashRecordId(withoutTokenPrefix(token)));
     // CONTRACT: a token of one organisation is a 401 anywhere else, with no hint that it exists there.
     if (!row || row.organisation_id !== organisationId) throw new ApiError('auth.invalid_credential', 'The access token is not valid for this organisation.');
-    if (row.expires_at !== null && Date.parse(row.expires_at) <= clock.now().getTime()) throw new ApiError('auth.expired_credential', 'The access token has expired; get a new one (refresh token or client credentials).');
     const payload = JSON.parse(row.payload) as { aud?: string | string[]; scope?: string };
-    const org = await deps.organisations.findById(organisationId);
-    const wanted = resourcesOf(publicOrigin(deps.publicOrigin, org!.address))[resource];
-    const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-    if (!audiences.includes(wanted)) throw new ApiError('auth.invalid_credential', `The access token was issued for another resource; ask for one with resource=${wanted}.`);
     // A client that is gone took its tokens with it; one resolved from a metadata document (an https client_id) has no row.
     const personId = row.model === 'ClientCredentials' ? row.service_person_id : row.account_id;
     if (personId === null || (row.client_row_id === null && !/^https:/.test(row.client_id ?? ''))) throw new ApiError('auth.revoked_credential', 'The client of this access token no longer exists.');
     const person = await peopleRepository.findById(db, organisationId, personId);
     if (!person) throw new ApiError('auth.revoked_credential', 'The person this access token acts for has been removed.');
     return {
-      kind: 'oauth_token',
-      credentialId: oauthCredentialId(row.client_id!, person.id),
-      organisationId,
-      personId: person.id,
-      scopes: new Set((payload.scope ?? '').split(' ').filter(isScope) as Scope[]),
-      capabilities: capabilitiesOf(JSON.parse(person.roles) as string[], Boolean(person.is_platform_admin)),
-      // spec: Versioning 3 — the revision pinned on the client at registration.
-      pinnedRevision: row.service_version ?? revisions.current,
-      mode: 'live',
+      resources: resourcesNamed(Array.isArray(payload.aud) ? payload.aud : [payload.aud]),
+      expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
+      actor: {
+        kind: 'oauth_token',
+        credentialId: oauthCredentialId(row.client_id!, person.id),
+        organisationId,
+        personId: person.id,
+        scopes: new Set((payload.scope ?? '').split(' ').filter(isScope) as Scope[]),
+        capabilities: capabilitiesOf(JSON.parse(person.roles) as string[], Boolean(person.is_platform_admin)),
+        // spec: Versioning 3 — the revision pinned on the client at registration.
+        pinnedRevision: row.service_version ?? revisions.current,
+        mode: 'live',
+      },
     };
+  }
+
+  /** The actor a token stands for, at this organisation, for `resource`; a 401 ApiError otherwise. */
+  async function authenticate(token: string, organisationId: string, credentialsEpoch: number, resource: TokenResource): Promise<Actor> {
+    let entry = verified.get(token, organisationId, credentialsEpoch);
+    if (entry === undefined) {
+      entry = await verify(token, organisationId);
+      verified.set(token, organisationId, credentialsEpoch, entry);
+    }
+    if (entry.expiresAt !== null && entry.expiresAt <= clock.now().getTime()) throw new ApiError('auth.expired_credential', 'The access token has expired; get a new one (refresh token or client credentials).');
+    if (!entry.resources.has(resource)) throw new ApiError('auth.invalid_credential', `The access token was issued for another resource; ask for one with resource={origin}${RESOURCE_PATHS[resource]}.`);
+    return entry.actor;
   }
 
   const forRest: Authenticator = {
     accepts: (token) => token.startsWith(ACCESS_TOKEN_PREFIX),
-    authenticate: (token, organisationId) => authenticate(token, organisationId, 'api'),
+    authenticate: (token, organisationId, credentialsEpoch) => authenticate(token, organisationId, credentialsEpoch, 'api'),
   };
 
   return { authenticate, authenticator: forRest };

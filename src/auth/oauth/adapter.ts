@@ -7,11 +7,15 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
+import { bumpCredentialEpoch } from '../credential-epoch.ts';
 import { hashRecordId, oauthRecordsRepository } from './oauth-records.repository.ts';
 import type { OAuthClientStore } from './client-store.ts';
 
 /** Models whose id is a secret its holder presents (a code, a token, a session cookie). */
 const BEARER_MODELS = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'ClientCredentials', 'RegistrationAccessToken', 'InitialAccessToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'PushedAuthorizationRequest', 'Session']);
+
+/** Models whose records authenticate REST or MCP requests (directly, or by minting one that does). */
+const TOKEN_MODELS = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken']);
 
 /** Our access tokens carry a prefix (CONTRACT: `atr_at_`); oidc-provider knows them without it. */
 export const ACCESS_TOKEN_PREFIX = 'atr_at_';
@@ -71,10 +75,18 @@ export function createAdapterFactory(deps: AdapterDeps): (model: string) => Adap
         await oauthRecordsRepository.consume(db, organisationId, model, key(id), clock.now().toISOString());
       },
       async destroy(id: string) {
-        await oauthRecordsRepository.destroy(db, organisationId, model, key(id));
+        if (!TOKEN_MODELS.has(model)) return oauthRecordsRepository.destroy(db, organisationId, model, key(id));
+        // A revoked token may sit in a process's credential cache: the bump ends it there on the next request.
+        await db.transaction().execute(async (tx) => {
+          await oauthRecordsRepository.destroy(tx, organisationId, model, key(id));
+          await bumpCredentialEpoch(tx, organisationId);
+        });
       },
       async revokeByGrantId(grantId: string) {
-        await oauthRecordsRepository.destroyGrant(db, organisationId, grantId);
+        await db.transaction().execute(async (tx) => {
+          await oauthRecordsRepository.destroyGrant(tx, organisationId, grantId);
+          await bumpCredentialEpoch(tx, organisationId);
+        });
       },
     };
   };

@@ -10,6 +10,7 @@ import type { Revisions } from '../../http/revisions.ts';
 import { newId } from '../../ids.ts';
 import { scopes as allScopes } from '../capabilities.ts';
 import { oauthClientsRepository, type OAuthClientRow } from './clients.repository.ts';
+import { bumpCredentialEpoch } from '../credential-epoch.ts';
 
 /** The columns we keep; everything else a self-registered client sent stays in `metadata`. */
 const OWN_FIELDS = new Set(['client_id', 'client_secret', 'client_name', 'redirect_uris', 'grant_types', 'response_types', 'token_endpoint_auth_method', 'scope', 'client_id_issued_at']);
@@ -70,7 +71,10 @@ export function createOAuthClientStore(deps: { db: Db; clock: Clock; events: Eve
         },
         upsert: (_clientId: string, metadata: AdapterPayload) => registerItself(organisationId, metadata),
         async destroy(clientId: string) {
-          await oauthClientsRepository.delete(db, organisationId, clientId);
+          await db.transaction().execute(async (tx) => {
+            await oauthClientsRepository.delete(tx, organisationId, clientId);
+            await bumpCredentialEpoch(tx, organisationId);
+          });
         },
         async consume() {},
         async findByUid() {

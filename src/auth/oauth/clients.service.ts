@@ -13,6 +13,7 @@ import { newId } from '../../ids.ts';
 import { oauthClientsRepository, type OAuthClientRow } from './clients.repository.ts';
 import type { CreateOAuthClient } from './clients.schemas.ts';
 import { oauthRecordsRepository } from './oauth-records.repository.ts';
+import { bumpCredentialEpoch } from '../credential-epoch.ts';
 import { redirectUriProblem } from './redirect-uris.ts';
 
 export type CreateOAuthClientInput = Static<typeof CreateOAuthClient>;
@@ -106,6 +107,7 @@ export function createOAuthClientService(deps: { db: Db; clock: Clock; events: E
         if (!row) return false;
         await oauthRecordsRepository.destroyAllOfClient(tx, organisationId, row.client_id);
         await oauthClientsRepository.delete(tx, organisationId, row.client_id);
+        await bumpCredentialEpoch(tx, organisationId);
         await events.record(tx, organisationId, 'oauth_client.deleted', { id, client_id: row.client_id, summary: `OAuth client ${JSON.stringify(row.name)} deleted; its tokens are revoked.` });
         return true;
       });
