@@ -15,8 +15,8 @@ export interface HttpScenario {
   route: string;
   /** A baseline: the scenarios naming it in `baseline` are divided by it. */
   isBaseline?: boolean;
-  /** The baseline scenario this one is divided by. */
-  baseline?: 'bare' | 'bare-patch';
+  /** The scenario this one is divided by: a bare route, or (to compare two ways of one request) another scenario. */
+  baseline?: 'bare' | 'bare-patch' | 'read';
   goal?: Goal;
   requests(fixture: Fixture): Request[];
   /** Runs once before the scenario is measured (e.g. the first request that later ones replay). */
@@ -188,14 +188,71 @@ const replayedPatch: HttpScenario = {
   ],
 };
 
-export const httpScenarios: HttpScenario[] = [bare, barePatch, readSection, patchSpread, patchOneRow, patchWithFreshKey, replayedPatch];
+// OAuth 2 (issue 11): the token endpoint (client credentials), and the same read as `read` with an access token
+// instead of the API key. Goal: the token read costs no more server CPU than the key read.
+const basicAuth = (fixture: Fixture) => `Basic ${Buffer.from(`${fixture.oauthClientId}:${fixture.oauthClientSecret}`).toString('base64')}`;
+const tokenEndpoint: HttpScenario = {
+  name: 'oauth-token',
+  route: 'POST /oauth/token (client credentials)',
+  baseline: 'bare-patch',
+  requests: (fixture) => [
+    { method: 'POST', path: '/oauth/token', headers: { host: fixture.host, authorization: basicAuth(fixture), 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&scope=courses:read' },
+  ],
+};
+
+let accessToken = '';
+const readWithToken: HttpScenario = {
+  name: 'read-oauth',
+  route: 'GET /api/v1/sections/{id} with an OAuth access token',
+  baseline: 'read',
+  goal: { sqlite: 1, postgres: 1 },
+  async prepare(server) {
+    const res = await rawPost(server, '/oauth/token', { authorization: basicAuth(server.fixture), 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials');
+    accessToken = (JSON.parse(res) as { access_token: string }).access_token;
+  },
+  requests: (fixture) => [{ method: 'GET', path: `/api/v1/sections/${fixture.sectionId}`, headers: { host: fixture.host, authorization: `Bearer ${accessToken}` } }],
+};
+
+// MCP (issue 12): tools/call of the read tool (revision 2026-07-28, stateless) against the same REST read.
+// Goal: at most 1.5 × the REST read's server CPU.
+const mcpEnvelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+const mcpRead: HttpScenario = {
+  name: 'mcp-read',
+  route: 'POST /mcp tools/call get_section',
+  baseline: 'read',
+  goal: { sqlite: 1.5, postgres: 1.5 },
+  requests: (fixture) => [
+    {
+      method: 'POST',
+      path: '/mcp',
+      headers: authHeaders(fixture, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_section' }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_section', arguments: { id: fixture.sectionId }, _meta: mcpEnvelope } }),
+    },
+  ],
+};
+
+/** A POST whose answer is text, for the requests a scenario prepares with (not the API key's JSON calls). */
+function rawPost(server: ServerHandle, path: string, headers: Record<string, string>, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${server.url}${path}`, { method: 'POST', headers: { host: server.fixture.host, ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`${path} answered ${res.statusCode}: ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export const httpScenarios: HttpScenario[] = [bare, barePatch, readSection, patchSpread, patchOneRow, patchWithFreshKey, replayedPatch, tokenEndpoint, readWithToken, mcpRead];
 
 const okResponses = (sample: Sample) => Object.entries(sample.statusCounts).reduce((n, [status, count]) => n + (status.startsWith('2') ? count : 0), 0);
 
 /** Each row's server µs/request divided by its baseline's, on the same database and in the same run. */
 export function withRatios(results: Measurement[]): Measurement[] {
   for (const m of results) {
-    const base = results.find((b) => b.isBaseline && b.scenario === m.baselineName && b.dialect === m.dialect);
+    const base = results.find((b) => b.scenario === m.baselineName && b.dialect === m.dialect);
     m.ratio = base ? m.median.serverMicrosPerRequest / base.median.serverMicrosPerRequest : undefined;
   }
   return results;

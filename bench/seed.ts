@@ -12,6 +12,9 @@ export interface Fixture {
   personId: string;
   /** Bearer token with every scope, held by an admin. */
   apiKey: string;
+  /** A confidential client-credentials OAuth client acting as that admin, with every scope. */
+  oauthClientId: string;
+  oauthClientSecret: string;
   courseId: string;
   sectionId: string;
   /** The sections the spread PATCH scenario writes to, round robin. */
@@ -35,6 +38,7 @@ export async function seed(services: Services, db: Db): Promise<Fixture> {
   const org = await services.organisations.create({ address: 'localhost', name: 'Benchmark organisation' });
   const person = await services.people.create({ organisationId: org.id, email: 'bench-admin@example.test', name: 'Benchmark admin', roles: ['admin'] });
   const key = await services.apiKeys.create({ organisationId: org.id, personId: person.id, name: 'benchmark', scopes: [...scopes] });
+  const client = await services.oauthClients.create(org.id, person.id, { name: 'benchmark', type: 'confidential', redirect_uris: [], grant_types: ['client_credentials'], scopes: [...scopes] as never, service_person_id: person.id });
   const course = await services.courses.createCourse(db, org.id, { fullname: 'Benchmark course', shortname: 'BENCH-1' });
   const section = await services.sections.create(db, org.id, { course_id: course.id, title: 'Week 1', visible: true });
   const spreadCourse = await services.courses.createCourse(db, org.id, { fullname: 'Benchmark course, spread writes', shortname: 'BENCH-SPREAD' });
@@ -55,6 +59,8 @@ export async function seed(services: Services, db: Db): Promise<Fixture> {
     organisationId: org.id,
     personId: person.id,
     apiKey: key.key,
+    oauthClientId: client.client_id,
+    oauthClientSecret: client.client_secret!,
     courseId: course.id,
     sectionId: section.id,
     spreadSectionIds,

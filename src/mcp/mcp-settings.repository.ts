@@ -1,9 +1,13 @@
 import type { Db } from '../db/database.ts';
 import type { McpSettingsTable } from '../db/auth-tables.ts';
+import { preparedQuery } from '../db/prepared.ts';
+
+// Read on every /mcp request (settings apply at once on every process): compiled once.
+const settingsOf = preparedQuery((db: Db, organisationId: string) => db.selectFrom('mcp_settings').selectAll().where('organisation_id', '=', organisationId));
 
 export const mcpSettingsRepository = {
-  find(db: Db, organisationId: string) {
-    return db.selectFrom('mcp_settings').selectAll().where('organisation_id', '=', organisationId).executeTakeFirst();
+  async find(db: Db, organisationId: string) {
+    return (await settingsOf(db, organisationId))[0];
   },
   async save(db: Db, row: McpSettingsTable): Promise<void> {
     const { organisation_id, ...rest } = row;
