@@ -95,6 +95,21 @@ try {
     await page.goto(`${origin}/admin/extensions`);
     await shoot(page, 'extensions');
 
+    await page.goto(`${origin}/admin/integrations/oauth-clients`);
+    await page.getByLabel('Name').fill('Gradebook app');
+    await page.getByLabel('Type').selectOption('public');
+    await page.getByLabel('Redirect URIs').fill('http://127.0.0.1:7777/callback');
+    for (const scope of ['courses:read', 'courses:write']) await page.getByLabel(scope, { exact: true }).check();
+    await page.getByRole('button', { name: 'Register client' }).click();
+    await page.getByTestId('new-client-id').waitFor();
+    await shoot(page, 'oauth-clients');
+
+    await page.goto(`${origin}/admin/integrations/mcp`);
+    await shoot(page, 'mcp');
+
+    await page.goto(`${origin}/docs/errors/validation.invalid_body`);
+    await shoot(page, 'error-page');
+
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false, storageState: await context.storageState() });
     const small = await phone.newPage();
     await small.goto(`${origin}/admin/integrations/api-keys`);
