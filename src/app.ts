@@ -28,6 +28,7 @@ import { operations as allOperations } from './operations.ts';
 import type { Operation } from './http/operation.ts';
 import type { Services } from './services.ts';
 import { servicesFor } from './runtime.ts';
+import { registerHttpMetrics } from './metrics/http-metrics.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -81,6 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);
   });
+  if (config.metricsPort !== undefined) registerHttpMetrics(app);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {

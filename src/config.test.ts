@@ -70,3 +70,15 @@ describe('configuration of mail and process roles', () => {
     }
   });
 });
+
+describe('configuration of metrics', () => {
+  test('off by default; METRICS_PORT turns them on, bound to HOST unless METRICS_HOST says otherwise', () => {
+    assert.equal(loadConfig({}).metricsPort, undefined);
+    const c = loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9464' });
+    assert.deepEqual([c.metricsPort, c.metricsHost], [9464, '0.0.0.0']);
+    assert.equal(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '10.0.0.5' }).metricsHost, '10.0.0.5');
+    for (const value of ['70000', 'nine', '-1']) {
+      assert.throws(() => loadConfig({ METRICS_PORT: value }), (err: Error) => err instanceof ConfigError && err.message.includes('METRICS_PORT'), value);
+    }
+  });
+});

@@ -35,6 +35,8 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
   WEBHOOK_POLL_INTERVAL_MS: Int(10, 60_000),
   WEBHOOK_LEASE_MS: Int(1000, 3_600_000),
+  METRICS_PORT: Type.Optional(Int(0, 65535)),
+  METRICS_HOST: Type.Optional(Type.String({ minLength: 1 })),
 });
 
 const defaults: Record<string, string> = {
@@ -90,6 +92,10 @@ export interface Config {
   webhookPollIntervalMs: number;
   /** How long a worker owns the deliveries it claimed; a worker that dies loses them to another after this. */
   webhookLeaseMs: number;
+  /** Port of the Prometheus listener (`GET /metrics`); undefined: no metrics are served or collected. */
+  metricsPort: number | undefined;
+  /** Address the metrics listener binds to; HOST by default. */
+  metricsHost: string;
 }
 
 export type Role = 'api' | 'worker';
@@ -144,5 +150,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookCaFile: c.WEBHOOK_CA_FILE,
     webhookPollIntervalMs: Number(c.WEBHOOK_POLL_INTERVAL_MS),
     webhookLeaseMs: Number(c.WEBHOOK_LEASE_MS),
+    metricsPort: c.METRICS_PORT !== undefined ? Number(c.METRICS_PORT) : undefined,
+    metricsHost: c.METRICS_HOST ?? c.HOST,
   };
 }

@@ -9,6 +9,9 @@ import { systemClock } from './clock.ts';
 import { ConfigError, loadConfig, type Config, type Role } from './config.ts';
 import { describeDatabaseError, isDatabaseUnavailable, waitForDatabase } from './db/availability.ts';
 import { openListener } from './http/listener.ts';
+import { collectProcessMetrics } from './metrics/instruments.ts';
+import { registerDatabaseGauges } from './metrics/database-gauges.ts';
+import { openMetricsListener } from './metrics/metrics-listener.ts';
 import { publicOrigin } from './public-origin.ts';
 import { backgroundJobs } from './jobs/jobs.ts';
 import { startWorker } from './jobs/worker.ts';
@@ -28,6 +31,12 @@ export async function serve(config: Config, roles: ReadonlySet<Role> = config.ro
   }
   const database = openServingDatabase(config, (err) => log.warn({ error: describeDatabaseError(err) }, 'database connection failed'));
   running.database = database;
+  if (config.metricsPort !== undefined) {
+    collectProcessMetrics();
+    registerDatabaseGauges(database, systemClock);
+    running.metrics = await openMetricsListener({ host: config.metricsHost, port: config.metricsPort });
+    log.info({ address: running.metrics.url }, 'metrics listening');
+  }
   try {
     const clock = systemClock;
     let services: Services;

@@ -2,13 +2,15 @@
 //   1. the listener closes: a new connection is refused, never answered 503; requests in flight finish (at
 //      most 10 s) with `Connection: close`, and idle keep-alive connections are closed;
 //   2. the worker stops and hands back the webhook deliveries it claimed but did not finish;
-//   3. the app, the mail transport and the database close; the process exits 0.
+//   3. the app, the mail transport and the database close, then the metrics listener (it answered meanwhile,
+//      so a scrape sees the drain); the process exits 0.
 // A process still waiting for its database at start stops waiting. close-with-grace exits 1 if all this takes
 // longer than it may, or on a second signal.
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from './db/database.ts';
 import type { Listener } from './http/listener.ts';
+import type { MetricsListener } from './metrics/metrics-listener.ts';
 import type { Worker } from './jobs/worker.ts';
 import type { Services } from './services.ts';
 
@@ -30,6 +32,7 @@ export interface Running {
   services?: Services;
   app?: FastifyInstance;
   worker?: Worker;
+  metrics?: MetricsListener;
 }
 
 export async function shutDown(running: Running, log: ShutdownLog): Promise<void> {
@@ -39,6 +42,7 @@ export async function shutDown(running: Running, log: ShutdownLog): Promise<void
   await running.app?.close();
   running.services?.mail.close();
   await running.database?.close();
+  await running.metrics?.close();
   log.info({}, 'stopped');
 }
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, SqliteDialect, type CompiledQuery, type KyselyConfig } from 'kysely';
 import pg from 'pg';
-import { createGuardedPool } from './pg-pool.ts';
+import { createGuardedPool, type PoolStats } from './pg-pool.ts';
 import { NodeSqliteDatabase } from './sqlite-adapter.ts';
 import { PipelinedPostgresDialect } from './postgres-driver.ts';
 import type { Tables } from './tables.ts';
@@ -17,6 +17,8 @@ export interface Database {
   db: Db;
   dialect: DialectName;
   close(): Promise<void>;
+  /** PostgreSQL: the connection pool's state now (SQLite has one connection and no pool). */
+  poolStats?: () => PoolStats;
 }
 
 export interface DatabaseOptions {
@@ -61,7 +63,7 @@ export function openDatabase(options: DatabaseOptions): Database {
       onConnectionError: options.onConnectionError,
     });
     const db = new Kysely<Tables>({ dialect: new PipelinedPostgresDialect(pool, { onConnectionError: options.onConnectionError }), ...log });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    return { db, dialect: 'postgres', close: () => db.destroy(), poolStats: pool.stats };
   }
   const file = options.sqliteFile ?? ':memory:';
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });

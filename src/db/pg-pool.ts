@@ -47,7 +47,15 @@ class GuardedClient implements PostgresPoolClient {
   }
 }
 
-export function createGuardedPool(options: GuardedPoolOptions): PostgresPool {
+/** A pool's connections now, for the metrics (src/metrics/database-gauges.ts). */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
+}
+
+export function createGuardedPool(options: GuardedPoolOptions): PostgresPool & { stats(): PoolStats } {
   const { onConnectionError = () => {}, timeouts = true, ...config } = options;
   const pool = new pg.Pool({
     ...config,
@@ -72,5 +80,6 @@ export function createGuardedPool(options: GuardedPoolOptions): PostgresPool {
       return g;
     },
     end: () => pool.end(),
+    stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }),
   };
 }

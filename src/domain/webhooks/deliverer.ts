@@ -14,6 +14,7 @@ import { newId } from '../../ids.ts';
 import { UnsafeEndpoint, type EndpointGuard, type ResolvedEndpoint } from './endpoint-guard.ts';
 import type { HttpSender, SendResult } from './http-sender.ts';
 import { nextAttemptAt } from './retry-policy.ts';
+import { webhookDeliveryAttempts } from '../../metrics/instruments.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import { signatureHeaders } from './signing.ts';
 import { deliveriesRepository, subscriptionsRepository, type DeliveryRow, type SubscriptionRow } from './webhooks.repository.ts';
@@ -202,11 +203,17 @@ export function createWebhookDeliverer(deps: DelivererDeps) {
           continue;
         }
         recent.set(subscription.id, used + 1);
-        const outcome = await attempt(d, subscription, await endpointOf(subscription), signal);
+        const endpoint = await endpointOf(subscription);
+        const outcome = await attempt(d, subscription, endpoint, signal);
         const code = outcome.result.statusCode;
-        if (code !== null && code >= 200 && code < 300) successes.push({ delivery: d, subscription, outcome });
         // An attempt the shutdown cut short is no failure of the endpoint's: handed back, it is sent again.
-        else if (code === null && signal?.aborted) abandoned.push(d.id);
+        if (code === null && signal?.aborted && !(endpoint instanceof Error)) {
+          abandoned.push(d.id);
+          continue;
+        }
+        const result = endpoint instanceof Error ? 'refused' : code === null ? 'network_error' : code >= 200 && code < 300 ? 'success' : 'http_error';
+        webhookDeliveryAttempts.inc({ result });
+        if (result === 'success') successes.push({ delivery: d, subscription, outcome });
         else await record(d, subscription, outcome);
       }
     }
