@@ -37,7 +37,8 @@ import { createLessonPageService } from './domain/lesson-pages/lesson-pages.serv
 import { createEmailMessageService } from './domain/email-messages/email-messages.service.ts';
 import { createMailer } from './mail/mailer.ts';
 import type { MailSettings } from './mail/mail.ts';
-import { createMailLogReader } from './mail/mail-log.ts';
+import { createMailLogReader } from './domain/mail-log/mail-log.service.ts';
+import { createDeletionService } from './domain/deletions/deletions.service.ts';
 
 export interface ServiceDeps {
   db: Db;
@@ -93,6 +94,7 @@ export function createServices(baseDeps: ServiceDeps) {
     emailMessages: createEmailMessageService({ ...deps, mail }),
     mail,
     mailLog: createMailLogReader(deps),
+    deletions: createDeletionService(deps),
     storage: createStorageService({
       ...deps,
       store: diskFileStore,

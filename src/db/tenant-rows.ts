@@ -4,7 +4,16 @@ import type { Selectable } from 'kysely';
 import type { Db } from './database.ts';
 import { preparedQuery } from './prepared.ts';
 import type { Tables } from './tables.ts';
-import type { RowPageQuery } from '../domain/listing.ts';
+
+/** What a repository's page query receives (from listPage, src/domain/listing.ts). `after` is the last row's sort key values. */
+export interface RowPageQuery {
+  order: 'id' | 'updated';
+  after?: string[];
+  updatedSince?: string;
+  includeDeleted: boolean;
+  where: Record<string, string>;
+  limit: number;
+}
 
 export type TenantTableName = {
   [K in keyof Tables]: Tables[K] extends { organisation_id: string; id: string; deleted_at: string | null; updated_at: string } ? K : never;

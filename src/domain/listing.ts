@@ -1,27 +1,17 @@
 // The one implementation of list semantics every resource shares: limit/cursor paging in a stable order,
 // `updated_since` (changes after a time, in order of change) and `include_deleted`. Services call it with
-// their repository's page query; nothing about paging is written per resource.
+// their repository's page query; nothing about paging is written per resource. Repositories see only
+// RowPageQuery (db/tenant-rows.ts).
 import { createHash } from 'node:crypto';
 import type { CursorCodec, Page } from '../http/pagination.ts';
 import { DEFAULT_LIMIT } from '../http/pagination.ts';
-import type { Db } from '../db/database.ts';
-import { deletionsRepository, type Tombstone } from './deletions/deletions.repository.ts';
+import type { RowPageQuery } from '../db/tenant-rows.ts';
 
 export interface ListParams {
   limit?: number;
   cursor?: string;
   include_deleted?: boolean;
   updated_since?: string;
-}
-
-/** What a repository's page query receives. `after` is the last row's sort key values. */
-export interface RowPageQuery {
-  order: 'id' | 'updated';
-  after?: string[];
-  updatedSince?: string;
-  includeDeleted: boolean;
-  where: Record<string, string>;
-  limit: number;
 }
 
 export interface ListSpec<R, T> {
@@ -75,22 +65,4 @@ export async function listPage<R extends { id: string; updated_at?: string }, T>
       limit,
     },
   };
-}
-
-export interface DeletionParams {
-  limit?: number;
-  cursor?: string;
-  since?: string;
-}
-
-/** `GET /<resource>/deletions?since=`: tombstones in order of deletion, with the same paging as every list. */
-export function listDeletions(cursors: CursorCodec, db: Db, organisationId: string, resourceType: string, params: DeletionParams): Promise<Page<Tombstone>> {
-  return listPage(cursors, {
-    list: `${resourceType}/deletions`,
-    organisationId,
-    params: { limit: params.limit, cursor: params.cursor, updated_since: params.since },
-    fetch: (q) => deletionsRepository.page(db, organisationId, resourceType, { since: q.updatedSince, after: q.after, limit: q.limit }),
-    map: ({ id, external_id, deleted_at }) => ({ id, external_id, deleted_at }),
-    position: (row) => [row.deleted_at, row.tombstone_id],
-  });
 }

@@ -3,7 +3,6 @@
 // A resource gets them by calling this with its schemas and service functions.
 import Type, { type TSchema } from 'typebox';
 import type { Capability, Scope } from '../auth/capabilities.ts';
-import { listDeletions } from '../domain/listing.ts';
 import type { ErrorCode } from './error-catalog.ts';
 import type { EventType } from '../events/catalog.ts';
 import { defineOperation, Outcome, type Operation, type OperationContext } from './operation.ts';
@@ -58,7 +57,7 @@ export function syncOperations(spec: SyncOperationsSpec): Operation[] {
       ),
       success: { status: 200, schema: ListEnvelope(Tombstone), description: 'A page of tombstones.' },
       errors: [422],
-      handler: (ctx, { query }) => listDeletions(ctx.services.cursors, ctx.db, ctx.organisation.id, resourceType, query),
+      handler: (ctx, { query }) => ctx.services.deletions.list(ctx.db, ctx.organisation.id, resourceType, query),
     }),
     defineOperation({
       id: `get${capitalise(resourceType)}ByExternalId`,

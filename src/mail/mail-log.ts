@@ -4,9 +4,7 @@ import type { Selectable } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import type { MailLogTable } from '../db/tables.ts';
-import type { CursorCodec, Page } from '../http/pagination.ts';
 import { newId } from '../ids.ts';
-import { listPage } from '../domain/listing.ts';
 import type { Mailer } from './mail.ts';
 
 export type MailLogRow = Selectable<MailLogTable>;
@@ -45,30 +43,3 @@ export function createMailLogMailer(deps: { db: Db; clock: Clock }, from: string
     close() {},
   };
 }
-
-export interface MailLogEntry {
-  id: string;
-  from: string;
-  to: string;
-  subject: string;
-  text: string | null;
-  html: string | null;
-  created_at: string;
-}
-
-/** Reading an organisation's mail log (for its administrators), paged like every list. */
-export function createMailLogReader(deps: { cursors: CursorCodec }) {
-  return {
-    list(db: Db, organisationId: string, params: { limit?: number; cursor?: string } = {}): Promise<Page<MailLogEntry>> {
-      return listPage(deps.cursors, {
-        list: 'mail_log',
-        organisationId,
-        params,
-        fetch: (q) => mailLogRepository.page(db, organisationId, q),
-        map: (r) => ({ id: r.id, from: r.from_address, to: r.to_address, subject: r.subject, text: r.text_body, html: r.html_body, created_at: r.created_at }),
-      });
-    },
-  };
-}
-
-export type MailLogReader = ReturnType<typeof createMailLogReader>;

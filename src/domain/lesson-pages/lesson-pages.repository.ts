@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { LessonPagesTable } from '../../db/tables.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
-import type { RowPageQuery } from '../listing.ts';
+import type { RowPageQuery } from '../../db/tenant-rows.ts';
 
 export type LessonPageRow = Selectable<LessonPagesTable>;
 
