@@ -1,5 +1,5 @@
 // Row types of the tables behind signing in (sessions, the lockout). See tables.ts for the conventions.
-import type { Timestamp } from './tables.ts';
+import type { Timestamp } from './column-values.ts';
 
 export interface SessionsTable {
   id: string;
