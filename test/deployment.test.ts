@@ -58,6 +58,27 @@ interface Request {
   localAddress?: string;
 }
 
+/**
+ * The local ports of the TCP connections process `pid` has open (Linux: its descriptors that are sockets, looked
+ * up in /proc/net/tcp): which worker process sent a webhook, by the port the receiver saw it come from.
+ */
+function tcpPortsOf(pid: number): number[] {
+  const inodes = new Set<string>();
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    const link = fs.readlinkSync(`/proc/${pid}/fd/${fd}`, { encoding: 'utf8' }) as string;
+    const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
+    if (inode) inodes.add(inode);
+  }
+  const ports: number[] = [];
+  for (const table of ['tcp', 'tcp6']) {
+    for (const line of fs.readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1)) {
+      const columns = line.trim().split(/\s+/);
+      if (columns.length > 9 && inodes.has(columns[9])) ports.push(parseInt(columns[1].split(':')[1], 16));
+    }
+  }
+  return ports;
+}
+
 describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one Redis', { skip }, () => {
   let t: TestContext;
   let nginx: Nginx;
@@ -438,5 +459,102 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
       assert.equal(off.status, 404, `via ${via}`);
       assert.equal(off.json.code, 'mcp.disabled');
     }
+  });
+
+  test('a burst of 1,000 events is delivered once each, shared by the two workers; only a failed attempt is sent again', { timeout: 120_000 }, async () => {
+    const { org, key } = await organisation();
+    const prefix = `/hooks/${org.id}`;
+    const failedOnce = new Set<string>();
+    t.receiver.respond((r) => {
+      if (!r.path.startsWith(prefix) || JSON.parse(r.body).type === 'webhook.ping') return { status: 200 };
+      // The receiver has a hiccup: the first attempt of each of five events fails.
+      const id = r.headers['webhook-id'];
+      if (failedOnce.size < 5 && !failedOnce.has(id)) {
+        failedOnce.add(id);
+        return { status: 503 };
+      }
+      return { status: 200 };
+    });
+    const auth = { authorization: `Bearer ${key}` };
+    const subscription = await send('nginx', { method: 'POST', host: org.address, path: '/api/v1/webhook_subscriptions', headers: auth, body: { url: `${t.receiver.url}${prefix}`, event_types: ['lesson_page.created'] } });
+    assert.equal(subscription.status, 201, subscription.text);
+    const lesson = await t.make.lesson(org);
+    for (const batch of [1, 2]) {
+      const operations = Array.from({ length: 500 }, (_, i) => ({ ref: `p${i}`, op: 'create', data: { lesson_id: lesson.id, title: `Page ${batch}.${i}` } }));
+      const res = await send('nginx', { method: 'POST', host: org.address, path: '/api/v1/lesson_pages/bulk', headers: { ...auth, 'idempotency-key': `burst-${batch}` }, body: { operations } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.summary.succeeded, 500);
+    }
+    const events = await t.database.db.selectFrom('outbox_events').select('id').where('organisation_id', '=', org.id).where('type', '=', 'lesson_page.created').execute();
+    assert.equal(events.length, 1000);
+
+    const sentBy = new Map<number, number>();
+    const deliveries = () => t.receiver.received.filter((r) => r.path.startsWith(prefix) && JSON.parse(r.body).type !== 'webhook.ping');
+    const settled = async () => {
+      workers.forEach((w, i) => tcpPortsOf(w.child.pid!).forEach((port) => sentBy.set(port, i)));
+      const rows = await t.database.db.selectFrom('webhook_deliveries').select('status').where('subscription_id', '=', subscription.json.id).where('event_type', '=', 'lesson_page.created').execute();
+      return rows.length === 1000 && rows.every((r) => r.status === 'succeeded');
+    };
+    // The retries wait about 5 s (the first step of the retry schedule).
+    await until(settled, 'every delivery to succeed', 100_000);
+    const received = deliveries();
+    const times = new Map<string, number>();
+    for (const r of received) times.set(r.headers['webhook-id'], (times.get(r.headers['webhook-id']) ?? 0) + 1);
+    assert.deepEqual([...times.keys()].sort(), events.map((e) => e.id).sort(), 'every event arrived');
+    assert.equal(failedOnce.size, 5);
+    for (const [id, n] of times) assert.equal(n, failedOnce.has(id) ? 2 : 1, `${id} arrived ${n} times`);
+    const perWorker = [0, 1].map((i) => received.filter((r) => sentBy.get(r.remotePort) === i).length);
+    assert.ok(perWorker[0] > 0 && perWorker[1] > 0, `both workers delivered (${perWorker.join(' and ')})`);
+    const attempts = await t.database.db.selectFrom('webhook_delivery_attempts').innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'webhook_delivery_attempts.delivery_id').select('webhook_delivery_attempts.status_code').where('webhook_deliveries.subscription_id', '=', subscription.json.id).where('webhook_deliveries.event_type', '=', 'lesson_page.created').execute();
+    assert.equal(attempts.length, 1005, 'the delivery log records each attempt once');
+  });
+
+  test('restarting the API processes one at a time loses no request through nginx; with none running nginx answers a problem document', { timeout: 60_000 }, async () => {
+    const { org } = await organisation();
+    const outcomes: Array<number | string> = [];
+    let running = true;
+    // GETs and POSTs, without a credential: each is answered by a process (200, or its own 401), never by nginx.
+    const loop = async (method: 'GET' | 'POST') => {
+      while (running) {
+        const path = method === 'GET' ? '/healthz?restart' : '/api/v1/courses?restart';
+        const res = await send('nginx', { method, host: org.address, path, ...(method === 'POST' ? { body: {} } : {}) }).catch((err: Error) => err.message);
+        outcomes.push(typeof res === 'string' ? `${method} ${res}` : res.status === 200 || res.status === 401 ? res.status : `${method} ${res.status} ${res.json?.code ?? res.text}`);
+        // A client's pace, not a flood: the processes must still start in their usual time.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    const loops = [loop('GET'), loop('GET'), loop('POST'), loop('POST')];
+    try {
+      for (const i of [0, 1]) {
+        await api[i].stop();
+        await startApi(i);
+        // nginx tries a process that refused it again after fail_timeout: wait for it to send this one traffic.
+        await until(() => api[i].logs.some((l) => (l.req as { url?: string } | undefined)?.url?.endsWith('?restart')), `nginx to use API process ${i} again`, 15_000);
+      }
+    } finally {
+      running = false;
+      await Promise.all(loops);
+    }
+    const unexpected = outcomes.filter((o) => o !== 200 && o !== 401);
+    assert.deepEqual(unexpected, [], `${unexpected.length} of ${outcomes.length} requests failed: ${[...new Set(unexpected)].slice(0, 5).join('\n')}`);
+    assert.ok(outcomes.length > 100);
+
+    await Promise.all(api.map((p) => p.stop()));
+    const res = await send('nginx', { host: org.address, path: '/api/v1/me' });
+    assert.equal(res.status, 502);
+    assert.equal(res.headers['content-type'], 'application/problem+json');
+    assert.equal(res.headers['retry-after'], '5');
+    assert.match(String(res.headers['request-id']), /^req_[0-9a-f]{32}$/);
+    assert.deepEqual(res.json, {
+      type: `https://${org.address}/docs/errors/service.unavailable`,
+      title: 'No server process is answering at the moment',
+      status: 502,
+      code: 'service.unavailable',
+      category: 'upstream',
+      detail: 'No server process answered this request; retry in 5 seconds.',
+      request_id: res.headers['request-id'],
+      docs_url: `https://${org.address}/docs/errors/service.unavailable`,
+      retry_after: 5,
+    });
   });
 });
