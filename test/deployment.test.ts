@@ -10,13 +10,16 @@ import { randomBytes, randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import tls from 'node:tls';
 import { Redis } from 'ioredis';
 import * as oauth from 'oauth4webapi';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { oauthCredentialId } from '../src/auth/oauth/access-tokens.ts';
+import { errorCatalog, type ErrorCode } from '../src/http/error-catalog.ts';
+import { errorExplanations } from '../src/http/error-explanations.ts';
 import type { Organisation } from '../src/domain/organisations/organisations.repository.ts';
 import { startTestApp, testDatabaseUrl, type TestContext } from './support/harness.ts';
-import { NGINX, freePort, startNginx, type Nginx } from './support/nginx.ts';
+import { NGINX, deployConfig, freePort, startNginx, type Nginx } from './support/nginx.ts';
 import { csrfTokenIn, encodeForm, type Form } from './support/page-client.ts';
 import { pkce } from './support/oauth.ts';
 import { redisAnswers, testRedisUrl } from './support/redis.ts';
@@ -248,7 +251,7 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
   /** Which API process (0 or 1) logged this request id. */
   const answeredBy = (requestId: string) => api.findIndex((p) => p.logs.some((l) => l.reqId === requestId));
 
-  test('nginx passes every organisation address on over TLS; plain HTTP redirects; /metrics is not served', async () => {
+  test('nginx passes every organisation address on over TLS, and logs which process answered; plain HTTP redirects', async () => {
     const { org, key } = await organisation();
     const res = await me('nginx', org, key);
     assert.equal(res.status, 200);
@@ -257,22 +260,66 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
     const unknown = await send('nginx', { host: 'nobody.deploy.test', path: '/api/v1/me' });
     assert.equal(unknown.status, 404);
     assert.equal(unknown.json.code, 'tenancy.unknown_organisation');
-    const metrics = await send('nginx', { host: org.address, path: '/metrics' });
-    assert.equal(metrics.status, 404);
-    assert.equal(metrics.headers['content-type'], 'application/problem+json');
-    assert.doesNotMatch(metrics.text, /# TYPE/);
+    // The OAuth issuer names the public origin: https, nginx's port.
+    const metadata = await send('nginx', { host: org.address, path: '/.well-known/oauth-authorization-server' });
+    assert.equal(metadata.json.issuer, origin(org));
+    await until(() => nginx.accessLog().some((l) => l.includes(String(res.headers['request-id']))), 'the access log line');
+    const line = nginx.accessLog().find((l) => l.includes(String(res.headers['request-id'])))!;
+    assert.match(line, new RegExp(`upstream=127\\.0\\.0\\.1:(${ports.api.join('|')}) upstream_status=200 `));
     const plain = await new Promise<http.IncomingMessage>((resolve, reject) =>
       http.get({ host: '127.0.0.1', port: ports.http, path: '/api/v1/me?x=1', headers: { host: org.address } }, resolve).on('error', reject),
     );
     plain.resume();
     assert.equal(plain.statusCode, 308);
     assert.equal(plain.headers.location, `https://${org.address}/api/v1/me?x=1`);
-    // The OAuth issuer and the OpenAPI servers name the public origin: https, nginx's port.
-    const metadata = await send('nginx', { host: org.address, path: '/.well-known/oauth-authorization-server' });
-    assert.equal(metadata.json.issuer, origin(org));
-    const line = nginx.accessLog().find((l) => l.includes(String(res.headers['request-id'])));
-    assert.ok(line, 'the access log names the API’s Request-Id');
-    assert.match(line, new RegExp(`upstream=127\\.0\\.0\\.1:(${ports.api.join('|')}) upstream_status=200`));
+  });
+
+  test('what nginx refuses itself is a problem document of the catalog; its limits are above the API’s; /metrics is not served', async () => {
+    // Every problem document in the configuration is one of the catalog's codes, with its status, title and category.
+    const documents = [...fs.readFileSync(deployConfig, 'utf8').matchAll(/return (\d{3}) '(\{.*\})\\n';/g)];
+    assert.equal(documents.length, 5);
+    for (const [, status, text] of documents) {
+      const doc = JSON.parse(text.replaceAll('$atrium_docs_host', 'h').replaceAll('$request_id', 'x'));
+      const entry = errorCatalog[doc.code as ErrorCode];
+      assert.deepEqual([doc.status, doc.title, doc.category, Number(status)], [entry.status, entry.title, entry.category, entry.status], doc.code);
+    }
+    const { org, key } = await organisation();
+    const auth = { authorization: `Bearer ${key}` };
+    const big = (bytes: number) => JSON.stringify({ fullname: 'x'.repeat(bytes), shortname: 'BIG' });
+    for (const [request, code, from] of [
+      [{ method: 'POST', path: '/api/v1/courses', body: big(1_500_000) }, 'request.body_too_large', 'the API'],
+      [{ method: 'POST', path: '/api/v1/courses', body: big(3_000_000) }, 'request.body_too_large', 'nginx'],
+      [{ path: `/api/v1/courses?q=${'x'.repeat(20_000)}` }, 'request.too_large', 'the API'],
+      [{ path: `/api/v1/courses?q=${'x'.repeat(40_000)}` }, 'request.too_large', 'nginx'],
+      [{ path: '/api/v1/me', headers: { 'x-padding': 'x'.repeat(40_000) } }, 'request.too_large', 'nginx'],
+      [{ path: '/metrics' }, 'request.route_not_found', 'nginx'],
+      [{ path: '/.atrium-nginx/service.unavailable' }, 'request.route_not_found', 'nginx'],
+    ] as const) {
+      const logged = nginx.accessLog().length;
+      const refused = await send('nginx', { host: org.address, ...request, headers: { ...auth, ...('headers' in request ? request.headers : {}) } });
+      assert.equal(refused.status, errorCatalog[code].status, `${code} from ${from}`);
+      assert.equal(refused.headers['content-type'], from === 'nginx' ? 'application/problem+json' : 'application/problem+json; charset=utf-8');
+      assert.equal(refused.json.code, code);
+      assert.match(String(refused.headers['request-id']), /^req_[0-9a-f]{32}$/);
+      assert.equal(refused.json.request_id, refused.headers['request-id']);
+      // The access log says who answered: a process (with its Request-Id), or nginx itself.
+      await until(() => nginx.accessLog().length > logged, 'the access log line');
+      const line = nginx.accessLog()[logged];
+      if (from === 'the API') assert.ok(line.includes(`upstream_status=${refused.status}`) && line.includes(`request_id=${refused.json.request_id}`), line);
+      else assert.match(line, /upstream=- upstream_status=- /);
+    }
+    // Bytes that are not HTTP.
+    const garbage = await new Promise<string>((resolve, reject) => {
+      const socket = tls.connect({ host: '127.0.0.1', port: ports.https, servername: org.address, ca: certificate!.cert }, () => socket.end('NOT HTTP AT ALL\r\n\r\n'));
+      let text = '';
+      socket.on('data', (c: Buffer) => (text += c.toString())).on('end', () => resolve(text)).on('error', reject);
+    });
+    assert.match(garbage, /^HTTP\/1\.1 422 /);
+    assert.equal(JSON.parse(garbage.slice(garbage.indexOf('\r\n\r\n') + 4)).code, 'request.malformed');
+    // nginx's problem documents link to pages the service serves.
+    const docs = await send('nginx', { host: org.address, path: '/docs/errors/service.unavailable' });
+    assert.equal(docs.status, 200);
+    assert.ok(docs.text.includes('<h1><code>service.unavailable</code></h1>'));
   });
 
   test(`the rate limit is shared: ${RATE_LIMIT} requests a minute through nginx in all, whichever process answers`, async () => {
@@ -547,11 +594,11 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
     assert.match(String(res.headers['request-id']), /^req_[0-9a-f]{32}$/);
     assert.deepEqual(res.json, {
       type: `https://${org.address}/docs/errors/service.unavailable`,
-      title: 'No server process is answering at the moment',
+      title: errorCatalog['service.unavailable'].title,
       status: 502,
       code: 'service.unavailable',
       category: 'upstream',
-      detail: 'No server process answered this request; retry in 5 seconds.',
+      detail: errorExplanations['service.unavailable'].exampleDetail,
       request_id: res.headers['request-id'],
       docs_url: `https://${org.address}/docs/errors/service.unavailable`,
       retry_after: 5,
