@@ -9,6 +9,9 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { parseEnv } from 'node:util';
 import https from 'node:https';
 import tls from 'node:tls';
 import { Redis } from 'ioredis';
@@ -30,6 +33,9 @@ import { until } from './support/wait.ts';
 const PASSWORD = 'correct horse battery';
 const RATE_LIMIT = 40;
 const CALLBACK = 'http://127.0.0.1:9/callback';
+const deployDir = path.join(import.meta.dirname, '..', 'deploy');
+/** The `atrium` command, as the systemd units in deploy/ run it. */
+const atrium = path.join(import.meta.dirname, '..', 'bin', 'atrium.js');
 
 const skip = !testDatabaseUrl
   ? 'needs PostgreSQL (TEST_DATABASE_URL): several processes on one SQLite file is not a deployment we offer'
@@ -89,6 +95,7 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
   const api: ServerProcess[] = [];
   const workers: ServerProcess[] = [];
   let env: Record<string, string>;
+  let dataDir: string | undefined;
   const certificate = skip ? undefined : makeCertificate('DNS:*.deploy.test');
   const nginxAgent = new https.Agent({ keepAlive: true, maxSockets: 16 });
   const directAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
@@ -96,7 +103,8 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
   const mine = { credentials: new Set<string>(), organisations: new Set<string>(), addresses: new Set<string>() };
 
   const startApi = async (i: number) => {
-    api[i] = startServerProcess({ ...env, ATRIUM_ROLES: 'api', PORT: String(ports.api[i]) });
+    // As deploy/atrium-api@.service runs them.
+    api[i] = startServerProcess({ ...env, ATRIUM_ROLES: 'api', PORT: String(ports.api[i]) }, [atrium, 'serve']);
     await api[i].url;
     await until(async () => (await send(i as 0 | 1, { host: 'localhost', path: '/readyz' }).catch(() => ({ status: 0 }))).status === 200, `API process ${i} to be ready`, 30_000);
   };
@@ -104,19 +112,24 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
   before(async () => {
     t = await startTestApp();
     ports = { https: await freePort(), http: await freePort(), api: [await freePort(), await freePort()] };
+    // The configuration deploy/atrium.env gives every process, but for what is this machine's own.
+    const deployEnv = parseEnv(fs.readFileSync(path.join(deployDir, 'atrium.env'), 'utf8')) as Record<string, string>;
+    for (const name of ['HOST', 'PUBLIC_SCHEME', 'TRUST_PROXY', 'DEV_BOOTSTRAP']) assert.ok(deployEnv[name], `deploy/atrium.env sets ${name}`);
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atrium-deploy-'));
     env = {
+      ...deployEnv,
       ...t.processEnv,
+      DATA_DIR: dataDir,
       REDIS_URL: testRedisUrl,
-      RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
-      // As README: Deployment says for processes behind nginx on the same machine.
-      PUBLIC_SCHEME: 'https',
+      // nginx listens on a port of the test's, not 443.
       PUBLIC_PORT: String(ports.https),
-      TRUST_PROXY: '127.0.0.1',
+      RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
       WEBHOOK_POLL_INTERVAL_MS: '50',
       MAIL_POLL_INTERVAL_MS: '600000',
     };
     await Promise.all([startApi(0), startApi(1)]);
-    for (let i = 0; i < 2; i++) workers.push(startServerProcess({ ...env, ATRIUM_ROLES: 'worker' }));
+    // As deploy/atrium-worker@.service runs them, and as `atrium worker`, which is the same.
+    workers.push(startServerProcess({ ...env, ATRIUM_ROLES: 'worker' }, [atrium, 'serve']), startServerProcess(env, [atrium, 'worker']));
     await until(() => workers.every((w) => w.logs.some((l) => l.msg === 'atrium worker running')), 'the workers to run', 30_000);
     nginx = await startNginx({ upstreams: ports.api, httpPort: ports.http, httpsPort: ports.https, certFile: certificate!.certFile, keyFile: `${certificate!.dir}/key.pem` });
   });
@@ -136,6 +149,7 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
       redis.disconnect();
     }
     await t?.close();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   function send(via: Via, r: Request): Promise<Answer> {
@@ -389,6 +403,21 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
       assert.equal(res.json.code, 'auth.revoked_credential');
       assert.match(String(res.headers['www-authenticate']), /^Bearer/);
     }
+  });
+
+  test('a file stored through one process is read through the other (they share the storage directory)', async () => {
+    const { org, key } = await organisation();
+    const content = randomBytes(64 * 1024);
+    const auth = { authorization: `Bearer ${key}` };
+    const stored = await send(0, { method: 'POST', host: org.address, path: '/api/v1/files', headers: auth, body: { filename: 'timetable.bin', content_type: 'application/octet-stream', content_base64: content.toString('base64') } });
+    assert.equal(stored.status, 201, stored.text);
+    const read = await new Promise<Buffer>((resolve, reject) =>
+      http.get({ host: '127.0.0.1', port: ports.api[1], path: `/api/v1/files/${stored.json.id}/content`, headers: { host: org.address, ...auth } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c)).on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`${res.statusCode}`))));
+      }).on('error', reject),
+    );
+    assert.ok(read.equals(content));
   });
 
   test('a session made through one process works on the other; signing out through one ends it on both', async () => {
