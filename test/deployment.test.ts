@@ -1,6 +1,7 @@
-// The deployment we ship (deploy/nginx.conf; README: Deployment), run for real: nginx in front of two API
-// processes (ATRIUM_ROLES=api) and two worker processes (ATRIUM_ROLES=worker) on one PostgreSQL database and one
-// Redis (CONTRACT: Operating it — several processes share everything a client can see). Clients talk to nginx
+// The deployment we ship (deploy/: nginx.conf, atrium.env, the systemd units' commands; README: Deployment), run
+// for real: nginx in front of two API processes (ATRIUM_ROLES=api) and two worker processes (ATRIUM_ROLES=worker)
+// on one PostgreSQL database and one Redis (CONTRACT: Operating it — several processes share everything a
+// client can see). Clients talk to nginx
 // over TLS with the organisation's host name; where a test must be sure that two requests reach two different
 // processes, it sends them to each process's own port, as nginx does. Runs in the PostgreSQL pass of the suite,
 // where nginx and Redis are there too; otherwise it says why it skips.
@@ -9,11 +10,11 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { parseEnv } from 'node:util';
-import https from 'node:https';
 import tls from 'node:tls';
+import { parseEnv } from 'node:util';
 import { Redis } from 'ioredis';
 import * as oauth from 'oauth4webapi';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -55,7 +56,7 @@ interface Answer {
   json: any;
 }
 
-interface Request {
+interface RequestSpec {
   method?: string;
   host: string;
   path: string;
@@ -74,7 +75,12 @@ interface Request {
 function tcpPortsOf(pid: number): number[] {
   const inodes = new Set<string>();
   for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-    const link = fs.readlinkSync(`/proc/${pid}/fd/${fd}`, { encoding: 'utf8' }) as string;
+    let link = '';
+    try {
+      link = fs.readlinkSync(`/proc/${pid}/fd/${fd}`, { encoding: 'utf8' });
+    } catch {
+      // Closed since the directory was read.
+    }
     const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
     if (inode) inodes.add(inode);
   }
@@ -131,7 +137,7 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
     // As deploy/atrium-worker@.service runs them, and as `atrium worker`, which is the same.
     workers.push(startServerProcess({ ...env, ATRIUM_ROLES: 'worker' }, [atrium, 'serve']), startServerProcess(env, [atrium, 'worker']));
     await until(() => workers.every((w) => w.logs.some((l) => l.msg === 'atrium worker running')), 'the workers to run', 30_000);
-    nginx = await startNginx({ upstreams: ports.api, httpPort: ports.http, httpsPort: ports.https, certFile: certificate!.certFile, keyFile: `${certificate!.dir}/key.pem` });
+    nginx = await startNginx({ upstreams: ports.api, httpPort: ports.http, httpsPort: ports.https, certificate: certificate! });
   });
 
   after(async () => {
@@ -152,7 +158,7 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  function send(via: Via, r: Request): Promise<Answer> {
+  function send(via: Via, r: RequestSpec): Promise<Answer> {
     const headers: Record<string, string> = { ...r.headers };
     let payload: string | undefined;
     if (r.form) {
@@ -191,9 +197,9 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
   /** fetch for the protocol clients (oauth4webapi, the MCP SDK): each request to the organisation goes `via`. */
   const fetchVia =
     (via: Via | (() => Via)) =>
-    async (input: string | URL | globalThis.Request, init: RequestInit = {}): Promise<Response> => {
-      const url = new URL(input instanceof globalThis.Request ? input.url : input);
-      const headers = Object.fromEntries(new Headers(init.headers ?? (input instanceof globalThis.Request ? input.headers : undefined)));
+    async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+      const url = new URL(input instanceof Request ? input.url : input);
+      const headers = Object.fromEntries(new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined)));
       const body = init.body === undefined || init.body === null ? undefined : String(init.body);
       const res = await send(typeof via === 'function' ? via() : via, { method: init.method ?? 'GET', host: url.hostname, path: `${url.pathname}${url.search}`, headers, body });
       const responseHeaders = new Headers();
@@ -259,8 +265,7 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
     return { org, admin, key: key.key, keyId: key.id };
   }
 
-  const me = (via: Via, org: Organisation, credential: string, localAddress?: string) =>
-    send(via, { host: org.address, path: '/api/v1/me', headers: { authorization: `Bearer ${credential}` }, localAddress });
+  const me = (via: Via, org: Organisation, credential: string) => send(via, { host: org.address, path: '/api/v1/me', headers: { authorization: `Bearer ${credential}` } });
 
   /** Which API process (0 or 1) logged this request id. */
   const answeredBy = (requestId: string) => api.findIndex((p) => p.logs.some((l) => l.reqId === requestId));
@@ -354,8 +359,12 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
       assert.ok(Number(r.headers['retry-after']) >= 1);
       assert.equal(r.json.retry_after, Number(r.headers['retry-after']));
     }
-    const by = ok.map((a) => answeredBy(String(a.headers['request-id'])));
-    assert.ok(by.includes(0) && by.includes(1), `both API processes answered (${by.filter((b) => b === 0).length} and ${by.filter((b) => b === 1).length})`);
+    // Each process logs the requests it answered (read from its output as it comes).
+    const answeredByBoth = () => {
+      const by = ok.map((a) => answeredBy(String(a.headers['request-id'])));
+      return by.includes(0) && by.includes(1);
+    };
+    await until(answeredByBoth, 'both API processes to have answered some');
     for (const via of [0, 1] as const) assert.equal((await me(via, org, key)).status, 429, `process ${via} counts in the same budget`);
   });
 

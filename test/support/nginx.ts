@@ -38,23 +38,26 @@ function substitute(text: string, from: string, to: string): string {
 }
 
 /** deploy/nginx.conf with the test's ports, certificate and directory. */
-export function renderDeployConfig(options: { upstreams: number[]; httpPort: number; httpsPort: number; certFile: string; keyFile: string; dir: string }): string {
+export function renderDeployConfig(options: { upstreams: number[]; httpPort: number; httpsPort: number; dir: string }): string {
   let text = fs.readFileSync(deployConfig, 'utf8');
   text = substitute(text, 'listen 80;\n    listen [::]:80;', `listen 127.0.0.1:${options.httpPort};`);
   text = substitute(text, 'listen 443 ssl http2;\n    listen [::]:443 ssl http2;', `listen 127.0.0.1:${options.httpsPort} ssl http2;`);
   const servers = [...text.matchAll(/^ {4}server 127\.0\.0\.1:(\d+) /gm)];
   if (servers.length !== options.upstreams.length) throw new Error(`deploy/nginx.conf lists ${servers.length} API processes; the test runs ${options.upstreams.length}`);
   servers.forEach((m, i) => (text = substitute(text, `server 127.0.0.1:${m[1]} `, `server 127.0.0.1:${options.upstreams[i]} `)));
-  text = substitute(text, '/etc/ssl/atrium/fullchain.pem', options.certFile);
-  text = substitute(text, '/etc/ssl/atrium/privkey.pem', options.keyFile);
+  text = substitute(text, '/etc/ssl/atrium/fullchain.pem', `${options.dir}/cert.pem`);
+  text = substitute(text, '/etc/ssl/atrium/privkey.pem', `${options.dir}/key.pem`);
   return substitute(text, '/var/log/nginx/', `${options.dir}/`);
 }
 
-export async function startNginx(options: { upstreams: number[]; httpPort: number; httpsPort: number; certFile: string; keyFile: string }): Promise<Nginx> {
+/** nginx with deploy/nginx.conf in front of the API processes at `upstreams`, serving `certificate` (PEM texts). */
+export async function startNginx(options: { upstreams: number[]; httpPort: number; httpsPort: number; certificate: { cert: string; key: string } }): Promise<Nginx> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atrium-nginx-'));
   // Run as root (a CI container), nginx's workers run as `nobody`: they must reach the temporary files.
   fs.chmodSync(dir, 0o755);
   const { httpPort, httpsPort } = options;
+  fs.writeFileSync(path.join(dir, 'cert.pem'), options.certificate.cert);
+  fs.writeFileSync(path.join(dir, 'key.pem'), options.certificate.key, { mode: 0o600 });
   fs.writeFileSync(path.join(dir, 'atrium.conf'), renderDeployConfig({ ...options, dir }));
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `    ${kind}_temp_path ${dir}/${kind}_temp;`).join('\n');
   fs.writeFileSync(
