@@ -103,9 +103,9 @@ const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 /**
  * TRUST_PROXY: `true`/`false` (`1`/`0`), or the proxies' addresses. Naming them is the safer setting: the
- * client's address is then the last one in X-Forwarded-For that no trusted proxy added, so neither a client
- * reaching a process directly nor a value a client put in the header itself can choose the address that the
- * sign-in lockout and the per-address rate limit count.
+ * client's address is then the nearest one in X-Forwarded-For that is not a trusted proxy's, so neither a
+ * client reaching a process directly nor a value a client put in the header itself can choose the address
+ * that the sign-in lockout counts.
  */
 function parseTrustProxy(value: string | undefined): boolean | string[] | undefined {
   if (value === undefined || value === 'false' || value === '0') return false;
