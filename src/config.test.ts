@@ -31,6 +31,9 @@ describe('configuration', () => {
       ['DATABASE_URL', 'mysql://x'],
       ['LOG_LEVEL', 'loud'],
       ['TRUST_PROXY', 'maybe'],
+      ['TRUST_PROXY', '127.1'],
+      ['TRUST_PROXY', '10.0.0.0/33'],
+      ['TRUST_PROXY', '127.0.0.1,'],
       ['RATE_LIMIT_PER_MINUTE', '0'],
     ]) {
       assert.throws(() => loadConfig({ [name]: value }), (err: Error) => err instanceof ConfigError && err.message.includes(name), `${name}=${value}`);
@@ -43,6 +46,13 @@ describe('configuration', () => {
     assert.equal(c.trustProxy, true);
     assert.equal(c.databaseUrl, 'postgres://u@h/db');
     assert.equal(c.errorsUrl, 'https://docs.example/errors');
+  });
+
+  test('TRUST_PROXY: off by default, on for every peer, or for the proxies named by address or range', () => {
+    assert.equal(loadConfig({}).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: '0' }).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, true);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8,loopback' }).trustProxy, ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8', 'loopback']);
   });
 });
 

@@ -3,6 +3,7 @@
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { publicOrigin } from './public-origin.ts';
 
 const Bool = Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')]);
@@ -24,7 +25,7 @@ export const ConfigSchema = Type.Object({
   ATRIUM_ROLES: Type.String({ pattern: '^(api|worker)(,(api|worker))*$' }),
   PUBLIC_SCHEME: Type.Union([Type.Literal('http'), Type.Literal('https')], { default: 'http' }),
   PUBLIC_PORT: Type.Optional(Int(1, 65535)),
-  TRUST_PROXY: Bool,
+  TRUST_PROXY: Type.String({ minLength: 1 }),
   ERRORS_URL: Type.Optional(Url('https?')),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
   RATE_LIMIT_PER_MINUTE: Int(1, 1_000_000),
@@ -76,7 +77,11 @@ export interface Config {
    * `http` (development: the printed URL works as it is) and none with `https` (a TLS proxy on 443).
    */
   publicPort: number | undefined;
-  trustProxy: boolean;
+  /**
+   * Which peers are proxies whose X-Forwarded-For/-Host/-Proto are believed: none (false), every one (true), or
+   * those at these addresses or CIDR ranges (Fastify's `trustProxy`, through proxy-addr).
+   */
+  trustProxy: boolean | string[];
   /** Base of problem `type` URIs; defaults to this service's own error pages. */
   errorsUrl: string;
   logLevel: string;
@@ -100,6 +105,24 @@ export interface Config {
 
 export type Role = 'api' | 'worker';
 
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: `true`/`false` (`1`/`0`), or the proxies' addresses. Naming them is the safer setting: the
+ * client's address is then the nearest one in X-Forwarded-For that is not a trusted proxy's, so neither a
+ * client reaching a process directly nor a value a client put in the header itself can choose the address
+ * that the sign-in lockout counts.
+ */
+function parseTrustProxy(value: string | undefined): boolean | string[] | undefined {
+  if (value === undefined || value === 'false' || value === '0') return false;
+  if (value === 'true' || value === '1') return true;
+  const entries = value.split(',').map((e) => e.trim());
+  // Written out in full (ipaddr.js alone would also take `127.1` or `1`, which nobody means).
+  const address = (a: string) => ipaddr.IPv4.isValidFourPartDecimal(a) || (a.includes(':') && ipaddr.IPv6.isValid(a));
+  const valid = (e: string) => PROXY_RANGE_NAMES.has(e) || (e.includes('/') ? address(e.slice(0, e.indexOf('/'))) && ipaddr.isValidCIDR(e) : address(e));
+  return entries.every(valid) ? entries : undefined;
+}
+
 export class ConfigError extends Error {}
 
 /** Parses the environment (or a test's overrides); throws ConfigError naming every bad variable. */
@@ -120,6 +143,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       problems.push(`${key}: must be between ${s.minValue} and ${s.maxValue}`);
     }
   }
+  const trustProxy = parseTrustProxy(withDefaults.TRUST_PROXY);
+  if (trustProxy === undefined) problems.push('TRUST_PROXY: must be true, false, or a comma-separated list of addresses or CIDR ranges (loopback, linklocal, uniquelocal name theirs)');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   const c = withDefaults as Static<typeof ConfigSchema>;
   const flag = (v: string) => v === 'true' || v === '1';
@@ -139,7 +164,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     roles: new Set(c.ATRIUM_ROLES.split(',') as Role[]),
     publicScheme: c.PUBLIC_SCHEME,
     publicPort,
-    trustProxy: flag(c.TRUST_PROXY),
+    trustProxy: trustProxy!,
     errorsUrl: (c.ERRORS_URL ?? `${publicOrigin({ publicScheme: c.PUBLIC_SCHEME, publicPort }, 'localhost')}/docs/errors`).replace(/\/$/, ''),
     logLevel: c.LOG_LEVEL,
     rateLimitPerMinute: Number(c.RATE_LIMIT_PER_MINUTE),

@@ -1,7 +1,6 @@
 // Rate limits and concurrency caps per credential, with their 429 problem documents and headers.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import Type from 'typebox';
 import { defineOperation } from '../src/http/operation.ts';
 import { startTestApp, createTestDatabase, type TestContext } from './support/harness.ts';
@@ -9,18 +8,9 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { systemClock } from '../src/clock.ts';
 import { createFactories } from './support/factories.ts';
+import { redisAnswers, testRedisUrl } from './support/redis.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function redisAnswers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: hostname, port: Number(port || 6379), timeout: 500 });
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
-  });
-}
+const REDIS_URL = testRedisUrl;
 
 describe('rate limit per credential', () => {
   let t: TestContext;

@@ -115,6 +115,9 @@ export const errorCatalog = {
 
   // CONTRACT: the database unreachable while running (and while a process waits for it at start).
   'database.unavailable': entry(502, 'upstream', 'The database is not reachable at the moment'),
+  // Answered by the proxy in front of the server processes when none of them answers (deploy/nginx.conf), to any
+  // request; never by a process itself, so no operation lists it.
+  'service.unavailable': entry(502, 'upstream', 'No server process is answering at the moment'),
 
   'internal.error': entry(500, 'internal', 'Something went wrong on our side'),
   'health.database_unreachable': entry(503, 'internal', 'The database is not reachable'),

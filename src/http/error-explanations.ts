@@ -574,6 +574,13 @@ export const errorExplanations: { readonly [C in ErrorCode]: ErrorExplanation } 
     retry: 'Yes: after `Retry-After` seconds (also in `retry_after`). Send writes with an `Idempotency-Key` so a retry can never apply twice.',
     exampleDetail: 'The database cannot serve this request at the moment; retry in 5 seconds.',
   },
+  'service.unavailable': {
+    happened: 'The proxy in front of the service (nginx, as `deploy/nginx.conf` sets it up) found no server process to answer this request, whatever it was; this document comes from the proxy, not from the service.',
+    causes: ['Every server process is stopped or restarting (a deployment, a crash).', 'A server process stopped while it was answering this request.'],
+    fix: 'Nothing to change in the request.',
+    retry: 'Yes: after `Retry-After` seconds (also in `retry_after`). Send writes with an `Idempotency-Key`: a process that stopped while answering may have applied the write, and the key makes the retry safe.',
+    exampleDetail: 'No server process answered this request; retry in 5 seconds.',
+  },
   'health.database_unreachable': {
     happened: 'The service is running but cannot reach its database (`/readyz`).',
     causes: ['The database is down, restarting, or unreachable over the network.'],

@@ -1,6 +1,7 @@
 // The process's HTTP listener (CONTRACT: Operating it). It opens before the database is ready, so that
 // `/healthz` answers 200 and `/readyz` 503 while the process waits for its database, and every other request
-// a 502 `database.unavailable`; once the app is attached, requests go to it. At shutdown it drains: the
+// waits for the app a few seconds (STARTING_WAIT_MS), then is a 502 `database.unavailable`; once the app is
+// attached, requests go to it. At shutdown it drains: the
 // listening socket closes first (a new connection is refused, never answered 503, nor reset while it waited
 // to be accepted), requests in flight finish with `Connection: close`, and idle keep-alive connections are
 // closed.
@@ -19,6 +20,13 @@ import { problemBody } from './problems.ts';
  * client sent just before may still be on the way, and is better served than reset.
  */
 export const IDLE_GRACE_MS = 500;
+/**
+ * A request that arrives while the process is starting waits this long for the app before it is answered 502:
+ * behind a proxy (deploy/nginx.conf) a process that has just been restarted gets requests as soon as it
+ * listens, a second or so before it is ready, and they should be served, not refused. A database that is
+ * away longer still gets its 502 within the 5 s the contract allows.
+ */
+export const STARTING_WAIT_MS = 3_000;
 /** How long the traffic must be quiet before the listening socket closes (see closeListeningSocket). */
 const QUIET_MS = 100;
 const LONGEST_QUIET_WAIT_MS = 1_000;
@@ -68,9 +76,27 @@ export async function openListener(options: { host: string; port: number; errors
   let lastActivity = Date.now();
   let settled: (() => void) | undefined;
 
+  /** Requests that arrived before the app, waiting for it (STARTING_WAIT_MS). */
+  const early = new Set<() => void>();
+
   const serve = (request: http.IncomingMessage, response: http.ServerResponse) => {
-    if (app) app.routing(request, response);
-    else answerWhileStarting(request, response, errorsUrl);
+    if (app) return app.routing(request, response);
+    const path = (request.url ?? '').split('?')[0];
+    // Health probes ask how the process is now: answered at once.
+    if (path === '/healthz' || path === '/readyz') return answerWhileStarting(request, response, errorsUrl);
+    const timer = setTimeout(() => {
+      early.delete(go);
+      answerWhileStarting(request, response, errorsUrl);
+    }, STARTING_WAIT_MS);
+    const go = () => {
+      clearTimeout(timer);
+      app!.routing(request, response);
+    };
+    early.add(go);
+    response.once('close', () => {
+      clearTimeout(timer);
+      early.delete(go);
+    });
   };
   const server = http.createServer((request, response) => {
     const socket = request.socket;
@@ -137,6 +163,8 @@ export async function openListener(options: { host: string; port: number; errors
     url,
     attach(next) {
       app = next;
+      for (const go of early) go();
+      early.clear();
     },
     async drain(timeoutMs) {
       const started = Date.now();

@@ -18,8 +18,9 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | null>;
 }
 
-export function startServerProcess(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, [entry], {
+/** `args`: what node runs, `src/main.ts` unless told otherwise (the `atrium` command, say: `bin/atrium.js serve`). */
+export function startServerProcess(env: Record<string, string>, args: string[] = [entry]): ServerProcess {
+  const child = spawn(process.execPath, args, {
     // Its log is how the test learns the port, so LOG_LEVEL is info whatever `env` says.
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DEV_BOOTSTRAP: 'false', ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],

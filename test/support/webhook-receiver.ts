@@ -12,6 +12,8 @@ export interface ReceivedRequest {
   headers: Record<string, string>;
   body: string;
   receivedAt: number;
+  /** The sender's port: which of several worker processes sent it (see test/deployment.test.ts). */
+  remotePort: number;
 }
 
 interface Certificate {
@@ -68,7 +70,7 @@ export async function startReceiver(certificate: { key: string; cert: string } =
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const request: ReceivedRequest = { path: req.url ?? '/', headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), receivedAt: performance.now() };
+      const request: ReceivedRequest = { path: req.url ?? '/', headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), receivedAt: performance.now(), remotePort: req.socket.remotePort ?? 0 };
       received.push(request);
       for (const wake of waiters) wake();
       const answer = responder(request);
