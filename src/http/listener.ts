@@ -1,10 +1,9 @@
 // The process's HTTP listener (CONTRACT: Operating it). It opens before the database is ready, so that
 // `/healthz` answers 200 and `/readyz` 503 while the process waits for its database, and every other request
 // waits for the app a few seconds (STARTING_WAIT_MS), then is a 502 `database.unavailable`; once the app is
-// attached, requests go to it. At shutdown it drains: the
-// listening socket closes first (a new connection is refused, never answered 503, nor reset while it waited
-// to be accepted), requests in flight finish with `Connection: close`, and idle keep-alive connections are
-// closed.
+// attached, requests go to it. At shutdown it drains: the listening socket closes first (a new connection is
+// refused, never answered 503, nor reset while it waited to be accepted), requests in flight finish with
+// `Connection: close`, and idle keep-alive connections are closed once idle for the keep-alive timeout.
 import http from 'node:http';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -15,11 +14,6 @@ import { ApiError } from './api-error.ts';
 import { createClientErrorHandler } from './client-errors.ts';
 import { problemBody } from './problems.ts';
 
-/**
- * At shutdown an idle keep-alive connection is kept at least this long before it is closed: a request its
- * client sent just before may still be on the way, and is better served than reset.
- */
-export const IDLE_GRACE_MS = 500;
 /**
  * A request that arrives while the process is starting waits this long for the app before it is answered 502:
  * behind a proxy (deploy/nginx.conf) a process that has just been restarted gets requests as soon as it
@@ -70,6 +64,8 @@ export async function openListener(options: { host: string; port: number; errors
   let phase: 'serving' | 'closing' | 'draining' = 'serving';
   /** Responses not yet finished, per connection: a connection with none is idle. */
   const active = new Map<net.Socket, Set<http.ServerResponse>>();
+  /** Since when each idle connection has been idle. */
+  const idleSince = new Map<net.Socket, number>();
   /** Requests that arrived while the listening socket was closing: served once it is closed. */
   const parked: Array<() => void> = [];
   /** When a connection was last accepted or a response last finished (a client may be about to connect). */
@@ -103,9 +99,11 @@ export async function openListener(options: { host: string; port: number; errors
     const open = active.get(socket) ?? new Set();
     active.set(socket, open);
     open.add(response);
+    idleSince.delete(socket);
     response.on('close', () => {
       open.delete(response);
       lastActivity = Date.now();
+      if (open.size === 0 && !socket.destroyed) idleSince.set(socket, lastActivity);
       settled?.();
     });
     if (phase === 'serving') return serve(request, response);
@@ -116,8 +114,10 @@ export async function openListener(options: { host: string; port: number; errors
   server.on('connection', (socket: net.Socket) => {
     active.set(socket, new Set());
     lastActivity = Date.now();
+    idleSince.set(socket, lastActivity);
     socket.on('close', () => {
       active.delete(socket);
+      idleSince.delete(socket);
       settled?.();
     });
   });
@@ -134,7 +134,14 @@ export async function openListener(options: { host: string; port: number; errors
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
 
   const inFlight = () => [...active.values()].reduce((n, set) => n + set.size, 0);
-  const idleSockets = () => [...active].filter(([, set]) => set.size === 0).map(([socket]) => socket);
+  /**
+   * Idle connections are closed at shutdown as at any other time: once idle for the keep-alive timeout (Node's
+   * 5 s), never sooner. Until then a client may send a request on one, and a request sent on a connection as it
+   * closes is lost: a proxy cannot send a POST to another process, since it may have had its effect. A proxy
+   * that closes its idle connections sooner (nginx's keepalive_timeout of 4 s in deploy/nginx.conf) closes them
+   * itself, so that nothing races.
+   */
+  const idleTooLong = (now: number) => [...idleSince].filter(([socket, since]) => active.get(socket)?.size === 0 && now - since >= server.keepAliveTimeout).map(([socket]) => socket);
   /** Resolves when a response or a connection ends, or after `ms`. */
   const wakeOrAfter = (ms: number) => Promise.race([new Promise<void>((resolve) => (settled = resolve)), sleep(Math.max(0, ms))]);
 
@@ -172,7 +179,7 @@ export async function openListener(options: { host: string; port: number; errors
       log.info({ inFlight: inFlight(), connections: active.size }, 'listener closed; finishing requests in flight');
       const deadline = started + timeoutMs;
       while (active.size > 0 && Date.now() < deadline) {
-        if (inFlight() === 0 && Date.now() - started >= IDLE_GRACE_MS) for (const socket of idleSockets()) socket.destroy();
+        for (const socket of idleTooLong(Date.now())) socket.destroy();
         // Woken by a response or a connection ending, or at least every 50 ms to look at the clock.
         await wakeOrAfter(Math.min(50, deadline - Date.now()));
       }

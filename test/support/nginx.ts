@@ -62,7 +62,7 @@ export async function startNginx(options: { upstreams: number[]; httpPort: numbe
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `    ${kind}_temp_path ${dir}/${kind}_temp;`).join('\n');
   fs.writeFileSync(
     path.join(dir, 'nginx.conf'),
-    `daemon off;\nworker_processes 2;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log warn;\nevents {\n    worker_connections 1024;\n}\nhttp {\n${temp}\n    include /etc/nginx/mime.types;\n    default_type application/octet-stream;\n    include ${dir}/atrium.conf;\n}\n`,
+    `daemon off;\nworker_processes 2;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log warn;\nevents {\n    worker_connections 1024;\n}\nhttp {\n${temp}\n    default_type application/octet-stream;\n    include ${dir}/atrium.conf;\n}\n`,
   );
   const args = ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log')];
   // The configuration is checked first, so that a mistake in it fails with nginx's own message.
@@ -80,10 +80,16 @@ export async function startNginx(options: { upstreams: number[]; httpPort: numbe
       socket.once('connect', () => (socket.destroy(), resolve(true)));
       socket.once('error', () => resolve(false));
     });
-  await until(async () => {
-    if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode}): ${stderr}${errorLog()}`);
-    return accepts();
-  }, 'nginx to listen', 10_000);
+  try {
+    await until(async () => {
+      if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode}): ${stderr}${errorLog()}`);
+      return accepts();
+    }, 'nginx to listen', 10_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     httpsPort,
     httpPort,
