@@ -23,14 +23,22 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   // On PostgreSQL, Kysely looks for its bookkeeping tables in every schema unless told which one; name the
   // current schema so that databases holding several atrium schemas (tests, benchmarks) migrate each on its own.
   const schema = isPostgres(db) ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema : undefined;
-  const migrator = new Migrator({
-    db,
-    provider,
-    migrationTableName: 'atrium_migrations',
-    migrationLockTableName: 'atrium_migrations_lock',
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const migrate = async (on: Kysely<any>) => {
+    const migrator = new Migrator({
+      db: on,
+      provider,
+      migrationTableName: 'atrium_migrations',
+      migrationLockTableName: 'atrium_migrations_lock',
+      ...(schema ? { migrationTableSchema: schema } : {}),
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  };
+  // On PostgreSQL the migrator takes a session-level advisory lock and releases it on "its" connection, but our
+  // driver (postgres-driver.ts) runs each statement outside a transaction on whichever connection is free: the
+  // unlock went elsewhere, and an idle pooled connection kept the lock, so every other process starting on the
+  // database waited for that connection to time out. Inside one transaction every statement, the lock and the
+  // unlock included, runs on the transaction's connection; the migrations also commit all together or not at all.
+  return schema !== undefined ? db.transaction().execute(migrate) : migrate(db);
 }

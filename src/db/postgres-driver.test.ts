@@ -10,6 +10,10 @@ import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../../te
 import { newId } from '../ids.ts';
 import type { Db } from './database.ts';
 import { preparedQuery } from './prepared.ts';
+import { migrateToLatest } from './migrate.ts';
+
+/** The session-level advisory lock Kysely's migrator takes on PostgreSQL (kysely/dist/dialect/postgres/postgres-adapter.js). */
+const KYSELY_MIGRATION_LOCK_ID = '3853314791062309107';
 
 const skip = testDatabaseUrl ? false : 'PostgreSQL only: run with TEST_DATABASE_URL';
 
@@ -81,6 +85,19 @@ describe('PostgreSQL driver', { skip }, () => {
       (err: { code?: string }) => err.code === '23505',
     );
     assert.equal(reached, false);
+  });
+
+  test('migrating leaves no advisory lock behind: another process may migrate at once', async () => {
+    // The database was migrated by createTestDatabase over this pool, whose connections are still open.
+    await migrateToLatest(db);
+    const other = new pg.Client({ connectionString: testDatabaseUrl });
+    await other.connect();
+    try {
+      const { rows } = await other.query<{ locked: boolean }>('select pg_try_advisory_lock($1::bigint) as locked', [KYSELY_MIGRATION_LOCK_ID]);
+      assert.equal(rows[0].locked, true, "Kysely's migration lock is free");
+    } finally {
+      await other.end();
+    }
   });
 
   test('a shared read connection that was lost is replaced; reads go on', async () => {
