@@ -99,7 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerDocsRoutes(app, { operations, config, revisions });
   const idempotency = createIdempotency({ database, clock });
   // One Redis connection for what processes share through it: rate-limit counters, the sign-in lockout.
-  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, (err) => app.log.warn({ error: err.message }, 'redis connection failed')) : undefined;
   if (redis) app.addHook('onClose', async () => void (await redis.quit()));
   const limits = await registerRateLimits(app, { perMinute: config.rateLimitPerMinute, concurrency: config.concurrencyLimit, redis });
   const authorizationServers = createAuthorizationServers({

@@ -245,6 +245,26 @@ describe('the lockout across server processes', () => {
     }
   });
 
+  test('with REDIS_URL unreachable, signing in is refused with a 502 page saying why; API requests go on', async () => {
+    // Nothing listens on port 1: every Redis command fails.
+    const t = await startTestApp({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    try {
+      const c = await t.make.caller();
+      const person = await t.make.person(c.org, { password: PASSWORD });
+      const response = await createPageClient(t.app, c.org.address).signIn(person.email, PASSWORD);
+      assert.equal(response.status, 502);
+      assert.equal(response.headers['retry-after'], '5');
+      assert.match(response.html, /shared_state\.unavailable/);
+      assert.equal(response.setCookies.some((c) => c.startsWith('atrium_session=')), false, 'no session was made');
+      const sessions = await t.database.db.selectFrom('sessions').select('id').where('person_id', '=', person.id).execute();
+      assert.equal(sessions.length, 0);
+      // A request with a credential does not need the lockout: the rate limit is skipped while Redis is away.
+      assert.equal((await t.api.request({ path: '/me', host: c.org.address, key: c.key })).status, 200);
+    } finally {
+      await t.close();
+    }
+  });
+
   test('with REDIS_URL the counts live in Redis and hold across processes', async (ctx) => {
     const url = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
     const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 500 });

@@ -46,7 +46,7 @@ function pageErrorOf(err: unknown): PageError {
   if (err instanceof ApiError) {
     if (err.status === 404) return new PageError(404, 'Not found', 'There is no such page or record in this organisation.');
     if (err.status === 412) return new PageError(412, 'Not included in your plan', `${err.detail} (${err.code})`);
-    return new PageError(err.status, err.title, `${err.detail} (${err.code})`);
+    return new PageError(err.status, err.title, `${err.detail} (${err.code})`, err.retryAfter !== undefined ? { 'Retry-After': String(err.retryAfter) } : undefined);
   }
   if (isDatabaseUnavailable(err)) {
     return new PageError(502, 'Temporarily unavailable', `The service cannot reach its database just now. Nothing was changed; try again in ${DATABASE_RETRY_AFTER_S} seconds.`, { 'Retry-After': String(DATABASE_RETRY_AFTER_S) });

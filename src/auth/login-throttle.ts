@@ -3,6 +3,7 @@
 // counted failure leaves the window, right pair or not. The counts must hold across server processes, so they
 // live in the database, or in Redis when REDIS_URL is set (no write to the database for a failed attempt).
 import type { Redis } from 'ioredis';
+import { ApiError } from '../http/api-error.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import { newId } from '../ids.ts';
@@ -60,6 +61,8 @@ export function databaseLoginThrottle(deps: { db: Db; clock: Clock }): LoginThro
   };
 }
 
+const REDIS_RETRY_AFTER_S = 5;
+
 /** The same counts as sorted sets of failure times, one per e-mail and one per client address. */
 export function redisLoginThrottle(deps: { redis: Redis; clock: Clock }): LoginThrottle {
   const { redis, clock } = deps;
@@ -69,22 +72,28 @@ export function redisLoginThrottle(deps: { redis: Redis; clock: Clock }): LoginT
     const members = await redis.zrevrangebyscore(key, '+inf', `(${now - LOCKOUT_WINDOW_MS}`, 'WITHSCORES', 'LIMIT', 0, LOCKOUT_THRESHOLD + 1);
     return members.filter((_, i) => i % 2 === 1).map(Number);
   }
+  // Without the shared counts no password may be tried (the lockout would not hold): the sign-in is refused with
+  // a page that says why, never a 500, and nothing is checked.
+  const shared = <T>(work: () => Promise<T>): Promise<T> =>
+    work().catch(() => {
+      throw new ApiError('shared_state.unavailable', `Signing in is not possible just now: the sign-in lockout store cannot be reached. Try again in ${REDIS_RETRY_AFTER_S} seconds.`, {
+        retryAfter: REDIS_RETRY_AFTER_S,
+      });
+    });
   return {
-    async retryAfter(a) {
+    retryAfter: (a) => shared(async () => {
       const now = clock.now().getTime();
       const [byEmail, byClient] = await Promise.all([newestFailures(emailKey(a), now), newestFailures(clientKey(a), now)]);
       return Math.max(secondsUntilBelowThreshold(byEmail, now), secondsUntilBelowThreshold(byClient, now));
-    },
-    async recordFailure(a) {
+    }),
+    recordFailure: (a) => shared(async () => {
       const now = clock.now().getTime();
       const pipeline = redis.multi();
       for (const key of [emailKey(a), clientKey(a)]) {
         pipeline.zadd(key, now, newId()).zremrangebyscore(key, '-inf', now - LOCKOUT_WINDOW_MS).pexpire(key, LOCKOUT_WINDOW_MS);
       }
       await pipeline.exec();
-    },
-    async forgetEmailFailures(a) {
-      await redis.del(emailKey(a));
-    },
+    }),
+    forgetEmailFailures: (a) => shared(async () => void (await redis.del(emailKey(a)))),
   };
 }

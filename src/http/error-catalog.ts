@@ -118,6 +118,8 @@ export const errorCatalog = {
   // Answered by the proxy in front of the server processes when none of them answers (deploy/nginx.conf), to any
   // request; never by a process itself, so no operation lists it.
   'service.unavailable': entry(502, 'upstream', 'No server process is answering at the moment'),
+  // Redis (REDIS_URL) unreachable where it cannot be done without: the sign-in lockout's counts.
+  'shared_state.unavailable': entry(502, 'upstream', 'The shared store of the server processes is not reachable at the moment'),
 
   'internal.error': entry(500, 'internal', 'Something went wrong on our side'),
   'health.database_unreachable': entry(503, 'internal', 'The database is not reachable'),

@@ -581,6 +581,13 @@ export const errorExplanations: { readonly [C in ErrorCode]: ErrorExplanation } 
     retry: 'Yes: after `Retry-After` seconds (also in `retry_after`). Send writes with an `Idempotency-Key`: a process that stopped while answering may have applied the write, and the key makes the retry safe.',
     exampleDetail: 'No server process answered this request; retry in 5 seconds.',
   },
+  'shared_state.unavailable': {
+    happened: 'Signing in needs the failure counts that every server process shares through Redis (`REDIS_URL`), and Redis did not answer; no password was checked and nothing was changed. Requests with a credential are not affected.',
+    causes: ['Redis is down, restarting, or unreachable over the network.'],
+    fix: 'Nothing to change in the request; operators should check Redis.',
+    retry: 'Yes: after `Retry-After` seconds (also in `retry_after`).',
+    exampleDetail: 'Signing in is not possible just now: the sign-in lockout store cannot be reached. Try again in 5 seconds.',
+  },
   'health.database_unreachable': {
     happened: 'The service is running but cannot reach its database (`/readyz`).',
     causes: ['The database is down, restarting, or unreachable over the network.'],
