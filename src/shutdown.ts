@@ -1,6 +1,7 @@
 // Stopping a process cleanly on SIGTERM/SIGINT (CONTRACT: Operating it), in this order:
 //   1. the listener closes: a new connection is refused, never answered 503; requests in flight finish (at
-//      most 10 s) with `Connection: close`, and idle keep-alive connections are closed;
+//      most 10 s) with `Connection: close`, and idle keep-alive connections are closed once idle for the
+//      keep-alive timeout (http/listener.ts says why not sooner);
 //   2. the worker stops and hands back the webhook deliveries it claimed but did not finish;
 //   3. the app, the mail transport and the database close, then the metrics listener (it answered meanwhile,
 //      so a scrape sees the drain); the process exits 0.

@@ -10,8 +10,6 @@ import { systemClock } from '../src/clock.ts';
 import { createFactories } from './support/factories.ts';
 import { redisAnswers, testRedisUrl } from './support/redis.ts';
 
-const REDIS_URL = testRedisUrl;
-
 describe('rate limit per credential', () => {
   let t: TestContext;
   before(async () => {
@@ -96,10 +94,10 @@ describe('concurrency cap per credential', () => {
 });
 
 describe('rate limit shared through Redis', async () => {
-  const available = await redisAnswers(REDIS_URL);
-  test('two processes (apps) on one Redis share one budget per credential', { skip: available ? false : `no Redis answers at ${REDIS_URL}` }, async () => {
+  const available = await redisAnswers();
+  test('two processes (apps) on one Redis share one budget per credential', { skip: available ? false : `no Redis answers at ${testRedisUrl}` }, async () => {
     const testDb = await createTestDatabase();
-    const config = loadConfig({ LOG_LEVEL: 'silent', DEV_BOOTSTRAP: 'false', RATE_LIMIT_PER_MINUTE: '4', REDIS_URL });
+    const config = loadConfig({ LOG_LEVEL: 'silent', DEV_BOOTSTRAP: 'false', RATE_LIMIT_PER_MINUTE: '4', REDIS_URL: testRedisUrl });
     const a = await buildApp({ config, database: testDb.database, clock: systemClock });
     const second = testDb.reopen();
     const b = await buildApp({ config, database: second, clock: systemClock });

@@ -2,7 +2,7 @@
 // the answers that give nothing away, and sessions that mean nothing at another organisation's address.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Redis } from 'ioredis';
+import { redisAnswers, testRedisUrl } from './support/redis.ts';
 import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/app.ts';
 import { startTestApp, manualClock, type TestContext } from './support/harness.ts';
@@ -266,11 +266,8 @@ describe('the lockout across server processes', () => {
   });
 
   test('with REDIS_URL the counts live in Redis and hold across processes', async (ctx) => {
-    const url = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 500 });
-    const available = await probe.connect().then(() => true, () => false);
-    probe.disconnect();
-    if (!available) return ctx.skip(`no Redis answers at ${url}`);
+    const url = testRedisUrl;
+    if (!(await redisAnswers())) return ctx.skip(`no Redis answers at ${url}`);
     const t = await startTestApp({ env: { REDIS_URL: url } });
     const second = await buildApp({ config: loadConfig({ ...t.processEnv, REDIS_URL: url, LOG_LEVEL: 'silent' }), database: t.database, clock: t.clock, logger: false });
     try {

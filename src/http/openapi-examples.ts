@@ -33,7 +33,7 @@ export function exampleProblem(code: ErrorCode, errorsUrl: string): Json {
 }
 
 /** The codes whose problem documents carry `retry_after` (and a Retry-After header), with a typical value. */
-const retryAfterExample: Partial<Record<ErrorCode, number>> = { 'rate_limit.exceeded': 17, 'rate_limit.concurrency': 1, 'idempotency.in_progress': 1, 'database.unavailable': 5, 'service.unavailable': 5 };
+const retryAfterExample: Partial<Record<ErrorCode, number>> = { 'rate_limit.exceeded': 17, 'rate_limit.concurrency': 1, 'idempotency.in_progress': 1, 'database.unavailable': 5, 'service.unavailable': 5, 'shared_state.unavailable': 5 };
 
 const isPrimitive = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 

@@ -60,18 +60,22 @@ export function registerDatabaseGauges(database: Database, clock: Clock): void {
     return scrape;
   };
   const ageSeconds = (since: string | null) => (since === null ? 0 : Math.max(0, (clock.now().getTime() - Date.parse(since)) / 1000));
-  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[], set: (g: client.Gauge<L>, s: QueueSnapshot) => void) =>
-    new client.Gauge<L>({
-      name,
-      help,
-      labelNames,
-      registers: [registry],
-      async collect() {
-        this.reset();
-        const s = await snapshot();
-        if (s) set(this, s);
-      },
-    });
+  /** A gauge set at each scrape from what `read` gives; left out of a scrape where `read` gives nothing. */
+  const gaugeOf =
+    <S>(read: () => S | undefined | Promise<S | undefined>) =>
+    <L extends string>(name: string, help: string, labelNames: readonly L[], set: (g: client.Gauge<L>, s: S) => void) =>
+      new client.Gauge<L>({
+        name,
+        help,
+        labelNames,
+        registers: [registry],
+        async collect() {
+          this.reset();
+          const s = await read();
+          if (s !== undefined) set(this, s);
+        },
+      });
+  const gauge = gaugeOf(snapshot);
 
   new client.Gauge({
     name: 'atrium_database_up',
@@ -93,31 +97,12 @@ export function registerDatabaseGauges(database: Database, clock: Clock): void {
 
   const pool = database.poolStats;
   if (!pool) return;
-  new client.Gauge({
-    name: 'atrium_db_pool_connections',
-    help: "This process's PostgreSQL connections, by state: idle or in_use.",
-    labelNames: ['state'] as const,
-    registers: [registry],
-    collect() {
-      const { total, idle } = pool();
-      this.set({ state: 'idle' }, idle);
-      this.set({ state: 'in_use' }, total - idle);
-    },
+  // The pool of pg-pool.ts; the driver's two shared read connections (postgres-driver.ts) are not in it.
+  const poolGauge = gaugeOf(pool);
+  poolGauge('atrium_db_pool_connections', "This process's pooled PostgreSQL connections, by state: idle or in_use.", ['state'] as const, (g, p) => {
+    g.set({ state: 'idle' }, p.idle);
+    g.set({ state: 'in_use' }, p.total - p.idle);
   });
-  new client.Gauge({
-    name: 'atrium_db_pool_waiting_requests',
-    help: 'Queries of this process waiting for a free PostgreSQL connection.',
-    registers: [registry],
-    collect() {
-      this.set(pool().waiting);
-    },
-  });
-  new client.Gauge({
-    name: 'atrium_db_pool_max_connections',
-    help: "The size of this process's PostgreSQL connection pool.",
-    registers: [registry],
-    collect() {
-      this.set(pool().max);
-    },
-  });
+  poolGauge('atrium_db_pool_waiting_requests', 'Queries of this process waiting for a free pooled PostgreSQL connection.', [], (g, p) => g.set(p.waiting));
+  poolGauge('atrium_db_pool_max_connections', "The size of this process's PostgreSQL connection pool.", [], (g, p) => g.set(p.max));
 }
