@@ -9,6 +9,7 @@ import { summarise } from './measurement.ts';
 import type { ServerHandle } from './server-process.ts';
 import type { BenchSettings } from './settings.ts';
 import { measure } from './load.ts';
+import { BARE_MCP_PATH } from './bare-mcp.ts';
 
 export interface HttpScenario {
   name: string;
@@ -216,19 +217,30 @@ const readWithToken: HttpScenario = {
 // MCP (issue 12): tools/call of the read tool (revision 2026-07-28, stateless) against the same REST read.
 // Goal: at most 1.5 × the REST read's server CPU.
 const mcpEnvelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_section' };
+
+/** tools/call get_section of the seeded section, posted to `path` with `headers`. */
+function getSectionCall(fixture: Fixture, path: string, headers: Record<string, string>): Request[] {
+  const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_section', arguments: { id: fixture.sectionId }, _meta: mcpEnvelope } };
+  return [{ method: 'POST', path, headers: { ...headers, ...mcpHeaders }, body: JSON.stringify(body) }];
+}
+
 const mcpRead: HttpScenario = {
   name: 'mcp-read',
   route: 'POST /mcp tools/call get_section',
   baseline: 'read',
   goal: { sqlite: 1.5, postgres: 1.5 },
-  requests: (fixture) => [
-    {
-      method: 'POST',
-      path: '/mcp',
-      headers: authHeaders(fixture, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_section' }),
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_section', arguments: { id: fixture.sectionId }, _meta: mcpEnvelope } }),
-    },
-  ],
+  requests: (fixture) => getSectionCall(fixture, '/mcp', authHeaders(fixture)),
+};
+
+// The SDK's floor: the same tools/call to the SDK alone answering a constant section (bench/bare-mcp.ts), no
+// credential; divided by the REST read like mcp-read, so the table shows how much of the 1.5 x budget the SDK
+// itself takes.
+const bareMcp: HttpScenario = {
+  name: 'bare-mcp',
+  route: 'POST /bench/mcp: the SDK alone, constant tool',
+  baseline: 'read',
+  requests: (fixture) => getSectionCall(fixture, BARE_MCP_PATH, { host: fixture.host }),
 };
 
 /** A POST whose answer is text, for the requests a scenario prepares with (not the API key's JSON calls). */
@@ -245,7 +257,7 @@ function rawPost(server: ServerHandle, path: string, headers: Record<string, str
   });
 }
 
-export const httpScenarios: HttpScenario[] = [bare, barePatch, readSection, patchSpread, patchOneRow, patchWithFreshKey, replayedPatch, tokenEndpoint, readWithToken, mcpRead];
+export const httpScenarios: HttpScenario[] = [bare, barePatch, readSection, patchSpread, patchOneRow, patchWithFreshKey, replayedPatch, tokenEndpoint, readWithToken, mcpRead, bareMcp];
 
 const okResponses = (sample: Sample) => Object.entries(sample.statusCounts).reduce((n, [status, count]) => n + (status.startsWith('2') ? count : 0), 0);
 

@@ -25,6 +25,7 @@ import { createWindowProfiler } from './profiler.ts';
 import { sectionUpdates } from './section-updates.ts';
 import { growScaleData } from './scale-data.ts';
 import { createPlanReader } from './scale-plans.ts';
+import { registerBareMcp } from './bare-mcp.ts';
 
 const pgUrl = process.env.BENCH_DATABASE_URL;
 const config = loadConfig({
@@ -44,12 +45,16 @@ const databaseOptions = { databaseUrl: config.databaseUrl, sqliteFile: sqliteFil
 const database = openDatabase(databaseOptions);
 await migrateToLatest(database.db);
 // The baselines: Fastify answering in this same app, behind the same app-wide hooks, with no auth, tenancy or
-// database. `GET /healthz` is the app's own; a PATCH with a JSON body gets this bare route.
+// database. `GET /healthz` is the app's own; a PATCH with a JSON body gets this bare route; the MCP SDK alone
+// answers at /bench/mcp (bare-mcp.ts).
 const app = await buildApp({
   config,
   database,
   clock: systemClock,
-  extraRoutes: (a) => a.patch('/bench/bare', async () => ({ status: 'ok' })),
+  extraRoutes: (a) => {
+    a.patch('/bench/bare', async () => ({ status: 'ok' }));
+    registerBareMcp(a);
+  },
 });
 const fixture = await seed(app.services, database.db);
 await app.listen({ host: config.host, port: config.port });
