@@ -130,4 +130,26 @@ describe('cached credentials across processes', () => {
     assert.equal(res.status, 403);
     assert.equal(res.body.code, 'auth.missing_capability');
   });
+
+  test("MCP settings saved through one app apply on the other's very next MCP request (they are cached under the epoch)", async () => {
+    const c = await a.make.caller();
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    async function toolsList(app: FastifyInstance): Promise<{ status: number; names: string[]; code?: string }> {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { host: c.org.address, authorization: `Bearer ${c.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+        payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope } }),
+      });
+      const body = res.json();
+      return { status: res.statusCode, names: (body.result?.tools ?? []).map((tool: { name: string }) => tool.name), code: body.code };
+    }
+    for (const app of [a.app, other.app]) assert.ok((await toolsList(app)).names.includes('get_section'), 'the defaults, read (and cached) by both');
+
+    await other.app.services.mcpSettings.save(c.org.id, { enabled: true, allowSelfRegistration: true, toolsOn: ['get_me'], toolsKnown: (await toolsList(a.app)).names });
+    assert.deepEqual((await toolsList(a.app)).names, ['get_me'], "the app that had the old settings cached applies the other's at once");
+
+    await a.app.services.mcpSettings.save(c.org.id, { enabled: false, allowSelfRegistration: true, toolsOn: ['get_me'] });
+    assert.deepEqual(await toolsList(other.app), { status: 404, names: [], code: 'mcp.disabled' });
+  });
 });

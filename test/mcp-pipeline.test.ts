@@ -151,3 +151,63 @@ describe('tool calls count against the credential’s rate limit, shared with th
     await client.close();
   });
 });
+
+describe('the REST request a tool call dispatches carries that call, good only while it runs (src/mcp/dispatch-credential.ts)', () => {
+  let t: TestContext;
+  let statements: string[] = [];
+  before(async () => {
+    t = await startTestApp({ onQuery: (query) => statements.push(query.sql) });
+  });
+  after(() => t.close());
+
+  test('a tool call reads the database exactly as its REST request does: the organisation once, then the resource', async () => {
+    const c = await t.make.caller();
+    const section = await t.make.section(c.org);
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const viaMcp = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { host: c.org.address, authorization: `Bearer ${c.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_section' },
+        payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_section', arguments: { id: section.id }, _meta: envelope } }),
+      });
+    const viaRest = () => t.app.inject({ method: 'GET', url: `/api/v1/sections/${section.id}`, headers: { host: c.org.address, authorization: `Bearer ${c.key}` } });
+    // The first of each verifies the key and reads the MCP settings (both then cached under the credentials epoch).
+    for (const request of [viaMcp, viaRest]) assert.equal((await request()).statusCode, 200);
+
+    statements = [];
+    const mcpAnswer = await viaMcp();
+    const mcpStatements = statements;
+    statements = [];
+    await viaRest();
+    assert.equal(mcpAnswer.json().result.structuredContent.id, section.id);
+    assert.deepEqual(mcpStatements, statements);
+    assert.equal(statements.length, 2, statements.join('\n'));
+  });
+
+  test("200 for the call's own organisation while the call runs; 401 for another organisation, a forged secret, a handle not issued, and once the call has ended", async () => {
+    const c = await t.make.caller();
+    const other = await t.make.caller();
+    const section = await t.make.section(c.org);
+    const dispatch = t.app.services.mcpDispatch;
+    const org = (await t.app.services.organisations.findByAddress(c.org.address))!;
+    const actor = await dispatch.authenticateForMcp(c.key, org.id, org.credentials_epoch);
+    const read = async (authorization: string, host = org.address) => {
+      const res = await t.app.inject({ method: 'GET', url: `/api/v1/sections/${section.id}`, headers: { host, authorization } });
+      return { status: res.statusCode, code: res.json().code as string | undefined };
+    };
+    const refused = { status: 401, code: 'auth.invalid_credential' };
+
+    let during = '';
+    await dispatch.dispatching(org, actor, async (authorization) => {
+      during = authorization;
+      assert.equal((await read(authorization)).status, 200);
+      assert.deepEqual(await read(authorization, other.org.address), refused, "another organisation's address");
+      const forged = authorization.replace(/atr_mcp_(.)/, (_, first: string) => `atr_mcp_${first === 'A' ? 'B' : 'A'}`);
+      assert.deepEqual(await read(forged), refused, 'the secret altered by one character');
+      const notIssued = authorization.replace(/\.([0-9a-z]+)$/, (_, handle: string) => `.${(parseInt(handle, 36) + 1).toString(36)}`);
+      assert.deepEqual(await read(notIssued), refused, 'the next handle, not issued yet');
+    });
+    assert.deepEqual(await read(during), refused, 'the call has ended');
+  });
+});

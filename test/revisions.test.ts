@@ -108,3 +108,27 @@ describe('dated revisions', () => {
     assert.deepEqual(old.paths['/sections/{id}'].patch, current.paths['/sections/{id}'].patch, 'operations no change touches are the same');
   });
 });
+
+describe('resolving a Service-Version date (remembered after the first time)', () => {
+  test('the same answer every time: the newest revision on or before the date, or none for a malformed or too early date', () => {
+    const revisions = createRevisions([renameToTitle]);
+    const first = revisions.list[0];
+    for (let round = 0; round < 2; round++) {
+      assert.equal(revisions.resolve('2026-12-31'), first);
+      assert.equal(revisions.resolve('2027-01-01'), '2027-01-01');
+      assert.equal(revisions.resolve('2030-06-30'), '2027-01-01');
+      assert.equal(revisions.resolve('2026-02-30'), undefined, 'no such day');
+      assert.equal(revisions.resolve('1999-01-01'), undefined, 'before the first revision');
+      assert.equal(revisions.resolve('tomorrow'), undefined);
+    }
+  });
+
+  test('answers stay right past the size of what is remembered (it starts over when full)', () => {
+    const revisions = createRevisions([renameToTitle]);
+    for (let day = 0; day < 3_000; day++) {
+      const date = new Date(Date.UTC(2027, 0, 1) + day * 86_400_000).toISOString().slice(0, 10);
+      assert.equal(revisions.resolve(date), '2027-01-01');
+    }
+    assert.equal(revisions.resolve('2026-12-31'), revisions.list[0]);
+  });
+});

@@ -1,7 +1,7 @@
 // /admin/integrations/mcp (spec: What the service does 5; CONTRACT: The admin area, OAuth 2): whether the MCP
 // server is on, which tools it offers (each with its description and whether it is read-only or destructive),
-// and whether MCP clients may register themselves. Saved settings are read on every MCP request, so every
-// server process applies them at once.
+// and whether MCP clients may register themselves. Saving bumps the organisation's credentials epoch, so every
+// server process applies the settings from its next MCP request on (mcp-settings.service.ts).
 import { operations } from '../operations.ts';
 import { buildTools } from '../mcp/tools.ts';
 import { isToolOn } from '../mcp/tool-server.ts';

@@ -8,7 +8,7 @@
 //
 // The rule for every change that affects authentication — revoking or deleting a credential, removing a
 // person, changing a person's roles or platform-administrator flag, deleting an OAuth client or revoking its
-// tokens, changing the organisation's plan: call
+// tokens, changing the organisation's plan or its MCP settings (src/mcp/mcp-settings.service.ts): call
 //
 //     await bumpCredentialEpoch(tx, organisationId);
 //

@@ -30,10 +30,18 @@ export function operationOf(request: FastifyRequest): Operation {
   return request.routeOptions.config.operation!;
 }
 
+/**
+ * A request this process makes to itself for a caller whose organisation it has just read (an MCP tool call,
+ * src/mcp/dispatch-credential.ts): that organisation, instead of reading the same row again.
+ */
+export interface HandedOverTenancy {
+  organisationOf(request: FastifyRequest): Organisation | undefined;
+}
+
 /** The request's one tenancy read: the organisation, its plan and its credentials epoch as they are now. */
-export function createTenancyHook(organisations: OrganisationService) {
+export function createTenancyHook(organisations: OrganisationService, handedOver?: HandedOverTenancy) {
   return async function resolveTenant(request: FastifyRequest): Promise<void> {
-    const org = await organisations.findByAddress(request.hostname.toLowerCase());
+    const org = handedOver?.organisationOf(request) ?? (await organisations.findByAddress(request.hostname.toLowerCase()));
     if (!org) throw new ApiError('tenancy.unknown_organisation', `No organisation is served at ${request.hostname}.`);
     request.organisation = org;
   };
@@ -105,6 +113,7 @@ function readIdempotencyKey(request: FastifyRequest): void {
 
 export interface AdmissionDeps {
   organisations: OrganisationService;
+  handedOverTenancy?: HandedOverTenancy;
   authenticators: Authenticator[];
   /** Rate and concurrency limits (rate-limits.ts), synchronous where they can be. */
   limits: Limit[];
@@ -113,7 +122,7 @@ export interface AdmissionDeps {
 
 /** Every step above, in order, as one onRequest hook. */
 export function createAdmission(deps: AdmissionDeps) {
-  const resolveTenant = createTenancyHook(deps.organisations);
+  const resolveTenant = createTenancyHook(deps.organisations, deps.handedOverTenancy);
   const authenticate = createAuthenticationStep(deps.authenticators);
   const { limits, revisions } = deps;
   return async function admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {

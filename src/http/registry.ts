@@ -69,6 +69,7 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
   const { services, idempotency, limits, revisions } = deps;
   const admit = createAdmission({
     organisations: services.organisations,
+    handedOverTenancy: services.mcpDispatch.tenancy,
     authenticators: [services.apiKeys.authenticator, services.oauthTokens.authenticator, services.mcpDispatch.authenticator],
     limits,
     revisions,

@@ -24,6 +24,7 @@ export interface RevisionChange {
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const MEMO_SIZE = 1_000;
 
 export function isValidDate(value: string): boolean {
   if (!DATE.test(value)) return false;
@@ -35,6 +36,7 @@ export function createRevisions(changes: RevisionChange[] = []) {
   const sorted = [...changes].sort((a, b) => a.revision.localeCompare(b.revision));
   const list = [...new Set([FIRST_REVISION, ...sorted.map((c) => c.revision)])].sort();
   const current = list[list.length - 1];
+  const resolved = new Map<string, string | undefined>();
 
   return {
     list,
@@ -43,9 +45,14 @@ export function createRevisions(changes: RevisionChange[] = []) {
     changes: sorted as readonly RevisionChange[],
     /** The newest revision on or before `date`; undefined when malformed or before the first revision. */
     resolve(date: string): string | undefined {
-      if (!isValidDate(date)) return undefined;
+      // Clients send the same few dates on every request; what they sent is remembered (bounded: a full memo
+      // starts over), so a request pays for parsing a date only the first time.
+      const known = resolved.get(date);
+      if (known !== undefined || resolved.has(date)) return known;
       let applied: string | undefined;
-      for (const r of list) if (r <= date) applied = r;
+      if (isValidDate(date)) for (const r of list) if (r <= date) applied = r;
+      if (resolved.size >= MEMO_SIZE) resolved.clear();
+      resolved.set(date, applied);
       return applied;
     },
     /** Changes made after `revision` that touch the operation, oldest first. */

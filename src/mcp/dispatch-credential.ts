@@ -1,51 +1,94 @@
 // How a tool call reaches the REST pipeline as the caller (CONTRACT: MCP — "a call runs exactly like the REST
-// request"). The call is dispatched as the operation's own REST request inside this process, carrying the
-// caller's own credential. An OAuth token issued for `{origin}/mcp` is refused by the REST API (wrong audience),
-// so the dispatched request wraps the credential with a secret made at random when the process starts:
+// request"). The call is dispatched as the operation's own REST request inside this process (rest-dispatch.ts).
+// /mcp has already done, for this very request, what the REST pipeline's first two steps do: read the
+// organisation (with its plan and credentials epoch, fresh) and authenticate the caller's credential (an API
+// key, or an access token for the resource `{origin}/mcp`, which the REST API itself refuses as the wrong
+// audience). Doing both again would read the same row twice and verify the same credential twice, so /mcp
+// hands them over: while the call runs, it is registered here under a handle, and the dispatched request
+// carries
 //
-//   Authorization: Bearer atr_mcp_<process secret>.<the caller's API key or access token>
+//   Authorization: Bearer atr_mcp_<process secret>.<handle>
 //
-// This authenticator, one more beside API keys and access tokens in the REST authentication hook, accepts that
-// form only with this process's secret (compared in constant time), and then authenticates the inner credential
-// exactly as /mcp does: an API key as an API key, an access token for the resource `{origin}/mcp`. The secret
-// never leaves the process (requests made with app.inject() never touch a socket) and never reaches a log
-// (the logger redacts Authorization).
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+// The secret is made at random when the process starts and compared in constant time; the handle names a call
+// in flight and is forgotten when the call ends. The pipeline's tenancy step takes the organisation of such a
+// request from here (when the request is for that organisation's address), and its authentication step takes
+// the actor; every later step (scope, capability, entitlement, limits, revision, idempotency, transaction,
+// events) runs as for any request. The secret never leaves the process (requests made with app.inject() never
+// touch a socket) and never reaches a log (the logger redacts Authorization); a guessed or stale value is a 401.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
 import type { Actor, Authenticator } from '../auth/actor.ts';
 import type { AccessTokenAuthenticator } from '../auth/oauth/access-tokens.ts';
+import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import { ApiError } from '../http/api-error.ts';
+import type { HandedOverTenancy } from '../http/pipeline.ts';
 
 const PREFIX = 'atr_mcp_';
+const HEADER_PREFIX = `Bearer ${PREFIX}`;
+
+interface CallInFlight {
+  organisation: Organisation;
+  actor: Actor;
+}
+
+const notIssued = () => new ApiError('auth.invalid_credential', 'The Authorization header is not a bearer credential this service issued.');
 
 export function createDispatchCredentials(deps: { apiKeys: Authenticator; accessTokens: AccessTokenAuthenticator }) {
-  const secret = randomBytes(32).toString('base64url');
-  const secretDigest = createHash('sha256').update(secret).digest();
+  const secretText = randomBytes(32).toString('base64url');
+  const secret = Buffer.from(secretText);
+  const inFlight = new Map<string, CallInFlight>();
+  let lastHandle = 0;
 
   /** The credential a caller of /mcp presented, as /mcp accepts it: API keys, and access tokens for `{origin}/mcp`. */
   function authenticateForMcp(token: string, organisationId: string, credentialsEpoch: number): Promise<Actor> {
     if (deps.apiKeys.accepts(token)) return deps.apiKeys.authenticate(token, organisationId, credentialsEpoch);
     if (deps.accessTokens.authenticator.accepts(token)) return deps.accessTokens.authenticate(token, organisationId, credentialsEpoch, 'mcp');
-    return Promise.reject(new ApiError('auth.invalid_credential', 'The Authorization header is not a bearer credential this service issued.'));
+    return Promise.reject(notIssued());
   }
 
-  const authenticator: Authenticator = {
-    accepts: (token) => token.startsWith(PREFIX),
-    async authenticate(token, organisationId, credentialsEpoch) {
-      const rest = token.slice(PREFIX.length);
-      const dot = rest.indexOf('.');
-      const presented = createHash('sha256').update(dot === -1 ? '' : rest.slice(0, dot)).digest();
-      // Hashing first gives equal lengths, so the comparison takes the same time whatever was sent.
-      if (dot === -1 || !timingSafeEqual(presented, secretDigest)) throw new ApiError('auth.invalid_credential', 'The Authorization header is not a bearer credential this service issued.');
-      return authenticateForMcp(rest.slice(dot + 1), organisationId, credentialsEpoch);
+  /** The call a dispatched request's token names, when it carries this process's secret and the call is still running. */
+  function callOf(token: string): CallInFlight | undefined {
+    const end = PREFIX.length + secret.length;
+    if (!token.startsWith(PREFIX) || token.charCodeAt(end) !== 0x2e /* . */) return undefined;
+    const presented = Buffer.from(token.slice(PREFIX.length, end));
+    // Equal lengths (the secret's length is no secret: it is fixed), then a comparison that takes the same time whatever was sent.
+    if (presented.length !== secret.length || !timingSafeEqual(presented, secret)) return undefined;
+    return inFlight.get(token.slice(end + 1));
+  }
+
+  const tenancy: HandedOverTenancy = {
+    organisationOf(request: FastifyRequest): Organisation | undefined {
+      const header = request.headers.authorization;
+      if (header === undefined || !header.startsWith(HEADER_PREFIX)) return undefined;
+      const call = callOf(header.slice('Bearer '.length));
+      return call !== undefined && call.organisation.address === request.hostname.toLowerCase() ? call.organisation : undefined;
     },
   };
 
-  return {
-    authenticateForMcp,
-    authenticator,
-    /** The Authorization value of the REST request a tool call of this caller makes. */
-    authorizationFor: (token: string) => `Bearer ${PREFIX}${secret}.${token}`,
+  const authenticator: Authenticator = {
+    accepts: (token) => token.startsWith(PREFIX),
+    async authenticate(token, organisationId) {
+      const call = callOf(token);
+      if (call === undefined || call.organisation.id !== organisationId) throw notIssued();
+      return call.actor;
+    },
   };
+
+  /**
+   * Runs `dispatch` with the Authorization value of the REST request that carries this call: the organisation
+   * and the actor /mcp established, valid until `dispatch` settles.
+   */
+  async function dispatching<T>(organisation: Organisation, actor: Actor, dispatch: (authorization: string) => Promise<T>): Promise<T> {
+    const handle = (++lastHandle).toString(36);
+    inFlight.set(handle, { organisation, actor });
+    try {
+      return await dispatch(`${HEADER_PREFIX}${secretText}.${handle}`);
+    } finally {
+      inFlight.delete(handle);
+    }
+  }
+
+  return { authenticateForMcp, authenticator, tenancy, dispatching };
 }
 
 export type DispatchCredentials = ReturnType<typeof createDispatchCredentials>;

@@ -106,7 +106,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     const org = await organisationOf(request);
     // spec: What the service does 6 — without the API entitlement every MCP connection is refused.
     if (org.plan === 'no-api') throw new ApiError('commerce.plan_entitlement', "This organisation's plan does not include the API, so its MCP server is not available.");
-    const settings = await services.mcpSettings.get(org.id);
+    const settings = await services.mcpSettings.current(org);
     if (!settings.enabled) throw new ApiError('mcp.disabled', "This organisation's administrator has switched its MCP server off.");
     const { token, actor } = await authenticate(request, org);
     request.organisation = org;

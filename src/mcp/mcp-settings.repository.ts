@@ -2,7 +2,7 @@ import type { Db } from '../db/database.ts';
 import type { McpSettingsTable } from '../db/auth-tables.ts';
 import { preparedQuery } from '../db/prepared.ts';
 
-// Read on every /mcp request (settings apply at once on every process): compiled once.
+// Read by /mcp whenever the organisation's credentials epoch has moved (mcp-settings.service.ts): compiled once.
 const settingsOf = preparedQuery((db: Db, organisationId: string) => db.selectFrom('mcp_settings').selectAll().where('organisation_id', '=', organisationId));
 
 export const mcpSettingsRepository = {

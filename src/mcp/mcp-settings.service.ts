@@ -1,8 +1,14 @@
 // An organisation's MCP settings (CONTRACT: MCP; the /admin/integrations/mcp page): whether the server is on,
 // which tools are on, and whether clients may register themselves (RFC 7591 and Client ID Metadata Documents).
-// Read from the database on every use, so a change is seen at once by every server process.
+//
+// A change must apply at once on every server process. /mcp keeps the settings in memory under the
+// organisation's credentials epoch (src/auth/credential-epoch.ts), which every request reads fresh with the
+// organisation: saving bumps the epoch in the same transaction, so the next request on any process misses and
+// reads them again. What a credential may do over MCP is part of what that epoch guards.
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
+import type { Organisation } from '../domain/organisations/organisations.repository.ts';
+import { bumpCredentialEpoch, createCredentialCache } from '../auth/credential-epoch.ts';
 import { mcpSettingsRepository } from './mcp-settings.repository.ts';
 
 export interface McpSettings {
@@ -19,25 +25,42 @@ export interface McpSettings {
 
 export function createMcpSettingsService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
+  // Keyed by organisation id; an entry holds while the organisation's epoch is the one read before it was.
+  const cache = createCredentialCache<McpSettings>();
+
+  async function get(organisationId: string, tx: Db = db): Promise<McpSettings> {
+    const row = await mcpSettingsRepository.find(tx, organisationId);
+    if (!row) return { enabled: true, allowSelfRegistration: true, toolsOn: undefined };
+    return {
+      enabled: Boolean(row.enabled),
+      allowSelfRegistration: Boolean(row.allow_self_registration),
+      toolsOn: new Set(JSON.parse(row.tools_on) as string[]),
+      toolsKnown: row.tools_known === null ? undefined : new Set(JSON.parse(row.tools_known) as string[]),
+    };
+  }
+
   return {
-    async get(organisationId: string, tx: Db = db): Promise<McpSettings> {
-      const row = await mcpSettingsRepository.find(tx, organisationId);
-      if (!row) return { enabled: true, allowSelfRegistration: true, toolsOn: undefined };
-      return {
-        enabled: Boolean(row.enabled),
-        allowSelfRegistration: Boolean(row.allow_self_registration),
-        toolsOn: new Set(JSON.parse(row.tools_on) as string[]),
-        toolsKnown: row.tools_known === null ? undefined : new Set(JSON.parse(row.tools_known) as string[]),
-      };
+    /** Read from the database now. */
+    get,
+    /** As of `organisation`, which the caller read in this request: from memory while its credentials epoch holds. */
+    async current(organisation: Organisation): Promise<McpSettings> {
+      const cached = cache.get(organisation.id, organisation.id, organisation.credentials_epoch);
+      if (cached !== undefined) return cached;
+      const settings = await get(organisation.id);
+      cache.set(organisation.id, organisation.id, organisation.credentials_epoch, settings);
+      return settings;
     },
-    async save(organisationId: string, settings: { enabled: boolean; allowSelfRegistration: boolean; toolsOn: Iterable<string>; toolsKnown?: Iterable<string> }, tx: Db = db): Promise<void> {
-      await mcpSettingsRepository.save(tx, {
-        organisation_id: organisationId,
-        enabled: settings.enabled,
-        allow_self_registration: settings.allowSelfRegistration,
-        tools_on: JSON.stringify([...settings.toolsOn].sort()),
-        tools_known: settings.toolsKnown === undefined ? null : JSON.stringify([...settings.toolsKnown].sort()),
-        updated_at: clock.now().toISOString(),
+    async save(organisationId: string, settings: { enabled: boolean; allowSelfRegistration: boolean; toolsOn: Iterable<string>; toolsKnown?: Iterable<string> }): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        await mcpSettingsRepository.save(tx, {
+          organisation_id: organisationId,
+          enabled: settings.enabled,
+          allow_self_registration: settings.allowSelfRegistration,
+          tools_on: JSON.stringify([...settings.toolsOn].sort()),
+          tools_known: settings.toolsKnown === undefined ? null : JSON.stringify([...settings.toolsKnown].sort()),
+          updated_at: clock.now().toISOString(),
+        });
+        await bumpCredentialEpoch(tx, organisationId);
       });
     },
   };

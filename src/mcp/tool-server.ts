@@ -136,7 +136,7 @@ export function createToolServerFactory(deps: ToolServerDeps) {
         };
       }
     }
-    const response = await dispatchRest(deps.app, call.organisation, rest, { authorization: deps.dispatch.authorizationFor(call.credential), revision: deps.revision });
+    const response = await deps.dispatch.dispatching(call.organisation, call.actor, (authorization) => dispatchRest(deps.app, call.organisation, rest, { authorization, revision: deps.revision }));
     return toolResult(response);
   }
 
