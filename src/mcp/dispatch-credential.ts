@@ -21,7 +21,6 @@ import type { Actor, Authenticator } from '../auth/actor.ts';
 import type { AccessTokenAuthenticator } from '../auth/oauth/access-tokens.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import { ApiError } from '../http/api-error.ts';
-import type { HandedOverTenancy } from '../http/pipeline.ts';
 
 const PREFIX = 'atr_mcp_';
 const HEADER_PREFIX = `Bearer ${PREFIX}`;
@@ -56,7 +55,8 @@ export function createDispatchCredentials(deps: { apiKeys: Authenticator; access
     return inFlight.get(token.slice(end + 1));
   }
 
-  const tenancy: HandedOverTenancy = {
+  // The pipeline's HandedOverTenancy (http/pipeline.ts), matched by shape: http stays below mcp.
+  const tenancy = {
     organisationOf(request: FastifyRequest): Organisation | undefined {
       const header = request.headers.authorization;
       if (header === undefined || !header.startsWith(HEADER_PREFIX)) return undefined;
