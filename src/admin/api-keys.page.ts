@@ -9,7 +9,7 @@ import { isUuid } from '../http/schemas.ts';
 import { fieldErrorsOf, formList, formString, type FieldErrors } from './forms.ts';
 import { validateAsBody } from '../http/body-validation.ts';
 import { PageError, redirectWithFlash } from './page-context.ts';
-import type { PageRoutes } from './pages.ts';
+import type { PageRoutes } from './page-routes.ts';
 
 const PAGE = '/admin/integrations/api-keys';
 const config = { adminPage: { capability: 'api_key/manage' as const } };

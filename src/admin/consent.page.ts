@@ -9,7 +9,7 @@ import { describeScope, privilegedWarnings } from '../auth/scope-descriptions.ts
 import { publicOrigin } from '../public-origin.ts';
 import { formString } from './forms.ts';
 import { PageError } from './page-context.ts';
-import type { PageRoutes } from './pages.ts';
+import type { PageRoutes } from './page-routes.ts';
 
 type Uid = { Params: { uid: string } };
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;

@@ -3,7 +3,7 @@
 import { extensionKinds, type ExtensionKind } from '../domain/extensions/extensions.catalog.ts';
 import { formList } from './forms.ts';
 import { redirectWithFlash } from './page-context.ts';
-import type { PageRoutes } from './pages.ts';
+import type { PageRoutes } from './page-routes.ts';
 
 const PAGE = '/admin/extensions';
 const config = { adminPage: { capability: 'tenant/configure' as const } };

@@ -8,7 +8,7 @@ import { isToolOn } from '../mcp/tool-server.ts';
 import { publicOrigin } from '../public-origin.ts';
 import { formList, formString } from './forms.ts';
 import { redirectWithFlash } from './page-context.ts';
-import type { PageRoutes } from './pages.ts';
+import type { PageRoutes } from './page-routes.ts';
 
 const PAGE = '/admin/integrations/mcp';
 const config = { adminPage: { capability: 'tenant/configure' as const } };

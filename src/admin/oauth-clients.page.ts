@@ -10,7 +10,7 @@ import { validateAsBody } from '../http/body-validation.ts';
 import { isUuid } from '../http/schemas.ts';
 import { fieldErrorsOf, formLines, formList, formString, type FieldErrors } from './forms.ts';
 import { PageError, redirectWithFlash } from './page-context.ts';
-import type { PageRoutes } from './pages.ts';
+import type { PageRoutes } from './page-routes.ts';
 
 const PAGE = '/admin/integrations/oauth-clients';
 const config = { adminPage: { capability: 'oauth_client/manage' as const } };

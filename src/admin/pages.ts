@@ -9,7 +9,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Config } from '../config.ts';
 import type { LoginThrottle } from '../auth/login-throttle.ts';
 import type { AuthorizationServers } from '../auth/oauth/authorization-servers.ts';
-import { createSignInService, type SignInService } from '../auth/sign-in.service.ts';
+import { createSignInService } from '../auth/sign-in.service.ts';
 import { ApiError } from '../http/api-error.ts';
 import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from '../db/availability.ts';
 import type { Services } from '../services.ts';
@@ -19,21 +19,10 @@ import { oauthClientsPage } from './oauth-clients.page.ts';
 import { extensionsPage } from './extensions.page.ts';
 import { mcpPage } from './mcp.page.ts';
 import { overviewPage } from './overview.page.ts';
-import { createPageRenderer, csrfUserInfo, PageError, SESSION_COOKIE, type RenderPage } from './page-context.ts';
+import { createPageRenderer, csrfUserInfo, PageError, SESSION_COOKIE } from './page-context.ts';
 import { signInPages } from './sign-in.page.ts';
 import { webhooksPages } from './webhooks.page.ts';
-
-export interface PageDeps {
-  app: FastifyInstance;
-  config: Config;
-  services: Services;
-  signIn: SignInService;
-  render: RenderPage;
-  authorizationServers: AuthorizationServers;
-}
-
-/** A page route's parts: the routes register themselves on the pages scope. */
-export type PageRoutes = (scope: FastifyInstance, deps: PageDeps) => void;
+import type { PageDeps, PageRoutes } from './page-routes.ts';
 
 const pageRoutes: PageRoutes[] = [signInPages, consentPages, overviewPage, apiKeysPage, oauthClientsPage, mcpPage, webhooksPages, extensionsPage];
 

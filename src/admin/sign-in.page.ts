@@ -2,7 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { formString } from './forms.ts';
 import { PageError, SESSION_COOKIE } from './page-context.ts';
-import type { PageRoutes } from './pages.ts';
+import type { PageRoutes } from './page-routes.ts';
 
 const WRONG_PAIR = 'Email or password is wrong.';
 

@@ -11,7 +11,7 @@ import { isUuid } from '../http/schemas.ts';
 import { fieldErrorsOf, formLines, formString, type FieldErrors } from './forms.ts';
 import { validateAsBody } from '../http/body-validation.ts';
 import { PageError, redirectWithFlash } from './page-context.ts';
-import type { PageRoutes } from './pages.ts';
+import type { PageRoutes } from './page-routes.ts';
 
 const PAGE = '/admin/webhooks';
 const config = { adminPage: { capability: 'webhook/manage' as const } };

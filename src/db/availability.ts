@@ -1,10 +1,7 @@
 // When the database cannot serve us (CONTRACT: Shared conventions, Operating it): errors that mean "the
 // database is away or cannot be written", as opposed to a bug or a constraint, become a 502
-// `database.unavailable` with Retry-After instead of a 500; and a process that starts before its database is
-// reachable waits for it, retrying with backoff and logging each failure.
-import { setTimeout as sleep } from 'node:timers/promises';
-import { sql } from 'kysely';
-import type { Db } from './database.ts';
+// `database.unavailable` with Retry-After instead of a 500 (a process starting before its database waits for it:
+// wait-for-database.ts).
 
 /** What a client is told to wait before retrying while the database is away. */
 export const DATABASE_RETRY_AFTER_S = 5;
@@ -36,29 +33,4 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 export function describeDatabaseError(err: unknown): string {
   const e = err as { code?: unknown; errstr?: unknown; message?: unknown };
   return [e.code, e.errstr ?? e.message].filter((part) => typeof part === 'string' && part !== '').join(': ') || String(err);
-}
-
-export interface WaitLog {
-  warn(obj: object, msg?: string): void;
-}
-
-const FIRST_RETRY_MS = 250;
-const LONGEST_RETRY_MS = 10_000;
-
-/**
- * Resolves once the database answers a query. Until then it retries, waiting 250 ms, then twice as long each
- * time up to 10 s, and logs each failure. Rejects with the signal's reason if the process stops meanwhile.
- */
-export async function waitForDatabase(db: Db, options: { log: WaitLog; signal: AbortSignal }): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    options.signal.throwIfAborted();
-    try {
-      await sql`select 1`.execute(db);
-      return;
-    } catch (err) {
-      const retryInMs = Math.min(FIRST_RETRY_MS * 2 ** (attempt - 1), LONGEST_RETRY_MS);
-      options.log.warn({ attempt, retryInMs, error: describeDatabaseError(err) }, 'database not reachable yet; waiting for it');
-      await sleep(retryInMs, undefined, { signal: options.signal });
-    }
-  }
 }
