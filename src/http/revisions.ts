@@ -45,8 +45,9 @@ export function createRevisions(changes: RevisionChange[] = []) {
     changes: sorted as readonly RevisionChange[],
     /** The newest revision on or before `date`; undefined when malformed or before the first revision. */
     resolve(date: string): string | undefined {
-      // Clients send the same few dates on every request; what they sent is remembered (bounded: a full memo
-      // starts over), so a request pays for parsing a date only the first time.
+      if (!DATE.test(date)) return undefined;
+      // Clients send the same few dates on every request; each well-formed one is remembered (ten characters;
+      // a full memo starts over), so a request pays for checking a date only the first time.
       const known = resolved.get(date);
       if (known !== undefined || resolved.has(date)) return known;
       let applied: string | undefined;
