@@ -126,7 +126,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
       for (const limit of deps.limits) await limit(request, reply);
     }
 
-    const call: McpCall = { organisation: org, actor, credential: token, settings, requestId: request.id };
+    const call: McpCall = { organisation: org, actor, settings, requestId: request.id };
     const auth: AuthInfo = { token, clientId: actor.credentialId, scopes: [...actor.scopes], extra: { call } };
     // The SDK writes the answer itself: what Fastify holds for the reply so far goes with it.
     reply.hijack();

@@ -32,8 +32,6 @@ import { CONFIRMATION_ARGUMENT, onByDefault, type Tool } from './tools.ts';
 export interface McpCall {
   organisation: Organisation;
   actor: Actor;
-  /** The bearer credential the caller presented (API key or access token for `{origin}/mcp`). */
-  credential: string;
   settings: McpSettings;
   requestId: string;
 }
