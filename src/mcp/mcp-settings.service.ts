@@ -28,8 +28,8 @@ export function createMcpSettingsService(deps: { db: Db; clock: Clock }) {
   // Keyed by organisation id; an entry holds while the organisation's epoch is the one read before it was.
   const cache = createCredentialCache<McpSettings>();
 
-  async function get(organisationId: string, tx: Db = db): Promise<McpSettings> {
-    const row = await mcpSettingsRepository.find(tx, organisationId);
+  async function get(organisationId: string): Promise<McpSettings> {
+    const row = await mcpSettingsRepository.find(db, organisationId);
     if (!row) return { enabled: true, allowSelfRegistration: true, toolsOn: undefined };
     return {
       enabled: Boolean(row.enabled),

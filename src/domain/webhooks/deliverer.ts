@@ -14,7 +14,7 @@ import { newId } from '../../ids.ts';
 import { UnsafeEndpoint, type EndpointGuard, type ResolvedEndpoint } from './endpoint-guard.ts';
 import type { HttpSender, SendResult } from './http-sender.ts';
 import { nextAttemptAt } from './retry-policy.ts';
-import { webhookDeliveryAttempts } from '../../metrics/instruments.ts';
+import { webhookDeliveryAttempts, type DeliveryResult } from '../../metrics/instruments.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import { signatureHeaders } from './signing.ts';
 import { deliveriesRepository, subscriptionsRepository, type DeliveryRow, type SubscriptionRow } from './webhooks.repository.ts';
@@ -211,7 +211,7 @@ export function createWebhookDeliverer(deps: DelivererDeps) {
           abandoned.push(d.id);
           continue;
         }
-        const result = endpoint instanceof Error ? 'refused' : code === null ? 'network_error' : code >= 200 && code < 300 ? 'success' : 'http_error';
+        const result: DeliveryResult = endpoint instanceof Error ? 'refused' : code === null ? 'network_error' : code >= 200 && code < 300 ? 'success' : 'http_error';
         webhookDeliveryAttempts.inc({ result });
         if (result === 'success') successes.push({ delivery: d, subscription, outcome });
         else await record(d, subscription, outcome);
