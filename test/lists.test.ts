@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, manualClock, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
+import { spareBitsVariant } from './support/base64url.ts';
 
 describe('lists and sync', () => {
   const clock = manualClock(new Date('2026-11-04T12:00:00.000Z'));
@@ -109,6 +110,8 @@ describe('lists and sync', () => {
       ['forged', `/sections?limit=1&cursor=${encodeURIComponent(forged)}`],
       ['truncated', `/sections?limit=1&cursor=${encodeURIComponent(cursor.slice(0, -3))}`],
       ['unsigned', `/sections?limit=1&cursor=${data}`],
+      ['signature with a stray character', `/sections?limit=1&cursor=${encodeURIComponent(`${data}.${sig.slice(0, 5)}!${sig.slice(5)}`)}`],
+      ['signature differing in spare bits', `/sections?limit=1&cursor=${encodeURIComponent(`${data}.${spareBitsVariant(sig)}`)}`],
       ['another organisation', `/sections?limit=1&cursor=${encodeURIComponent(otherCursor)}`],
       ['another list', `/sections?limit=1&cursor=${encodeURIComponent(coursesCursor)}`],
       ['other filters', `/sections?limit=1&include_deleted=true&cursor=${encodeURIComponent(cursor)}`],

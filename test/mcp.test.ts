@@ -14,6 +14,7 @@ import type { Caller } from './support/factories.ts';
 import { exampleRequest } from './support/examples.ts';
 import { loopbackFetch } from './support/oauth.ts';
 import { connectMcp, mcpUrl, postMcp } from './support/mcp.ts';
+import { changedBitVariant, spareBitsVariant } from './support/base64url.ts';
 
 const tools = buildTools(operations);
 const allToolNames = tools.map((x) => x.name);
@@ -31,6 +32,10 @@ function argumentsOf(op: Operation, example: { path: string; body?: unknown }): 
 }
 
 const statusOf = (result: any) => result._meta?.['atrium/status'];
+
+/** The signature of a signed value (`body.signature`), as text. */
+const signatureOf = (value: string) => value.slice(value.lastIndexOf('.') + 1);
+const withSignature = (value: string, signature: string) => value.slice(0, value.lastIndexOf('.') + 1) + signature;
 
 describe('MCP server at /mcp', () => {
   let t: TestContext;
@@ -245,8 +250,11 @@ describe('MCP server at /mcp', () => {
       assert.equal(other.json.result.isError, true);
       assert.equal(other.json.result.structuredContent.code, 'mcp.confirmation_invalid');
       assert.equal(await deletedAt(b.id), null);
-      const tampered = await call({ name: 'delete_section', arguments: { id: a.id }, requestState: state.replace(/.$/, (ch) => (ch === 'A' ? 'B' : 'A')), inputResponses: accept });
-      assert.equal(tampered.json.result.structuredContent.code, 'mcp.confirmation_invalid');
+      for (const tampered of [changedBitVariant(state), withSignature(state, spareBitsVariant(signatureOf(state)))]) {
+        const refused = await call({ name: 'delete_section', arguments: { id: a.id }, requestState: tampered, inputResponses: accept });
+        assert.equal(refused.json.result.structuredContent?.code, 'mcp.confirmation_invalid', tampered);
+      }
+      assert.equal(await deletedAt(a.id), null);
       const ok = await call({ name: 'delete_section', arguments: { id: a.id }, requestState: state, inputResponses: accept });
       assert.equal(ok.json.result._meta['atrium/status'], 204);
       const replay = await call({ name: 'delete_section', arguments: { id: a.id }, requestState: state, inputResponses: accept });

@@ -53,8 +53,11 @@ export function createCursorCodec(signingKey: string) {
     decode(cursor: string, expected: Omit<CursorPayload, 'k'>): string[] {
       const [data, signature, extra] = cursor.split('.');
       if (!data || !signature || extra !== undefined) throw invalidCursor();
-      const given = Buffer.from(signature, 'base64url');
-      if (given.length !== SIGNATURE_BYTES || !timingSafeEqual(given, sign(data))) throw invalidCursor();
+      // The signature's text is compared, not its decoded bytes: decoding skips stray characters and the last
+      // character's spare bits, and only the text we issued is the cursor.
+      const given = Buffer.from(signature);
+      const expectedText = Buffer.from(sign(data).toString('base64url'));
+      if (given.length !== expectedText.length || !timingSafeEqual(given, expectedText)) throw invalidCursor();
       const payload = JSON.parse(Buffer.from(data, 'base64url').toString('utf8')) as CursorPayload;
       if (payload.l !== expected.l || payload.o !== expected.o || payload.f !== expected.f || !Array.isArray(payload.k)) throw invalidCursor();
       return payload.k;

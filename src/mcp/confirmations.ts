@@ -54,8 +54,10 @@ export function createConfirmations(deps: { db: Db; clock: Clock; key: string })
     const dot = raw.indexOf('.');
     if (dot <= 0) return undefined;
     const body = raw.slice(0, dot);
-    const presented = Buffer.from(raw.slice(dot + 1), 'base64url');
-    const expected = mac(body);
+    // The signature's text is compared, not its decoded bytes: base64url's last character carries spare bits,
+    // so several texts decode to one signature, and only the one we issued is the confirmation.
+    const presented = Buffer.from(raw.slice(dot + 1));
+    const expected = Buffer.from(mac(body).toString('base64url'));
     if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return undefined;
     try {
       return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
