@@ -10,6 +10,7 @@ import type { ServerHandle } from './server-process.ts';
 import type { BenchSettings } from './settings.ts';
 import { measure } from './load.ts';
 import { BARE_MCP_PATH } from './bare-mcp.ts';
+import type { InProcessPatches } from './patch-in-process.ts';
 
 export interface HttpScenario {
   name: string;
@@ -19,7 +20,10 @@ export interface HttpScenario {
   /** The scenario this one is divided by: a bare route, or (to compare two ways of one request) another scenario. */
   baseline?: 'bare' | 'bare-patch' | 'read';
   goal?: Goal;
-  requests(fixture: Fixture): Request[];
+  /** What autocannon sends; a scenario measured inside the server (`inServer`) sends nothing. */
+  requests?(fixture: Fixture): Request[];
+  /** Instead of requests: work the server does by itself, measured there, for a floor under a goal. */
+  inServer?(server: ServerHandle, settings: BenchSettings): Promise<Sample>;
   /** Runs once before the scenario is measured (e.g. the first request that later ones replay). */
   prepare?(server: ServerHandle): Promise<void>;
   /** Checks after a round that the scenario really did its work; returns what is wrong, if anything. */
@@ -122,6 +126,37 @@ const patchSpread: HttpScenario = {
       },
     },
   ],
+  async verify(server, round) {
+    return eventsMatch((await sectionUpdates(server, round.startedAt)).events, round);
+  },
+};
+
+// The floor under the PATCH's goal: the same PATCH's transaction run by the server itself, without the request
+// around it (bench/patch-in-process.ts); divided by the bare PATCH, it is the share of the 3 x / 6 x budget
+// the database work takes on its own. A warm-up first, as for the HTTP scenarios.
+const patchInProcess: HttpScenario = {
+  name: 'patch-in-process',
+  route: 'the PATCH\'s transaction alone, in the server (no HTTP)',
+  baseline: 'bare-patch',
+  async inServer(server, settings) {
+    const run = async (seconds: number) => (await server.command(`patch-in-process ${seconds}`)) as unknown as InProcessPatches;
+    const warmup = await run(settings.warmupSeconds);
+    const r = await run(settings.seconds);
+    return {
+      requestsPerSecond: r.writes / r.seconds,
+      requests: r.writes,
+      p50Ms: r.p50Ms,
+      p99Ms: r.p99Ms,
+      non2xx: 0,
+      errors: 0,
+      // Every write committed (a failure would have failed the command); counted as the HTTP scenarios count
+      // their 2xx responses, warm-up included, for the events check below.
+      statusCounts: { '2xx': warmup.writes + r.writes },
+      serverCpu: r.cpuMicros / 1e6 / r.seconds,
+      serverMicrosPerRequest: r.cpuMicros / Math.max(1, r.writes),
+      loadCpu: 0,
+    };
+  },
   async verify(server, round) {
     return eventsMatch((await sectionUpdates(server, round.startedAt)).events, round);
   },
@@ -257,7 +292,7 @@ function rawPost(server: ServerHandle, path: string, headers: Record<string, str
   });
 }
 
-export const httpScenarios: HttpScenario[] = [bare, barePatch, readSection, patchSpread, patchOneRow, patchWithFreshKey, replayedPatch, tokenEndpoint, readWithToken, mcpRead, bareMcp];
+export const httpScenarios: HttpScenario[] = [bare, barePatch, readSection, patchSpread, patchInProcess, patchOneRow, patchWithFreshKey, replayedPatch, tokenEndpoint, readWithToken, mcpRead, bareMcp];
 
 const okResponses = (sample: Sample) => Object.entries(sample.statusCounts).reduce((n, [status, count]) => n + (status.startsWith('2') ? count : 0), 0);
 
@@ -283,7 +318,9 @@ export const httpSuite: Suite = {
         progress(`${settings.rounds > 1 ? `round ${round}/${settings.rounds} ` : ''}${scenario.route}: ${settings.warmupSeconds} s warm-up, ${settings.seconds} s measured`);
         const startedAt = new Date().toISOString();
         await scenario.prepare?.(server);
-        const sample = await measure(server, scenario.requests(server.fixture), settings, { profileName: `${server.dialect}-${scenario.name}-r${round}` });
+        const sample = scenario.inServer
+          ? await scenario.inServer(server, settings)
+          : await measure(server, scenario.requests!(server.fixture), settings, { profileName: `${server.dialect}-${scenario.name}-r${round}` });
         samples.get(scenario)!.push(sample);
         const problem = await scenario.verify?.(server, { startedAt, ok: okResponses(sample), unseen: 2 * settings.connections });
         if (problem && !problems.has(scenario)) problems.set(scenario, problem);
