@@ -131,15 +131,15 @@ const patchSpread: HttpScenario = {
   },
 };
 
-// The floor under the PATCH's goal: the same PATCH's transaction run by the server itself, without the request
-// around it (bench/patch-in-process.ts); divided by the bare PATCH, it is the share of the 3 x / 6 x budget
-// the database work takes on its own. A warm-up first, as for the HTTP scenarios.
+// The floor under the PATCH's goal: the same PATCH's transaction run by the server itself, as many at a time as
+// the HTTP scenarios have connections, without the request around it (bench/patch-in-process.ts); divided by the
+// bare PATCH, it is the share of the 3 x / 6 x budget the database work takes on its own. A warm-up first.
 const patchInProcess: HttpScenario = {
   name: 'patch-in-process',
   route: 'the PATCH\'s transaction alone, in the server (no HTTP)',
   baseline: 'bare-patch',
   async inServer(server, settings) {
-    const run = async (seconds: number) => (await server.command(`patch-in-process ${seconds}`)) as unknown as InProcessPatches;
+    const run = async (seconds: number) => (await server.command(`patch-in-process ${seconds} ${settings.connections}`)) as unknown as InProcessPatches;
     const warmup = await run(settings.warmupSeconds);
     const r = await run(settings.seconds);
     return {

@@ -5,7 +5,7 @@
 //   stdout, once:  {"ready": true, "port": …, "dialect": …, "fixture": {…}}  after seeding and listen
 //   stdin `cpu`  → {"cpu": {"user": µs, "system": µs}, "rss": bytes}         to attribute CPU per scenario
 //   stdin `raw-lesson-pages N ROUND` → {"rawMs": ms}   N lesson pages inserted raw, the bulk suite's baseline
-//   stdin `patch-in-process SECONDS` → {writes, cpuMicros, …}   the PATCH's transaction alone (patch-in-process.ts)
+//   stdin `patch-in-process SECONDS CONCURRENCY` → {writes, cpuMicros, …}   the PATCH's transaction alone (patch-in-process.ts)
 //   stdin `profile-start` / `profile-stop FILE` → {}   a CPU profile of one measured window (BENCH_CPU_PROF)
 //   stdin `section-updates SINCE [ID]` → {"events", "title", "latestTitles"}   what the PATCH scenarios committed
 //   stdin `scale-grow SIZE` → {paths…}; `scale-plans PATH…` → {"plans"}   the scale suite (bench/scale-*.ts)
@@ -90,8 +90,8 @@ const commands: Record<string, (args: string[]) => Promise<Record<string, unknow
   'scale-plans': async (paths) => ({ plans: await planReader.plans(paths, scaleHeaders) }),
   // `raw-lesson-pages <count> <round>`: the bulk suite's baseline (bench/raw-lesson-pages.ts).
   'raw-lesson-pages': async ([count, round]) => ({ rawMs: await insertRawLessonPages(database.db, fixture, Number(count), round) }),
-  // `patch-in-process <seconds>`: the PATCH's transaction without the request around it (bench/patch-in-process.ts).
-  'patch-in-process': async ([seconds]) => ({ ...(await patchInProcess(app.services, database.db, fixture, Number(seconds))) }),
+  // `patch-in-process <seconds> <concurrency>`: the PATCH's transaction without the request around it (bench/patch-in-process.ts).
+  'patch-in-process': async ([seconds, concurrency]) => ({ ...(await patchInProcess(app.services, database.db, fixture, Number(seconds), Number(concurrency))) }),
 };
 
 const lines = readline.createInterface({ input: process.stdin });
