@@ -10,7 +10,7 @@ import type { ServerHandle } from './server-process.ts';
 import type { BenchSettings } from './settings.ts';
 import { measure } from './load.ts';
 import { BARE_MCP_PATH } from './bare-mcp.ts';
-import type { InProcessPatches } from './patch-in-process.ts';
+import type { InProcessResult, InProcessWork } from './in-process.ts';
 
 export interface HttpScenario {
   name: string;
@@ -131,32 +131,43 @@ const patchSpread: HttpScenario = {
   },
 };
 
-// The floor under the PATCH's goal: the same PATCH's transaction run by the server itself, as many at a time as
-// the HTTP scenarios have connections, without the request around it (bench/patch-in-process.ts); divided by the
-// bare PATCH, it is the share of the 3 x / 6 x budget the database work takes on its own. A warm-up first.
+/**
+ * A floor under a request's goal: the request's database work done by the server itself, as many at a time as the
+ * load has connections, without the request around it (bench/in-process.ts), after a warm-up. Divided by the
+ * bare route, it is the share of the budget the database takes on its own.
+ */
+async function measureInProcess(server: ServerHandle, settings: BenchSettings, kind: InProcessWork): Promise<Sample> {
+  const run = async (seconds: number) => (await server.command(`in-process ${kind} ${seconds} ${settings.connections}`)) as unknown as InProcessResult;
+  const warmup = await run(settings.warmupSeconds);
+  const r = await run(settings.seconds);
+  return {
+    requestsPerSecond: r.done / r.seconds,
+    requests: r.done,
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    non2xx: 0,
+    errors: 0,
+    // Every unit of work succeeded (a failure fails the command); counted as the HTTP scenarios count their 2xx
+    // responses, warm-up included, for the PATCH's events check.
+    statusCounts: { '2xx': warmup.done + r.done },
+    serverCpu: r.cpuMicros / 1e6 / r.seconds,
+    serverMicrosPerRequest: r.cpuMicros / Math.max(1, r.done),
+    loadCpu: 0,
+  };
+}
+
+const readInProcess: HttpScenario = {
+  name: 'read-in-process',
+  route: "the read's two statements alone, in the server (no HTTP)",
+  baseline: 'bare',
+  inServer: (server, settings) => measureInProcess(server, settings, 'read'),
+};
+
 const patchInProcess: HttpScenario = {
   name: 'patch-in-process',
-  route: 'the PATCH\'s transaction alone, in the server (no HTTP)',
+  route: "the PATCH's transaction alone, in the server (no HTTP)",
   baseline: 'bare-patch',
-  async inServer(server, settings) {
-    const run = async (seconds: number) => (await server.command(`patch-in-process ${seconds} ${settings.connections}`)) as unknown as InProcessPatches;
-    const warmup = await run(settings.warmupSeconds);
-    const r = await run(settings.seconds);
-    return {
-      requestsPerSecond: r.writes / r.seconds,
-      requests: r.writes,
-      p50Ms: r.p50Ms,
-      p99Ms: r.p99Ms,
-      non2xx: 0,
-      errors: 0,
-      // Every write committed (a failure would have failed the command); counted as the HTTP scenarios count
-      // their 2xx responses, warm-up included, for the events check below.
-      statusCounts: { '2xx': warmup.writes + r.writes },
-      serverCpu: r.cpuMicros / 1e6 / r.seconds,
-      serverMicrosPerRequest: r.cpuMicros / Math.max(1, r.writes),
-      loadCpu: 0,
-    };
-  },
+  inServer: (server, settings) => measureInProcess(server, settings, 'patch'),
   async verify(server, round) {
     return eventsMatch((await sectionUpdates(server, round.startedAt)).events, round);
   },
@@ -292,7 +303,7 @@ function rawPost(server: ServerHandle, path: string, headers: Record<string, str
   });
 }
 
-export const httpScenarios: HttpScenario[] = [bare, barePatch, readSection, patchSpread, patchInProcess, patchOneRow, patchWithFreshKey, replayedPatch, tokenEndpoint, readWithToken, mcpRead, bareMcp];
+export const httpScenarios: HttpScenario[] = [bare, barePatch, readSection, readInProcess, patchSpread, patchInProcess, patchOneRow, patchWithFreshKey, replayedPatch, tokenEndpoint, readWithToken, mcpRead, bareMcp];
 
 const okResponses = (sample: Sample) => Object.entries(sample.statusCounts).reduce((n, [status, count]) => n + (status.startsWith('2') ? count : 0), 0);
 

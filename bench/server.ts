@@ -5,7 +5,7 @@
 //   stdout, once:  {"ready": true, "port": …, "dialect": …, "fixture": {…}}  after seeding and listen
 //   stdin `cpu`  → {"cpu": {"user": µs, "system": µs}, "rss": bytes}         to attribute CPU per scenario
 //   stdin `raw-lesson-pages N ROUND` → {"rawMs": ms}   N lesson pages inserted raw, the bulk suite's baseline
-//   stdin `patch-in-process SECONDS CONCURRENCY` → {writes, cpuMicros, …}   the PATCH's transaction alone (patch-in-process.ts)
+//   stdin `in-process read|patch SECONDS CONCURRENCY` → {done, cpuMicros, …}   a request's database work alone (in-process.ts)
 //   stdin `profile-start` / `profile-stop FILE` → {}   a CPU profile of one measured window (BENCH_CPU_PROF)
 //   stdin `section-updates SINCE [ID]` → {"events", "title", "latestTitles"}   what the PATCH scenarios committed
 //   stdin `scale-grow SIZE` → {paths…}; `scale-plans PATH…` → {"plans"}   the scale suite (bench/scale-*.ts)
@@ -22,7 +22,7 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { sqliteFileFor } from '../src/runtime.ts';
 import { seed } from './seed.ts';
 import { insertRawLessonPages } from './raw-lesson-pages.ts';
-import { patchInProcess } from './patch-in-process.ts';
+import { runInProcess, type InProcessWork } from './in-process.ts';
 import { createWindowProfiler } from './profiler.ts';
 import { sectionUpdates } from './section-updates.ts';
 import { growScaleData } from './scale-data.ts';
@@ -90,8 +90,8 @@ const commands: Record<string, (args: string[]) => Promise<Record<string, unknow
   'scale-plans': async (paths) => ({ plans: await planReader.plans(paths, scaleHeaders) }),
   // `raw-lesson-pages <count> <round>`: the bulk suite's baseline (bench/raw-lesson-pages.ts).
   'raw-lesson-pages': async ([count, round]) => ({ rawMs: await insertRawLessonPages(database.db, fixture, Number(count), round) }),
-  // `patch-in-process <seconds> <concurrency>`: the PATCH's transaction without the request around it (bench/patch-in-process.ts).
-  'patch-in-process': async ([seconds, concurrency]) => ({ ...(await patchInProcess(app.services, database.db, fixture, Number(seconds), Number(concurrency))) }),
+  // `in-process <read|patch> <seconds> <concurrency>`: a request's database work without the request (bench/in-process.ts).
+  'in-process': async ([kind, seconds, concurrency]) => ({ ...(await runInProcess(kind as InProcessWork, app.services, database.db, fixture, Number(seconds), Number(concurrency))) }),
 };
 
 const lines = readline.createInterface({ input: process.stdin });

@@ -1,0 +1,63 @@
+// Floors under the request goals: the database work of a request, run by the server process itself on the
+// server's database handle with no request around it, as many at a time as the load has connections (on
+// PostgreSQL concurrent work shares the pipelined round trips; one at a time each would wait idle for its own,
+// which costs more CPU than the request does). A request costs at least its bare route plus this, so this
+// divided by the bare route is the part of the request's budget the database takes by itself.
+//   read:  the request's two reads, the organisation by its address (tenancy) and the section, through the services
+//   patch: the spread PATCH's transaction, the section's UPDATE and its `section.updated` event, through the
+//          sections service and `db.transaction()`, over the same 1,000 sections; every title is new, so each writes
+import type { Services } from '../src/services.ts';
+import type { Db } from '../src/db/database.ts';
+import type { Fixture } from './seed.ts';
+
+export type InProcessWork = 'read' | 'patch';
+
+export interface InProcessResult {
+  /** Units of work done (reads or PATCH transactions). */
+  done: number;
+  /** This process's CPU time (user + system) over all of them, µs. */
+  cpuMicros: number;
+  seconds: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
+
+let written = 0;
+
+function workOf(kind: InProcessWork, services: Services, db: Db, fixture: Fixture): () => Promise<unknown> {
+  if (kind === 'read') {
+    return async () => {
+      const org = await services.organisations.findByAddress(fixture.host);
+      return services.sections.get(db, org!.id, fixture.sectionId);
+    };
+  }
+  if (kind !== 'patch') throw new Error(`in-process: no work called ${JSON.stringify(kind)} (read, patch)`);
+  return () => {
+    written += 1;
+    const id = fixture.spreadSectionIds[written % fixture.spreadSectionIds.length];
+    const title = `In process #${process.pid}-${written}`;
+    return db.transaction().execute((tx) => services.sections.update(tx, fixture.organisationId, id, { title }));
+  };
+}
+
+/** Does `kind` of work for `seconds` from `concurrency` loops. */
+export async function runInProcess(kind: InProcessWork, services: Services, db: Db, fixture: Fixture, seconds: number, concurrency: number): Promise<InProcessResult> {
+  const work = workOf(kind, services, db, fixture);
+  const latencies: number[] = [];
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  async function loop(): Promise<void> {
+    while (performance.now() < until) {
+      const t0 = performance.now();
+      await work();
+      latencies.push(performance.now() - t0);
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, loop));
+  const cpu = process.cpuUsage(cpuBefore);
+  latencies.sort((a, b) => a - b);
+  return { done: latencies.length, cpuMicros: cpu.user + cpu.system, seconds: (performance.now() - started) / 1000, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
+}
