@@ -7,6 +7,7 @@ import { Kysely, SqliteDialect, type CompiledQuery, type KyselyConfig } from 'ky
 import pg from 'pg';
 import { createGuardedPool, type PoolStats } from './pg-pool.ts';
 import { NodeSqliteDatabase } from './sqlite-adapter.ts';
+import { idleReaders } from './prepared.ts';
 import { PipelinedPostgresDialect } from './postgres-driver.ts';
 import type { Tables } from './tables.ts';
 
@@ -69,5 +70,10 @@ export function openDatabase(options: DatabaseOptions): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new NodeSqliteDatabase(file);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }), ...log });
+  idleReaders.set(db, (query) => {
+    if (sqlite.raw.isTransaction) return undefined;
+    onQuery?.(query);
+    return sqlite.prepare(query.sql).all(query.parameters);
+  });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
