@@ -7,7 +7,7 @@ import { Kysely, SqliteDialect, type CompiledQuery, type KyselyConfig } from 'ky
 import pg from 'pg';
 import { createGuardedPool, type PoolStats } from './pg-pool.ts';
 import { NodeSqliteDatabase } from './sqlite-adapter.ts';
-import { idleReaders } from './prepared.ts';
+import { idleReaders } from './idle-readers.ts';
 import { PipelinedPostgresDialect } from './postgres-driver.ts';
 import type { Tables } from './tables.ts';
 

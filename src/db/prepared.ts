@@ -9,6 +9,7 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
 import { STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
+import { idleReaders } from './idle-readers.ts';
 
 const SENTINEL = '\u0000prepared-param:';
 
@@ -24,15 +25,6 @@ export interface PreparedOptions {
 }
 
 let statements = 0;
-
-/**
- * SQLite only (database.ts registers one per database): runs a read at once when the connection has no
- * transaction open, and answers undefined when one is (the read must then queue behind it, through Kysely, or
- * it would see that transaction's uncommitted rows). node:sqlite is synchronous, so nothing can begin between
- * the check and the read. It spares a hot read Kysely's connection hand-over (a chain of promises per query).
- */
-export type IdleReader = (query: CompiledQuery) => unknown[] | undefined;
-export const idleReaders = new WeakMap<Db, IdleReader>();
 
 export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: Db, ...args: Args) => Compilable<Row>, options: PreparedOptions = {}) {
   const byAdapter = new Map<unknown, { compiled: CompiledQuery<Row>; slots: Array<number | undefined>; reads: boolean; hints: StatementHints }>();
@@ -51,6 +43,7 @@ export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: 
     const { compiled, slots, hints } = entry;
     const parameters = compiled.parameters.map((p, i) => (slots[i] === undefined ? p : args[slots[i]!]));
     const query = { ...compiled, parameters, [STATEMENT_HINTS]: hints } as CompiledQuery<Row>;
+    // On SQLite, a read on an idle connection runs at once (idle-readers.ts).
     if (entry.reads) {
       const rows = idleReaders.get(db)?.(query);
       if (rows !== undefined) return rows as Row[];

@@ -4,7 +4,7 @@
 import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
-import { insertWithExternalId } from '../../db/errors.ts';
+import { insertWithExternalId } from '../external-ids.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../http/api-error.ts';
 import type { CursorCodec } from '../../http/pagination.ts';

@@ -5,7 +5,7 @@ import { generateKeyBetween } from 'fractional-indexing';
 import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
-import { insertWithExternalId } from '../../db/errors.ts';
+import { insertWithExternalId } from '../external-ids.ts';
 import type { EventType } from '../../events/catalog.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError, type FieldError } from '../../http/api-error.ts';

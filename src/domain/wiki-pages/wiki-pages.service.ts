@@ -3,7 +3,7 @@
 import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
-import { insertWithExternalId } from '../../db/errors.ts';
+import { insertWithExternalId } from '../external-ids.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import type { EventType } from '../../events/catalog.ts';
 import { ApiError, fieldError } from '../../http/api-error.ts';
