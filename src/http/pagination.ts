@@ -1,7 +1,8 @@
 // Cursor paging shared by every list (spec: Conventions — Pagination; CONTRACT: Lists). A cursor is opaque:
 // it carries the position, the list, the organisation and a digest of the filters it was made for, signed
 // with the deployment's key — so a forged, truncated or foreign cursor is a 422, never a silent wrong page.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sameText } from '../crypto/same-text.ts';
 import Type from 'typebox';
 import { ApiError } from './api-error.ts';
 
@@ -53,11 +54,7 @@ export function createCursorCodec(signingKey: string) {
     decode(cursor: string, expected: Omit<CursorPayload, 'k'>): string[] {
       const [data, signature, extra] = cursor.split('.');
       if (!data || !signature || extra !== undefined) throw invalidCursor();
-      // The signature's text is compared, not its decoded bytes: decoding skips stray characters and the last
-      // character's spare bits, and only the text we issued is the cursor.
-      const given = Buffer.from(signature);
-      const expectedText = Buffer.from(sign(data).toString('base64url'));
-      if (given.length !== expectedText.length || !timingSafeEqual(given, expectedText)) throw invalidCursor();
+      if (!sameText(signature, sign(data).toString('base64url'))) throw invalidCursor();
       const payload = JSON.parse(Buffer.from(data, 'base64url').toString('utf8')) as CursorPayload;
       if (payload.l !== expected.l || payload.o !== expected.o || payload.f !== expected.f || !Array.isArray(payload.k)) throw invalidCursor();
       return payload.k;

@@ -4,7 +4,8 @@
 // exact arguments, a nonce and an expiry 5 minutes ahead, with an HMAC by a deployment-wide key (the retry may
 // reach another process). Each is good once: its nonce is recorded when used, in the database, so a replay is
 // refused on every process. Time comes from the injected clock.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { sameText } from '../crypto/same-text.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import { confirmationsRepository } from './confirmations.repository.ts';
@@ -54,11 +55,7 @@ export function createConfirmations(deps: { db: Db; clock: Clock; key: string })
     const dot = raw.indexOf('.');
     if (dot <= 0) return undefined;
     const body = raw.slice(0, dot);
-    // The signature's text is compared, not its decoded bytes: base64url's last character carries spare bits,
-    // so several texts decode to one signature, and only the one we issued is the confirmation.
-    const presented = Buffer.from(raw.slice(dot + 1));
-    const expected = Buffer.from(mac(body).toString('base64url'));
-    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return undefined;
+    if (!sameText(raw.slice(dot + 1), mac(body).toString('base64url'))) return undefined;
     try {
       return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
     } catch {

@@ -15,7 +15,8 @@
 // the actor; every later step (scope, capability, entitlement, limits, revision, idempotency, transaction,
 // events) runs as for any request. The secret never leaves the process (requests made with app.inject() never
 // touch a socket) and never reaches a log (the logger redacts Authorization); a guessed or stale value is a 401.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sameText } from '../crypto/same-text.ts';
 import type { FastifyRequest } from 'fastify';
 import type { Actor, Authenticator } from '../auth/actor.ts';
 import type { AccessTokenAuthenticator } from '../auth/oauth/access-tokens.ts';
@@ -33,8 +34,7 @@ interface CallInFlight {
 const notIssued = () => new ApiError('auth.invalid_credential', 'The Authorization header is not a bearer credential this service issued.');
 
 export function createDispatchCredentials(deps: { apiKeys: Authenticator; accessTokens: AccessTokenAuthenticator }) {
-  const secretText = randomBytes(32).toString('base64url');
-  const secret = Buffer.from(secretText);
+  const secret = randomBytes(32).toString('base64url');
   const inFlight = new Map<string, CallInFlight>();
   let lastHandle = 0;
 
@@ -49,9 +49,7 @@ export function createDispatchCredentials(deps: { apiKeys: Authenticator; access
   function callOf(token: string): CallInFlight | undefined {
     const end = PREFIX.length + secret.length;
     if (!token.startsWith(PREFIX) || token.charCodeAt(end) !== 0x2e /* . */) return undefined;
-    const presented = Buffer.from(token.slice(PREFIX.length, end));
-    // Equal lengths (the secret's length is no secret: it is fixed), then a comparison that takes the same time whatever was sent.
-    if (presented.length !== secret.length || !timingSafeEqual(presented, secret)) return undefined;
+    if (!sameText(token.slice(PREFIX.length, end), secret)) return undefined;
     return inFlight.get(token.slice(end + 1));
   }
 
@@ -82,7 +80,7 @@ export function createDispatchCredentials(deps: { apiKeys: Authenticator; access
     const handle = (++lastHandle).toString(36);
     inFlight.set(handle, { organisation, actor });
     try {
-      return await dispatch(`${HEADER_PREFIX}${secretText}.${handle}`);
+      return await dispatch(`${HEADER_PREFIX}${secret}.${handle}`);
     } finally {
       inFlight.delete(handle);
     }
