@@ -8,6 +8,7 @@ import type { Organisation } from '../src/domain/organisations/organisations.rep
 import { startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
 import { connectMcp } from './support/mcp.ts';
+import { until } from './support/wait.ts';
 
 /** What may differ between two runs of the same request: ids, times, the request id. */
 function comparable(value: unknown): unknown {
@@ -174,6 +175,9 @@ describe('the REST request a tool call dispatches carries that call, good only w
     const viaRest = () => t.app.inject({ method: 'GET', url: `/api/v1/sections/${section.id}`, headers: { host: c.org.address, authorization: `Bearer ${c.key}` } });
     // The first of each verifies the key and reads the MCP settings (both then cached under the credentials epoch).
     for (const request of [viaMcp, viaRest]) assert.equal((await request()).statusCode, 200);
+    // The key's first use also records last_used_at, in the background: on PostgreSQL it may finish during the
+    // next request and would be counted there. Wait until it has.
+    await until(() => statements.some((s) => s.startsWith('update "api_keys" set "last_used_at"')), "the key's last_used_at write");
 
     statements = [];
     const mcpAnswer = await viaMcp();
