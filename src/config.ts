@@ -123,7 +123,14 @@ function parseTrustProxy(value: string | undefined): boolean | string[] | undefi
   return entries.every(valid) ? entries : undefined;
 }
 
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  /** One `VARIABLE: what is wrong` per bad variable, for whoever reports them one by one (the CLI's --json). */
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.problems = problems;
+  }
+}
 
 /** Parses the environment (or a test's overrides); throws ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -145,7 +152,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const trustProxy = parseTrustProxy(withDefaults.TRUST_PROXY);
   if (trustProxy === undefined) problems.push('TRUST_PROXY: must be true, false, or a comma-separated list of addresses or CIDR ranges (loopback, linklocal, uniquelocal name theirs)');
-  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  if (problems.length > 0) throw new ConfigError(problems);
   const c = withDefaults as Static<typeof ConfigSchema>;
   const flag = (v: string) => v === 'true' || v === '1';
   const port = Number(c.PORT);

@@ -14,6 +14,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openRuntime } from '../src/runtime.ts';
 import { demoSteps } from '../src/cli/seed-demo.ts';
+import { errorCatalog, type ErrorCode } from '../src/http/error-catalog.ts';
 import type { FastifyInstance } from 'fastify';
 import { createApiClient, type ApiClient } from './support/api-client.ts';
 import { createPageClient } from './support/page-client.ts';
@@ -80,6 +81,24 @@ async function cliJson(db: CliDatabase, args: string[]): Promise<any> {
   assert.equal(r.stderr, '');
   assert.match(r.stdout, /^[^\n]+\n$/, 'one line of JSON');
   return JSON.parse(r.stdout);
+}
+
+/**
+ * Runs a command that must fail with --json: it exits with `exit`, prints nothing on stdout and exactly one line
+ * of JSON on stderr, whose code is `code`; returns that object.
+ */
+async function cliFailure(db: CliDatabase, args: string[], exit: number, code: string): Promise<{ code: string; title: string; detail: string; errors?: { path: string; code?: string; detail: string }[] }> {
+  const r = await runCli(db, [...args, '--json']);
+  const what = `atrium ${args.join(' ')} --json: ${r.stderr}`;
+  assert.equal(r.code, exit, what);
+  assert.equal(r.stdout, '', what);
+  assert.match(r.stderr, /^\{[^\n]*\}\n$/, `one line of JSON and nothing else: ${what}`);
+  const problem = JSON.parse(r.stderr);
+  assert.equal(problem.code, code, what);
+  assert.equal(problem.title, errorCatalog[code as ErrorCode].title, 'the title of the code in the catalogue');
+  assert.ok(typeof problem.detail === 'string' && problem.detail !== '', what);
+  assert.deepEqual(Object.keys(problem).filter((k) => !['code', 'title', 'detail', 'errors'].includes(k)), [], what);
+  return problem;
 }
 
 /** The real app on the database the CLI wrote, as a second process would open it. */
@@ -239,7 +258,7 @@ describe('atrium CLI', () => {
   });
 
   test('an unknown organisation is a runtime error: exit 1 and one clear line, no stack, no usage', async () => {
-    const r = await runCli(db, ['person', 'create', '--org', 'nowhere.test', '--email', 'a@nowhere.test', '--name', 'A', '--roles', 'admin', '--json']);
+    const r = await runCli(db, ['person', 'create', '--org', 'nowhere.test', '--email', 'a@nowhere.test', '--name', 'A', '--roles', 'admin']);
     assert.equal(r.code, 1);
     assert.equal(r.stdout, '');
     assert.equal(r.stderr, 'atrium: no organisation at address nowhere.test\n');
@@ -260,6 +279,38 @@ describe('atrium CLI', () => {
       assert.equal(r.code, 1, `atrium ${args.join(' ')}: ${r.stderr}`);
       assert.equal(r.stderr, `atrium: ${message}\n`);
     }
+  });
+
+  test('with --json each refusal is one JSON object on stderr with the API’s code, and the options at fault', async () => {
+    const { host, email } = await orgWithAdmin(db);
+    const key = ['api-key', 'create', '--org', host, '--person', email];
+
+    const unknownOrg = await cliFailure(db, ['api-key', 'create', '--org', 'nowhere.test', '--person', email, '--scopes', 'courses:read'], 1, 'tenancy.unknown_organisation');
+    assert.equal(unknownOrg.detail, 'no organisation at address nowhere.test');
+    await cliFailure(db, ['org', 'update', '--address', 'nowhere.test', '--name', 'X'], 1, 'tenancy.unknown_organisation');
+    await cliFailure(db, [...key.slice(0, 4), '--person', `ghost@${host}`, '--scopes', 'courses:read'], 1, 'user.not_found');
+    await cliFailure(db, ['org', 'create', '--address', host, '--name', 'Again'], 1, 'cli.address_taken');
+
+    const twin = await cliFailure(db, ['person', 'create', '--org', host, '--email', email.toUpperCase(), '--name', 'Twin', '--roles', 'admin'], 1, 'user.email_taken');
+    assert.equal(twin.detail, `a person with e-mail ${email} exists already`);
+    const roles = await cliFailure(db, ['person', 'create', '--org', host, '--email', `x@${host}`, '--name', 'X', '--roles', 'admin,wizard'], 1, 'cli.invalid_argument');
+    assert.deepEqual(roles.errors, [{ path: '--roles', code: 'invalid_value', detail: 'unknown roles: wizard' }]);
+
+    const scope = await cliFailure(db, [...key, '--scopes', 'courses:read,courses:fly'], 1, 'cli.invalid_argument');
+    assert.deepEqual(scope.errors, [{ path: '--scopes', code: 'invalid_value', detail: 'unknown scopes: courses:fly' }]);
+    const version = await cliFailure(db, [...key, '--scopes', 'courses:read', '--service-version', '2020-01-01'], 1, 'versioning.invalid_revision');
+    assert.deepEqual(version.errors?.map((e) => e.path), ['--service-version']);
+    const redirect = await cliFailure(db, ['oauth-client', 'create', '--org', host, '--name', 'X', '--type', 'public', '--redirect-uri', 'http://evil.example/cb'], 1, 'cli.invalid_argument');
+    assert.deepEqual(redirect.errors?.map((e) => [e.path, e.code]), [['--redirect-uri', 'invalid_format']], 'the body field is named by its option');
+
+    const made = await cliJson(db, [...key, '--scopes', 'courses:read']);
+    await cliJson(db, ['api-key', 'revoke', '--org', host, '--id', made.id]);
+    await cliFailure(db, ['api-key', 'revoke', '--org', host, '--id', made.id], 1, 'cli.api_key_not_found');
+
+    await cliJson(db, ['org', 'update', '--address', host, '--plan', 'no-api']);
+    const plan = await cliFailure(db, [...key, '--scopes', 'courses:read'], 1, 'commerce.plan_entitlement');
+    assert.match(plan.detail, /plan does not include the API/);
+    assert.equal(plan.errors, undefined, 'no option is at fault');
   });
 
   test('seed demo fills the organisation; the sections it made are listed by the API; a second run changes nothing', async () => {
@@ -336,6 +387,35 @@ describe('atrium usage', () => {
       assert.match(r.stderr, /\busage:\s+atrium /);
     });
   }
+
+  test('with --json a wrong invocation is cli.usage (exit 2) naming the option at fault, and no usage text', async () => {
+    assert.equal((await cliFailure(untouched, ['frob'], 2, 'cli.usage')).detail, 'unknown command: frob');
+    await cliFailure(untouched, ['org', 'delete'], 2, 'cli.usage');
+    const missing = await cliFailure(untouched, ['org', 'create', '--address', 'x.test'], 2, 'cli.usage');
+    assert.deepEqual(missing.errors, [{ path: '--name', code: 'required', detail: 'missing required option --name' }]);
+    const mode = await cliFailure(untouched, ['api-key', 'create', '--org', 'x.test', '--person', 'a@x.test', '--scopes', 'courses:read', '--mode', 'fly'], 2, 'cli.usage');
+    assert.deepEqual(mode.errors?.map((e) => [e.path, e.code]), [['--mode', 'invalid_value']]);
+    const unknown = await cliFailure(untouched, ['org', 'create', '--address', 'x.test', '--name', 'X', '--colour', 'red'], 2, 'cli.usage');
+    assert.deepEqual(unknown.errors?.map((e) => [e.path, e.code]), [['--colour', 'unknown_option']]);
+    const address = await cliFailure(untouched, ['org', 'create', '--address', 'not a host', '--name', 'X'], 2, 'cli.usage');
+    assert.deepEqual(address.errors?.map((e) => [e.path, e.code]), [['--address', 'invalid_format']]);
+  });
+
+  test('with --json a bad environment, an unreachable database and an unexpected error have their codes, and no stack', async () => {
+    const config = await cliFailure({ env: { DATABASE_URL: 'mysql://db.example/atrium' }, drop: async () => {} }, ['migrate'], 1, 'cli.invalid_configuration');
+    assert.deepEqual(config.errors?.map((e) => e.path), ['DATABASE_URL']);
+    // Port 1 on loopback: refused at once, on any machine.
+    await cliFailure({ env: { DATABASE_URL: 'postgres://atrium@127.0.0.1:1/atrium' }, drop: async () => {} }, ['migrate'], 1, 'database.unavailable');
+    // A data directory that is a file cannot be made: no rule of ours refuses it, so it is unexpected.
+    const file = path.join(dataDir, '..', `atrium-cli-not-a-dir-${randomBytes(4).toString('hex')}`);
+    fs.writeFileSync(file, '');
+    try {
+      const unexpected = await cliFailure({ env: { DATA_DIR: file }, drop: async () => {} }, ['migrate'], 1, 'internal.error');
+      assert.doesNotMatch(unexpected.detail, /\n\s+at /, 'no stack');
+    } finally {
+      fs.rmSync(file);
+    }
+  });
 
   test('--help prints the usage on stdout and exits 0', async () => {
     const all = await runCli(untouched, ['--help']);

@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { newId } from '../ids.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError, fieldError } from '../http/api-error.ts';
 import type { Revisions } from '../http/revisions.ts';
 import { capabilitiesOf, isScope, type Scope } from './capabilities.ts';
 import type { Actor, Authenticator } from './actor.ts';
@@ -34,18 +34,19 @@ export interface CreateApiKeyInput {
   expiresAt?: string | null;
 }
 
-export class InvalidApiKeyRequest extends Error {}
-
 export function createApiKeyService(deps: { db: Db; clock: Clock; revisions: Revisions; events: EventRecorder; onBackgroundError?: (err: unknown) => void }) {
   const { db, clock, revisions, events } = deps;
 
   async function create(input: CreateApiKeyInput): Promise<{ id: string; key: string }> {
     const bad = input.scopes.filter((s) => !isScope(s));
-    if (bad.length > 0) throw new InvalidApiKeyRequest(`unknown scopes: ${bad.join(', ')}`);
+    if (bad.length > 0) throw fieldError('/scopes', 'invalid_value', `unknown scopes: ${bad.join(', ')}`);
     let revision = revisions.current;
     if (input.serviceVersion !== undefined) {
       const resolved = revisions.resolve(input.serviceVersion);
-      if (!resolved) throw new InvalidApiKeyRequest(`not a revision of this API: ${input.serviceVersion}`);
+      if (!resolved) {
+        const detail = `not a revision of this API: ${input.serviceVersion}`;
+        throw new ApiError('versioning.invalid_revision', detail, { errors: [{ path: '/service_version', code: 'invalid_value', detail }] });
+      }
       revision = resolved;
     }
     const mode = input.mode ?? 'live';

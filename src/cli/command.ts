@@ -26,6 +26,11 @@ export interface Command {
   /** Options after the words, as shown in the usage: '--address HOST --name NAME [--plan standard|no-api]'. */
   synopsis: string;
   options: ParseArgsOptionsConfig;
+  /**
+   * The option behind each field a service may name in a refusal (`/redirect_uris/0` → `--redirect-uri`), where
+   * it is not the field's name with dashes (`/service_version` → `--service-version`).
+   */
+  fieldOptions?: Readonly<Record<string, string>>;
   /** undefined: the command keeps running (serve) and owns its own shutdown. */
   run(args: Args, ctx: CommandContext): Promise<CommandResult | undefined>;
 }

@@ -2,9 +2,9 @@
 import { normaliseAddress } from '../domain/organisations/organisations.service.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import type { Services } from '../services.ts';
-import { CommandError } from './errors.ts';
+import { ApiError } from '../http/api-error.ts';
 
-export const unknownOrganisation = (address: string): CommandError => new CommandError(`no organisation at address ${normaliseAddress(address)}`);
+export const unknownOrganisation = (address: string): ApiError => new ApiError('tenancy.unknown_organisation', `no organisation at address ${normaliseAddress(address)}`);
 
 export async function findOrganisation(services: Services, address: string): Promise<Organisation> {
   const org = await services.organisations.findByAddress(normaliseAddress(address));
@@ -14,6 +14,6 @@ export async function findOrganisation(services: Services, address: string): Pro
 
 export async function findPerson(services: Services, org: Organisation, email: string): Promise<{ id: string; email: string }> {
   const person = await services.people.findByEmail(org.id, email);
-  if (!person) throw new CommandError(`no person with e-mail ${email.trim().toLowerCase()} in organisation ${org.address}`);
+  if (!person) throw new ApiError('user.not_found', `no person with e-mail ${email.trim().toLowerCase()} in organisation ${org.address}`);
   return person;
 }

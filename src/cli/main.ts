@@ -1,25 +1,22 @@
 // Entry of the `atrium` command (bin/atrium.js imports this file; `npm run atrium` runs it directly), so it
 // runs on import. Exit codes: 0 done, 1 the request could not be done, 2 the invocation was wrong.
 // Messages go to stderr without stack traces: the reader is an operator, not the person debugging us.
-import { InvalidApiKeyRequest } from '../auth/api-keys.service.ts';
-import { ConfigError, loadConfig } from '../config.ts';
-import { InvalidPersonRequest } from '../domain/people/people.service.ts';
-import { ApiError } from '../http/api-error.ts';
+import { loadConfig } from '../config.ts';
 import { openRuntime } from '../runtime.ts';
 import { parseCommandArgs } from './args.ts';
-import type { CommandContext, CommandResult, Runtime } from './command.ts';
+import type { Command, CommandContext, CommandResult, Runtime } from './command.ts';
 import { commandsOfGroup, findCommand, usage, usageLine } from './commands.ts';
-import { CommandError, UsageError } from './errors.ts';
+import { describeFailure, EXIT_USAGE, UsageError } from './errors.ts';
 
-const EXIT_FAILED = 1;
-const EXIT_USAGE = 2;
-
-/** Errors whose message is meant for the operator as it is. */
-const expected = [CommandError, ConfigError, InvalidApiKeyRequest, InvalidPersonRequest, ApiError];
-
-function fail(code: number, message: string, usageText = ''): number {
-  process.stderr.write(`atrium: ${message}\n${usageText}`);
-  return code;
+/**
+ * Reports a failure: a sentence (and the usage, for a wrong invocation), or with --json one JSON object on one
+ * line. Both go to stderr, so stdout only ever holds a command's result: `key=$(atrium api-key create … --json)`
+ * captures the key or nothing, and a script reads the failure's `code` from stderr after a non-zero exit.
+ */
+function fail(err: unknown, json: boolean, usageText: string, command?: Command): number {
+  const { exit, problem, message } = describeFailure(err, command?.fieldOptions);
+  process.stderr.write(json ? `${JSON.stringify(problem)}\n` : `atrium: ${message}\n${exit === EXIT_USAGE ? usageText : ''}`);
+  return exit;
 }
 
 function print(result: CommandResult, json: boolean): void {
@@ -32,13 +29,15 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
     process.stdout.write(usage());
     return 0;
   }
+  // Looked for anywhere, not parsed: a failure to find the command or parse its options is reported as JSON too.
+  const json = argv.includes('--json');
   const found = findCommand(argv);
   if (!found) {
-    if (argv.length === 0) return fail(EXIT_USAGE, 'no command given', usage());
+    if (argv.length === 0) return fail(new UsageError('no command given'), json, usage());
     const group = commandsOfGroup(argv[0]);
-    if (group.length === 0) return fail(EXIT_USAGE, `unknown command: ${argv[0]}`, usage());
+    if (group.length === 0) return fail(new UsageError(`unknown command: ${argv[0]}`), json, usage());
     const sub = argv[1];
-    return fail(EXIT_USAGE, sub === undefined || sub.startsWith('-') ? `${argv[0]}: which one?` : `unknown command: ${argv[0]} ${sub}`, usage(group));
+    return fail(new UsageError(sub === undefined || sub.startsWith('-') ? `${argv[0]}: which one?` : `unknown command: ${argv[0]} ${sub}`), json, usage(group));
   }
   const { command, rest } = found;
 
@@ -53,20 +52,13 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
     const ctx: CommandContext = { config, runtime: () => (runtime ??= openRuntime(config)) };
     const result = await command.run(args, ctx);
     if (result === undefined) return undefined;
-    print(result, args.flag('json'));
+    print(result, json);
     return 0;
   } catch (err) {
-    if (err instanceof UsageError) return fail(EXIT_USAGE, err.message, `usage: ${usageLine(command)}\n`);
-    if (expected.some((type) => err instanceof type)) return fail(EXIT_FAILED, (err as Error).message);
-    return fail(EXIT_FAILED, `unexpected error: ${describe(err)}`);
+    return fail(err, json, `usage: ${usageLine(command)}\n`, command);
   } finally {
     if (runtime) await (await runtime.catch(() => undefined))?.database.close();
   }
-}
-
-function describe(err: unknown): string {
-  if (err instanceof AggregateError) return err.errors.map(describe).join('; ') || err.message;
-  return err instanceof Error ? err.message || err.name : String(err);
 }
 
 const code = await runCli(process.argv.slice(2));

@@ -20,6 +20,7 @@ const create: Command = {
     scopes: { type: 'string' },
     person: { type: 'string' },
   },
+  fieldOptions: { redirect_uris: '--redirect-uri', grant_types: '--grants', service_person_id: '--person' },
   async run(args, ctx) {
     const host = args.required('org');
     const name = args.required('name');

@@ -2,7 +2,8 @@
 import { isUniqueViolation } from '../db/errors.ts';
 import { normaliseAddress, plans } from '../domain/organisations/organisations.service.ts';
 import type { Command } from './command.ts';
-import { CommandError, UsageError } from './errors.ts';
+import { ApiError } from '../http/api-error.ts';
+import { UsageError } from './errors.ts';
 import { unknownOrganisation } from './lookup.ts';
 
 // The address is matched against request Host headers, so it must be something a Host header can carry:
@@ -11,7 +12,7 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([
 
 function address(raw: string): string {
   const normalised = normaliseAddress(raw);
-  if (!HOST_NAME.test(normalised)) throw new UsageError(`--address must be a host name; got ${JSON.stringify(raw)}`);
+  if (!HOST_NAME.test(normalised)) throw new UsageError(`--address must be a host name; got ${JSON.stringify(raw)}`, { name: 'address', code: 'invalid_format' });
   return normalised;
 }
 
@@ -22,7 +23,7 @@ const create: Command = {
   async run(args, ctx) {
     const input = { address: address(args.required('address')), name: args.required('name'), plan: args.choice('plan', plans) };
     const { services } = await ctx.runtime();
-    const taken = () => new CommandError(`an organisation at address ${input.address} exists already`);
+    const taken = () => new ApiError('cli.address_taken', `an organisation at address ${input.address} exists already`);
     if (await services.organisations.findByAddress(input.address)) throw taken();
     try {
       const org = await services.organisations.create(input);

@@ -3,7 +3,8 @@
 import { text } from 'node:stream/consumers';
 import { generatePassword } from '../auth/passwords.ts';
 import type { Command } from './command.ts';
-import { CommandError, UsageError } from './errors.ts';
+import { ApiError } from '../http/api-error.ts';
+import { UsageError } from './errors.ts';
 import { findOrganisation, findPerson } from './lookup.ts';
 
 const create: Command = {
@@ -24,7 +25,7 @@ const create: Command = {
     const roles = args.requiredList('roles');
     const { services } = await ctx.runtime();
     const org = await findOrganisation(services, host);
-    // Unknown roles and duplicate e-mails are the service's to refuse (InvalidPersonRequest → exit 1).
+    // Unknown roles and duplicate e-mails are the service's to refuse (an ApiError → exit 1).
     const { id } = await services.people.create({
       organisationId: org.id,
       email,
@@ -41,6 +42,7 @@ const setPassword: Command = {
   words: ['person', 'set-password'],
   synopsis: '--org HOST --email E [--generate]   (the new password on standard input, unless --generate)',
   options: { org: { type: 'string' }, email: { type: 'string' }, generate: { type: 'boolean' } },
+  fieldOptions: { password: 'stdin' },
   async run(args, ctx) {
     const host = args.required('org');
     const email = args.required('email');
@@ -50,7 +52,7 @@ const setPassword: Command = {
     const { services } = await ctx.runtime();
     const org = await findOrganisation(services, host);
     const person = await findPerson(services, org, email);
-    // Too short a password is the service's to refuse (InvalidPersonRequest → exit 1).
+    // Too short a password is the service's to refuse (an ApiError at /password → exit 1).
     await services.people.setPassword(org.id, person.id, password);
     const shown = args.flag('generate') ? password : undefined;
     password = '';
@@ -71,7 +73,7 @@ const remove: Command = {
     const { services } = await ctx.runtime();
     const org = await findOrganisation(services, host);
     const person = await findPerson(services, org, email);
-    if (!(await services.people.remove(org.id, person.id))) throw new CommandError(`${person.email} was already removed`);
+    if (!(await services.people.remove(org.id, person.id))) throw new ApiError('user.not_found', `${person.email} was already removed`);
     return { json: { id: person.id, removed: true }, text: `Removed ${person.email} from ${org.address}: their sessions, API keys and tokens no longer work.` };
   },
 };

@@ -1,7 +1,6 @@
 // `atrium seed demo`: fills an organisation with demo content so every operation can be tried at once.
 import { ApiError } from '../http/api-error.ts';
 import type { Command } from './command.ts';
-import { CommandError } from './errors.ts';
 import { findOrganisation } from './lookup.ts';
 import { demoSteps, type SeedContext } from './seed-demo.ts';
 
@@ -22,7 +21,7 @@ const demo: Command = {
       });
     } catch (err) {
       // The demo rows carry fixed external ids, so a second run collides on the first row and rolls back.
-      if (err instanceof ApiError && err.code === 'resource.external_id_taken') throw new CommandError(`${org.address} already holds the demo content (${err.message})`);
+      if (err instanceof ApiError && err.code === 'resource.external_id_taken') throw new ApiError(err.code, `${org.address} already holds the demo content (${err.message})`);
       throw err;
     }
     const described = Object.entries(counts).map(([collection, n]) => `${n} ${collection}`).join(', ');

@@ -103,6 +103,9 @@ export const errorCatalog = {
   'oauth_client.not_found': entry(404, 'not_found', 'No such OAuth client'),
   'oauth_client.public': entry(409, 'conflict', 'A public client has no secret'),
   'resource.external_id_taken': entry(409, 'conflict', 'Another resource of this type has that external_id'),
+  // People: the CLI answers with these today; the users operations (docs/api/users.md) will answer with them too.
+  'user.not_found': entry(404, 'not_found', 'No such user'),
+  'user.email_taken': entry(409, 'conflict', 'Another user of this organisation has that e-mail address'),
 
   // Bulk operations (spec: Bulk semantics; CONTRACT: Bulk)
   'bulk.too_many_operations': entry(413, 'quota', 'The bulk request has more operations than allowed'),
@@ -120,6 +123,14 @@ export const errorCatalog = {
   'service.unavailable': entry(502, 'upstream', 'No server process is answering at the moment'),
   // Redis (REDIS_URL) unreachable where it cannot be done without: the sign-in lockout's counts.
   'shared_state.unavailable': entry(502, 'upstream', 'The shared store of the server processes is not reachable at the moment'),
+
+  // The command-line tool `atrium` (src/cli/), whose --json failures carry a code like the API's problem
+  // documents; the API never answers with these. The status is the one an API would use for the same refusal.
+  'cli.usage': entry(422, 'validation', 'The command line does not fit the command'),
+  'cli.invalid_argument': entry(422, 'validation', 'An argument has a value the service refuses'),
+  'cli.invalid_configuration': entry(422, 'validation', 'The environment holds an invalid configuration'),
+  'cli.address_taken': entry(409, 'conflict', 'Another organisation has that address'),
+  'cli.api_key_not_found': entry(404, 'not_found', 'No such unrevoked API key in the organisation'),
 
   'internal.error': entry(500, 'internal', 'Something went wrong on our side'),
   'health.database_unreachable': entry(503, 'internal', 'The database is not reachable'),

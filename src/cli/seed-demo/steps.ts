@@ -3,7 +3,8 @@
 import type { Db } from '../../db/database.ts';
 import type { Services } from '../../services.ts';
 import { peopleRepository } from '../../domain/people/people.repository.ts';
-import { CommandError } from '../errors.ts';
+import { ApiError } from '../../http/api-error.ts';
+
 export interface SeedContext {
   /** The transaction the whole seed runs in: a failure leaves the organisation as it was. */
   db: Db;
@@ -29,7 +30,7 @@ export function createdId(ctx: SeedContext, collection: string, externalId: stri
 /** The organisation's first person (its administrator, usually): demo content is authored by them. */
 export async function demoAuthor(ctx: SeedContext, needs: string): Promise<{ id: string }> {
   const author = await peopleRepository.earliest(ctx.db, ctx.organisationId);
-  if (!author) throw new CommandError(`${needs}: create a person first (atrium person create)`);
+  if (!author) throw new ApiError('user.not_found', `${needs}: create a person first (atrium person create)`);
   return author;
 }
 

@@ -5,9 +5,8 @@ import { isRoleName, type RoleName } from '../../auth/capabilities.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import { sessionsRepository } from '../../auth/sessions.repository.ts';
 import { bumpCredentialEpoch } from '../../auth/credential-epoch.ts';
+import { ApiError, fieldError } from '../../http/api-error.ts';
 import { peopleRepository } from './people.repository.ts';
-
-export class InvalidPersonRequest extends Error {}
 
 export interface CreatePersonInput {
   organisationId: string;
@@ -25,18 +24,18 @@ export function createPeopleService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
 
   function checkPassword(password: string): void {
-    if ([...password].length < MIN_PASSWORD_LENGTH) throw new InvalidPersonRequest(`a password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+    if ([...password].length < MIN_PASSWORD_LENGTH) throw fieldError('/password', 'too_short', `a password needs at least ${MIN_PASSWORD_LENGTH} characters`);
   }
 
   return {
     async create(input: CreatePersonInput): Promise<{ id: string }> {
       const unknown = input.roles.filter((r) => !isRoleName(r));
-      if (unknown.length > 0) throw new InvalidPersonRequest(`unknown roles: ${unknown.join(', ')}`);
+      if (unknown.length > 0) throw fieldError('/roles', 'invalid_value', `unknown roles: ${unknown.join(', ')}`);
       const email = input.email.trim().toLowerCase();
-      if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new InvalidPersonRequest(`not an e-mail address: ${input.email}`);
+      if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw fieldError('/email', 'invalid_format', `not an e-mail address: ${input.email}`);
       if (input.password !== undefined) checkPassword(input.password);
       const existing = await peopleRepository.findByEmailEvenRemoved(db, input.organisationId, email);
-      if (existing) throw new InvalidPersonRequest(`a person with e-mail ${email} exists already${existing.deleted_at ? ' (removed)' : ''}`);
+      if (existing) throw new ApiError('user.email_taken', `a person with e-mail ${email} exists already${existing.deleted_at ? ' (removed)' : ''}`);
       const at = clock.now().toISOString();
       const id = newId();
       await peopleRepository.insert(db, {

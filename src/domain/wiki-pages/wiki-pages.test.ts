@@ -494,7 +494,7 @@ describe('wiki pages', () => {
       const seed: SeedContext = { db: trx, services: t.app.services, organisationId: o.id, created: {} };
       for (const step of demoSteps) seed.created[step.collection] = await step.run(seed);
     });
-    await assert.rejects(run, (err: Error) => err.name === 'CommandError' && /create a person first/.test(err.message));
+    await assert.rejects(run, (err: Error & { code?: string }) => err.code === 'user.not_found' && /create a person first/.test(err.message));
     const courses = await t.database.db.selectFrom('courses').select('id').where('organisation_id', '=', o.id).execute();
     assert.equal(courses.length, 0);
   });
