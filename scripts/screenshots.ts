@@ -1,4 +1,4 @@
-// `npm run screenshots`: pictures of the pages a person meets, for the README (docs/screenshots/). Everything is
+// `npm run screenshots`: pictures of the pages a person meets, for docs/authentication.md (docs/screenshots/). Everything is
 // real: the CLI makes an organisation at demo.localhost with an administrator and the demo content, the server
 // runs as `npm start` runs it (on a fresh SQLite database in a temporary directory), a real HTTPS endpoint
 // receives the webhooks, and Chromium signs in and clicks through the pages.

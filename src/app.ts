@@ -62,7 +62,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // The id is ours, never the client's: it is quoted to support and must be unique.
     genReqId: newRequestId,
     requestIdHeader: false,
-    // CONTRACT: Operating it — at shutdown the listener closes first (see src/http/listener.ts); a request that
+    // docs/operating.md#starting-losing-the-database-stopping — at shutdown the listener closes first (see src/http/listener.ts); a request that
     // still arrives on an open connection is served, never answered with Fastify's plain 503.
     return503OnClosing: false,
     clientErrorHandler: createClientErrorHandler(config.errorsUrl),

@@ -1,5 +1,5 @@
 // First start on an empty database: create the development organisation at `localhost` with an
-// administrator, and hand out that person's credentials once (CONTRACT: Running it).
+// administrator, and hand out that person's credentials once (docs/operating.md#running-it).
 import { generatePassword } from './auth/passwords.ts';
 import { scopes } from './auth/capabilities.ts';
 import type { Services } from './services.ts';

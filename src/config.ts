@@ -1,5 +1,5 @@
 // One schema for every environment variable: parsed once at start-up, fails fast with the variable's name.
-// Each variable is documented in the README's "Configuration" table; keep the two in step.
+// Each variable is documented in the table of docs/operating.md#configuration; keep the two in step.
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import path from 'node:path';
@@ -73,7 +73,7 @@ export interface Config {
   roles: ReadonlySet<Role>;
   publicScheme: 'http' | 'https';
   /**
-   * Port of organisation addresses in absolute URLs (CONTRACT: public origin): PUBLIC_PORT, else PORT with
+   * Port of organisation addresses in absolute URLs (docs/conventions.md#addresses-and-requests): PUBLIC_PORT, else PORT with
    * `http` (development: the printed URL works as it is) and none with `https` (a TLS proxy on 443).
    */
   publicPort: number | undefined;

@@ -1,7 +1,7 @@
 // Process entry: configuration → listener → database (waiting for it) → migrations → app and/or worker
 // (ATRIUM_ROLES); clean shutdown on signals (shutdown.ts). `atrium worker` runs the worker alone through the
 // same function. The listener opens first, so that an orchestrator sees /healthz 200 and /readyz 503 while
-// the process waits for its database (CONTRACT: Operating it).
+// the process waits for its database (docs/operating.md#starting-losing-the-database-stopping).
 import pino from 'pino';
 import { buildApp } from './app.ts';
 import { bootstrapIfEmpty, describeBootstrap, type BootstrapResult } from './bootstrap.ts';

@@ -1,4 +1,4 @@
-// An organisation's public origin (CONTRACT: Organisations and addresses): `{PUBLIC_SCHEME}://{address}`, plus
+// An organisation's public origin (docs/conventions.md#addresses-and-requests): `{PUBLIC_SCHEME}://{address}`, plus
 // `:{PUBLIC_PORT}` when there is one. Every absolute URL the service prints is built from it: the OpenAPI
 // `servers`, the OAuth issuer and its endpoints, the MCP resource, links in mails and pages.
 export interface PublicOriginSettings {

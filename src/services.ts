@@ -49,7 +49,7 @@ export interface ServiceDeps {
   mail: MailSettings;
   cursors: CursorCodec;
   revisions: Revisions;
-  /** Links in mails point at the organisation's public origin (CONTRACT: Organisations and addresses). */
+  /** Links in mails point at the organisation's public origin (docs/conventions.md#addresses-and-requests). */
   publicOrigin: PublicOriginSettings;
   onBackgroundError?: (err: unknown) => void;
 }

@@ -1,4 +1,4 @@
-// Stopping a process cleanly on SIGTERM/SIGINT (CONTRACT: Operating it), in this order:
+// Stopping a process cleanly on SIGTERM/SIGINT (docs/operating.md#starting-losing-the-database-stopping), in this order:
 //   1. the listener closes: a new connection is refused, never answered 503; requests in flight finish (at
 //      most 10 s) with `Connection: close`, and idle keep-alive connections are closed once idle for the
 //      keep-alive timeout (http/listener.ts says why not sooner);

@@ -1,4 +1,4 @@
-// The admin area at the request level (CONTRACT: The admin area): who may open each page, the headers every
+// The admin area at the request level (docs/authentication.md#signing-in-and-the-admin-area): who may open each page, the headers every
 // page sends, CSRF, forms refused and kept, and that a page does what the REST operation does, through the
 // same service. The same journeys run in Chromium in test/browser/admin.browser.test.ts.
 import { after, before, describe, test } from 'node:test';

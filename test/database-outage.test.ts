@@ -1,4 +1,4 @@
-// PostgreSQL going away while the service runs, and not being there when it starts (CONTRACT: Operating it,
+// PostgreSQL going away while the service runs, and not being there when it starts (docs/operating.md#starting-losing-the-database-stopping,
 // Shared conventions): a TCP proxy started by the test stands between the server and PostgreSQL and is cut
 // and restored; the machine's PostgreSQL is never touched. While it is away every REST request answers 502
 // `database.unavailable` with Retry-After within 5 s, /readyz 503, nothing crashes; it recovers by itself.

@@ -1,6 +1,6 @@
-// The deployment we ship (deploy/: nginx.conf, atrium.env, the systemd units' commands; README: Deployment), run
+// The deployment we ship (deploy/: nginx.conf, atrium.env, the systemd units' commands; docs/operating.md#deployment), run
 // for real: nginx in front of two API processes (ATRIUM_ROLES=api) and two worker processes (ATRIUM_ROLES=worker)
-// on one PostgreSQL database and one Redis (CONTRACT: Operating it — several processes share everything a
+// on one PostgreSQL database and one Redis (docs/operating.md#deployment — several processes share everything a
 // client can see). Clients talk to nginx
 // over TLS with the organisation's host name; where a test must be sure that two requests reach two different
 // processes, it sends them to each process's own port, as nginx does. Runs in the PostgreSQL pass of the suite,
@@ -380,7 +380,7 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
     for (const a of first) {
       if (a.status === 201) assert.deepEqual(a.json, created[0].json);
       else {
-        // CONTRACT: the same key while the first request is still running: 409 with Retry-After.
+        // docs/conventions.md#idempotency: the same key while the first request is still running: 409 with Retry-After.
         assert.equal(a.status, 409, a.text);
         assert.equal(a.json.code, 'idempotency.in_progress');
         assert.equal(a.headers['retry-after'], '1');

@@ -1,4 +1,4 @@
-// Input never breaks it (CONTRACT: Shared conventions): the classes of request that once answered 500 or
+// Input never breaks it (docs/conventions.md#errors): the classes of request that once answered 500 or
 // broke the status table, each refused in the one place that reads bodies, parameters and request lines.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

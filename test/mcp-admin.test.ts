@@ -1,4 +1,4 @@
-// /admin/integrations/mcp at the request level (CONTRACT: The admin area, OAuth 2): the switches and every tool
+// /admin/integrations/mcp at the request level (docs/mcp.md#the-administrators-page, docs/authentication.md#oauth-2): the switches and every tool
 // with its description and mark, the defaults, Save (with its CSRF token), and that what is saved is what the
 // MCP server and the self-registration endpoint then do. The same page runs in Chromium in
 // test/browser/mcp.browser.test.ts.

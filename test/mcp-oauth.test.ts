@@ -1,4 +1,4 @@
-// OAuth Client ID Metadata Documents (CONTRACT: OAuth 2, last bullets), as an MCP client meets them: the SDK
+// OAuth Client ID Metadata Documents (docs/authentication.md#oauth-2: Client ID Metadata Documents), as an MCP client meets them: the SDK
 // client names itself by an https URL, the authorization server fetches that document from a real HTTPS server
 // through the webhook SSRF guard, shows its client_name on the consent page as the client's own claim, and keeps
 // it (here: no second fetch). Refused while the organisation does not allow self-registration, when the

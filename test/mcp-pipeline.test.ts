@@ -1,4 +1,4 @@
-// "A call runs exactly like the REST request" (CONTRACT: MCP), proved by running the same inputs through the REST
+// "A call runs exactly like the REST request" (docs/mcp.md#tools), proved by running the same inputs through the REST
 // API and through tools/call and comparing the outcomes: success, 422, 404, 403 (scope and capability), 409,
 // idempotency replay and key reuse, the events written, and the per-credential rate limit they share.
 import { after, before, describe, test } from 'node:test';

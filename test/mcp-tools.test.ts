@@ -1,4 +1,4 @@
-// The tools come from the operation registry alone (CONTRACT: MCP), and the confirmations of destructive tools
+// The tools come from the operation registry alone (docs/mcp.md#tools), and the confirmations of destructive tools
 // are one-time, bound and short-lived — checked here over the whole registry, on a real database and with a
 // clock the test moves.
 import { after, before, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// The MCP server (CONTRACT: MCP) through the official SDK client against the app listening on loopback:
+// The MCP server (docs/mcp.md) through the official SDK client against the app listening on loopback:
 // discovery, tools/list per scope set and per administrator choice, a call of every tool, both confirmation
 // paths, the refusals (plan, switched off, credentials) and the bad input the issue lists, which each get the
 // protocol's error or an isError result with the problem document — never a 500 — and change nothing.

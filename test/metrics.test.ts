@@ -1,4 +1,4 @@
-// Prometheus metrics of a real server process (CONTRACT: Operating it): `GET /metrics` on METRICS_PORT only,
+// Prometheus metrics of a real server process (docs/operating.md#metrics): `GET /metrics` on METRICS_PORT only,
 // never on an organisation's address; known requests move the request counter and the latency histogram of
 // their operation by exactly their number; the worker's webhook attempts and mail count by result; the queue
 // gauges read the database; the standard process metrics are there.

@@ -1,4 +1,4 @@
-// OAuth 2 (CONTRACT: OAuth 2) through oauth4webapi, a client library nobody here wrote, against the app listening
+// OAuth 2 (docs/authentication.md#oauth-2) through oauth4webapi, a client library nobody here wrote, against the app listening
 // on loopback: discovery, client credentials, the authorization code flow with PKCE (driven through our sign-in
 // and consent pages by a cookie-keeping client; Chromium drives it in test/browser/oauth.browser.test.ts),
 // refresh-token rotation and reuse, revocation, introspection, self-registration, and every refusal the issue

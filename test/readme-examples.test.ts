@@ -1,5 +1,6 @@
-// The README's integration examples are files (examples/*.ts) that these tests run for real; the README
-// shows each verbatim after a `<!-- example: path -->` marker, and a test fails when the two differ. So the code
+// The integration examples are files (examples/*.ts) that these tests run for real; the README (the typed
+// client) and docs/webhooks.md (the webhook receiver) show each verbatim after a `<!-- example: path -->`
+// marker, and a test fails when the two differ. So the code
 // an integrator copies is the code that ran: the typed client against a real listening server (list sections,
 // rename one, handle a 422 through the typed problem document), and webhook verification with the
 // `standardwebhooks` library against real signed deliveries from an `atrium worker` process.
@@ -18,14 +19,17 @@ import { testCertificate } from './support/webhook-receiver.ts';
 import { until } from './support/wait.ts';
 
 const root = path.join(import.meta.dirname, '..');
-const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
 
-/** The fenced block that follows `<!-- example: file -->` in the README. */
-function readmeBlock(file: string): string {
-  const start = readme.indexOf(`<!-- example: ${file} -->`);
-  assert.ok(start >= 0, `README has no example marker for ${file}`);
-  const match = /```ts\n([\s\S]*?)```/.exec(readme.slice(start));
-  assert.ok(match, `no ts block after the marker for ${file}`);
+/** Each example file and the document that shows it. */
+const shownIn = { 'examples/client-quickstart.ts': 'README.md', 'examples/webhook-receiver.ts': 'docs/webhooks.md' };
+
+/** The fenced block that follows `<!-- example: file -->` in the document that shows it. */
+function exampleBlock(file: keyof typeof shownIn): string {
+  const document = fs.readFileSync(path.join(root, shownIn[file]), 'utf8');
+  const start = document.indexOf(`<!-- example: ${file} -->`);
+  assert.ok(start >= 0, `${shownIn[file]} has no example marker for ${file}`);
+  const match = /```ts\n([\s\S]*?)```/.exec(document.slice(start));
+  assert.ok(match, `no ts block after the marker for ${file} in ${shownIn[file]}`);
   return match[1];
 }
 
@@ -39,9 +43,9 @@ describe('README examples and the typed client', () => {
   });
   after(() => t.close());
 
-  test('the README shows each example file exactly as it is', () => {
-    for (const file of ['examples/client-quickstart.ts', 'examples/webhook-receiver.ts']) {
-      assert.equal(readmeBlock(file), fs.readFileSync(path.join(root, file), 'utf8'), `${file} differs from its README block`);
+  test('the README and docs/webhooks.md show each example file exactly as it is', () => {
+    for (const file of Object.keys(shownIn) as (keyof typeof shownIn)[]) {
+      assert.equal(exampleBlock(file), fs.readFileSync(path.join(root, file), 'utf8'), `${file} differs from its block in ${shownIn[file]}`);
     }
   });
 
@@ -73,7 +77,7 @@ describe('README examples and the typed client', () => {
     const c = await t.make.caller();
     const events: { event: AtriumEvent; deliveryId: string }[] = [];
     const delivered: Record<string, string>[] = [];
-    // The README's sequence: the receiver runs before the secret exists, then again with it.
+    // The sequence docs/webhooks.md describes: the receiver runs before the secret exists, then again with it.
     let receive = webhookReceiver(undefined, () => assert.fail('nothing unverified is acted on'));
     const server = https.createServer(testCertificate(), (req, res) => {
       delivered.push(req.headers as Record<string, string>);

@@ -1,4 +1,4 @@
-// Clean shutdown of a real server process (CONTRACT: Operating it): on SIGTERM the listener closes first, so
+// Clean shutdown of a real server process (docs/operating.md#starting-losing-the-database-stopping): on SIGTERM the listener closes first, so
 // a new connection is refused, never answered 503; requests in flight finish (with `Connection: close`);
 // idle keep-alive connections are closed; the worker hands back the deliveries it claimed; exit 0.
 import { after, before, describe, test } from 'node:test';

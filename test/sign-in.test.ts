@@ -1,4 +1,4 @@
-// Signing in (CONTRACT: Signing in), at the request level: the session cookie, expiry, sign-out, the lockout,
+// Signing in (docs/authentication.md#signing-in-and-the-admin-area), at the request level: the session cookie, expiry, sign-out, the lockout,
 // the answers that give nothing away, and sessions that mean nothing at another organisation's address.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

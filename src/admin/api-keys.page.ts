@@ -1,4 +1,4 @@
-// /admin/integrations/api-keys (CONTRACT: The admin area): every key of the organisation, a form to make one
+// /admin/integrations/api-keys (docs/authentication.md#signing-in-and-the-admin-area): every key of the organisation, a form to make one
 // (it acts as the person who makes it), and Revoke. The same service as the CLI: same row, events and rules.
 import type { Static } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';

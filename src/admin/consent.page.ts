@@ -1,4 +1,4 @@
-// The authorization server's interactions (CONTRACT: OAuth 2): sign-in through our own sign-in page and session,
+// The authorization server's interactions (docs/authentication.md#oauth-2): sign-in through our own sign-in page and session,
 // then a consent page naming the client and each scope it asks for, with Allow and Deny. oidc-provider keeps the
 // interaction; these routes answer its prompts and hand the result back to it.
 import type { FastifyReply, FastifyRequest } from 'fastify';

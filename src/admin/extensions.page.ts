@@ -1,4 +1,4 @@
-// /admin/extensions (spec: What the service does 7; CONTRACT: The admin area): every compiled-in extension
+// /admin/extensions (spec: What the service does 7; docs/authentication.md#signing-in-and-the-admin-area): every compiled-in extension
 // grouped by kind, a checkbox each, Save. The same switches GET /extensions reports.
 import { extensionKinds, type ExtensionKind } from '../domain/extensions/extensions.catalog.ts';
 import { formList } from './forms.ts';

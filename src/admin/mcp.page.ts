@@ -1,4 +1,4 @@
-// /admin/integrations/mcp (spec: What the service does 5; CONTRACT: The admin area, OAuth 2): whether the MCP
+// /admin/integrations/mcp (spec: What the service does 5; docs/mcp.md#the-administrators-page, docs/authentication.md#oauth-2): whether the MCP
 // server is on, which tools it offers (each with its description and whether it is read-only or destructive),
 // and whether MCP clients may register themselves. Saving bumps the organisation's credentials epoch, so every
 // server process applies the settings from its next MCP request on (mcp-settings.service.ts).

@@ -1,4 +1,4 @@
-// The admin area's pages, in menu order, with the capability each needs (CONTRACT: The admin area). The
+// The admin area's pages, in menu order, with the capability each needs (docs/authentication.md#signing-in-and-the-admin-area). The
 // menu and the /admin index show a person only the pages they may open.
 import type { Capability } from '../auth/capabilities.ts';
 

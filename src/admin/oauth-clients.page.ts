@@ -1,4 +1,4 @@
-// /admin/integrations/oauth-clients (CONTRACT: The admin area): every client of the organisation, those that
+// /admin/integrations/oauth-clients (docs/authentication.md#signing-in-and-the-admin-area): every client of the organisation, those that
 // registered themselves included; a form to register one; Rotate secret and Delete. The same service as
 // `atrium oauth-client create`: same schema, rules and events.
 import type { FastifyReply, FastifyRequest } from 'fastify';

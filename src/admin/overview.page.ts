@@ -1,4 +1,4 @@
-// GET /admin: the pages this person may open (CONTRACT: The admin area, an index at /admin).
+// GET /admin: the pages this person may open (docs/authentication.md#signing-in-and-the-admin-area: an index at /admin).
 import { pagesFor } from './navigation.ts';
 import type { PageRoutes } from './page-routes.ts';
 

@@ -1,4 +1,4 @@
-// The pages a person meets: sign-in and the admin area (CONTRACT: Signing in, The admin area). One
+// The pages a person meets: sign-in and the admin area (docs/authentication.md#signing-in-and-the-admin-area). One
 // encapsulated Fastify scope, so that form parsing, cookies, CSRF tokens and the pages' security headers
 // apply here and nowhere in the JSON API.
 import fastifyCookie from '@fastify/cookie';

@@ -1,4 +1,4 @@
-// GET /login, POST /login, POST /logout (CONTRACT: Signing in).
+// GET /login, POST /login, POST /logout (docs/authentication.md#signing-in-and-the-admin-area).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { formString } from './forms.ts';
 import { PageError, SESSION_COOKIE } from './page-context.ts';

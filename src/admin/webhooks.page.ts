@@ -1,4 +1,4 @@
-// /admin/webhooks and /admin/webhooks/{id} (spec: Events 1, 2, 6; CONTRACT: The admin area). Every action
+// /admin/webhooks and /admin/webhooks/{id} (spec: Events 1, 2, 6; docs/authentication.md#signing-in-and-the-admin-area). Every action
 // calls the webhook service the REST operations call, in a transaction of its own, so a subscription added
 // here gets the same SSRF check, verification ping, events and rules as operation 6.
 import type { Static } from 'typebox';

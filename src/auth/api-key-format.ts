@@ -1,4 +1,4 @@
-// API key format (CONTRACT.md): `atr_live_` or `atr_test_`, then 256 random bits in base62, then a 6-character
+// API key format (docs/authentication.md#api-keys): `atr_live_` or `atr_test_`, then 256 random bits in base62, then a 6-character
 // CRC32 checksum of the random part. The checksum lets secret scanners recognise a leaked key offline and
 // lets us reject typos without a database read. Only the SHA-256 of the whole key is stored.
 import { createHash, randomBytes } from 'node:crypto';

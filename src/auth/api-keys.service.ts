@@ -108,7 +108,7 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; revisions: Rev
       let entry = verified.get(token, organisationId, credentialsEpoch);
       if (entry === undefined) {
         entry = await verify(token);
-        // CONTRACT: a key of another organisation gets no hint that it exists elsewhere.
+        // docs/authentication.md#credentials-scopes-capabilities-and-roles: a key of another organisation gets no hint that it exists elsewhere.
         if (!entry || entry.actor.organisationId !== organisationId) throw new ApiError('auth.invalid_credential', 'The API key is not valid for this organisation.');
         // The epoch this request read before the key was looked up: a revocation committed since then has
         // moved it, and the next request verifies again.

@@ -1,4 +1,4 @@
-// The sign-in lockout (CONTRACT: Signing in): more than 10 failed attempts in 15 minutes for one
+// The sign-in lockout (docs/authentication.md#signing-in-and-the-admin-area): more than 10 failed attempts in 15 minutes for one
 // (organisation, e-mail) or from one client address, and every further attempt is a 429 until the oldest
 // counted failure leaves the window, right pair or not. The counts must hold across server processes, so they
 // live in the database, or in Redis when REDIS_URL is set (no write to the database for a failed attempt).

@@ -1,4 +1,4 @@
-// Server-side sessions of signed-in people (CONTRACT: Signing in). The cookie carries a random token; the
+// Server-side sessions of signed-in people (docs/authentication.md#signing-in-and-the-admin-area). The cookie carries a random token; the
 // database keeps its SHA-256, so ending a session (sign-out, a password change, removing the person) takes
 // effect on the very next request of every server process. Idle timeout 2 hours, absolute 12 hours.
 import { createHash, randomBytes } from 'node:crypto';
@@ -25,7 +25,7 @@ export interface SignedInPerson {
   capabilities: ReadonlySet<Capability>;
 }
 
-/** A message for the next page: a notice, and at most one secret shown once (CONTRACT: The admin area). */
+/** A message for the next page: a notice, and at most one secret shown once (docs/authentication.md#signing-in-and-the-admin-area). */
 export interface Flash {
   notice?: string;
   error?: string;
@@ -60,7 +60,7 @@ export function createSessionService(deps: { db: Db; clock: Clock }) {
     /** The person a cookie's token signs in at this organisation, or undefined (unknown, ended, expired, elsewhere). */
     async resolve(token: string, organisationId: string): Promise<SignedInPerson | undefined> {
       const row = await sessionsRepository.findByTokenHash(db, hashToken(token));
-      // CONTRACT: a session of one organisation means nothing at another's address.
+      // docs/authentication.md#signing-in-and-the-admin-area: a session of one organisation means nothing at another's address.
       if (!row || row.organisation_id !== organisationId) return undefined;
       const now = clock.now().getTime();
       const lastSeen = Date.parse(row.last_seen_at);

@@ -1,4 +1,4 @@
-// When the database cannot serve us (CONTRACT: Shared conventions, Operating it): errors that mean "the
+// When the database cannot serve us (docs/conventions.md#errors, docs/operating.md#starting-losing-the-database-stopping): errors that mean "the
 // database is away or cannot be written", as opposed to a bug or a constraint, become a 502
 // `database.unavailable` with Retry-After instead of a 500 (a process starting before its database waits for it:
 // wait-for-database.ts).

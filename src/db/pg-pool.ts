@@ -1,4 +1,4 @@
-// The PostgreSQL pool, made to survive its database going away (CONTRACT: Operating it):
+// The PostgreSQL pool, made to survive its database going away (docs/operating.md#starting-losing-the-database-stopping):
 // - every connection has an `error` listener from the moment it exists, so a dropped connection ("Connection
 //   terminated unexpectedly") is logged instead of ending the process as an unhandled `error` event;
 // - connecting and each query are bounded in time, so a request answers 502 within 5 s when packets are

@@ -1,4 +1,4 @@
-// A process that starts before its database is reachable waits for it (CONTRACT: Operating it), retrying with
+// A process that starts before its database is reachable waits for it (docs/operating.md#starting-losing-the-database-stopping), retrying with
 // backoff and logging each failure, instead of exiting.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';

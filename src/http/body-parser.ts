@@ -1,4 +1,4 @@
-// The one place request bodies are read (CONTRACT: Shared conventions — the status table is exhaustive).
+// The one place request bodies are read (docs/conventions.md#errors — the status table is exhaustive).
 // Only `application/json` in UTF-8 is a body; anything else is a 422 `request.unsupported_media_type`. Text
 // that is not JSON is a 422 `request.malformed_json`. JSON nested deeper than 64 levels is a 422
 // `request.too_deep`, so no later step (validation, the idempotency fingerprint, storing it) can exhaust the

@@ -1,5 +1,5 @@
 // Requests Node's HTTP parser refuses before Fastify sees them (a request line or headers over the 16 KiB
-// limit, bytes that are not HTTP): answered as problem documents with the spec's statuses (CONTRACT: the
+// limit, bytes that are not HTTP): answered as problem documents with the spec's statuses (docs/conventions.md#errors: the
 // status table is exhaustive; a request line or path over the limit is a 413 `request.too_large`), where
 // Fastify's default would answer 431 or 400 in its own format.
 import { randomUUID } from 'node:crypto';

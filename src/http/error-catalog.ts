@@ -25,7 +25,7 @@ export const errorCatalog = {
   // The HTTP layer
   'request.malformed_json': entry(422, 'validation', 'The request body is not valid JSON'),
   'request.body_required': entry(422, 'validation', 'The request needs a JSON body'),
-  // CONTRACT: the spec's status table is exhaustive, so media type and depth are 422s and size is a 413.
+  // docs/conventions.md#errors: the spec's status table is exhaustive, so media type and depth are 422s and size is a 413.
   'request.unsupported_media_type': entry(422, 'validation', 'Request bodies must be application/json'),
   'request.too_deep': entry(422, 'validation', 'The JSON body is nested too deeply'),
   'request.malformed': entry(422, 'validation', 'The request is not well-formed HTTP'),
@@ -107,16 +107,16 @@ export const errorCatalog = {
   'user.not_found': entry(404, 'not_found', 'No such user'),
   'user.email_taken': entry(409, 'conflict', 'Another user of this organisation has that e-mail address'),
 
-  // Bulk operations (spec: Bulk semantics; CONTRACT: Bulk)
+  // Bulk operations (spec: Bulk semantics; docs/api-guide.md#bulk-operations-8-and-9)
   'bulk.too_many_operations': entry(413, 'quota', 'The bulk request has more operations than allowed'),
   'bulk.rolled_back': entry(409, 'conflict', 'Another operation of the atomic bulk request failed, so this one was rolled back'),
 
-  // The MCP server (CONTRACT: MCP)
+  // The MCP server (docs/mcp.md)
   'mcp.disabled': entry(404, 'not_found', "This organisation's administrator has switched the MCP server off"),
   'mcp.invalid_arguments': entry(422, 'validation', 'The tool arguments are invalid'),
   'mcp.confirmation_invalid': entry(422, 'validation', 'The confirmation is wrong, used, expired or for another call'),
 
-  // CONTRACT: the database unreachable while running (and while a process waits for it at start).
+  // docs/conventions.md#errors: the database unreachable while running (and while a process waits for it at start).
   'database.unavailable': entry(502, 'upstream', 'The database is not reachable at the moment'),
   // Answered by the proxy in front of the server processes when none of them answers (deploy/nginx.conf), to any
   // request; never by a process itself, so no operation lists it.

@@ -1,4 +1,4 @@
-// spec: Conventions — Idempotency-Key; CONTRACT: Shared conventions. A replay returns the recorded status and
+// spec: Conventions — Idempotency-Key; docs/conventions.md#idempotency. A replay returns the recorded status and
 // body with `Idempotency-Replayed: true`; the same key with another request is a 409; a key whose first
 // request is still running is a 409 with Retry-After. The record is written in the transaction of the effect,
 // so a crash or a 500 leaves neither. Only successes are recorded: a refused request changed nothing and may

@@ -1,4 +1,4 @@
-// The process's HTTP listener (CONTRACT: Operating it). It opens before the database is ready, so that
+// The process's HTTP listener (docs/operating.md#starting-losing-the-database-stopping). It opens before the database is ready, so that
 // `/healthz` answers 200 and `/readyz` 503 while the process waits for its database, and every other request
 // waits for the app a few seconds (STARTING_WAIT_MS), then is a 502 `database.unavailable`; once the app is
 // attached, requests go to it. At shutdown it drains: the listening socket closes first (a new connection is

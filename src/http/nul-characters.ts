@@ -1,4 +1,4 @@
-// CONTRACT: Shared conventions — text fields refuse the NUL character (422 at the field) on every database.
+// docs/conventions.md#errors — text fields refuse the NUL character (422 at the field) on every database.
 // PostgreSQL cannot store U+0000 in text at all (a 500 before this rule) and SQLite would keep it and cut
 // strings short in other tools, so the rule is one schema keyword, `noNul`, added to every string a request
 // schema declares (body fields at any depth, path and query parameters, bulk items' `data`). Free-form JSON

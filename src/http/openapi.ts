@@ -28,7 +28,7 @@ export function documentedStatuses(op: Operation): number[] {
   const s = new Set<number>([...op.errors, 401, 403, 413, 422, 429, 500, 502]);
   if (op.scope === null) s.delete(403);
   if (op.writes) s.add(412);
-  // CONTRACT: Idempotency — the same key for another request, or while the first still runs, is a 409.
+  // docs/conventions.md#idempotency — the same key for another request, or while the first still runs, is a 409.
   if (op.idempotency) s.add(409);
   return [...s].sort((a, b) => a - b);
 }

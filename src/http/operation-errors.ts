@@ -44,10 +44,10 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
     }
   }
   // Query parameters are validated; so is a path value an upsert (PUT) would create, and a NUL character is
-  // refused in any path value (CONTRACT), where the value is named rather than not found.
+  // refused in any path value (docs/conventions.md#errors), where the value is named rather than not found.
   if (op.query || op.params) codes.add('validation.invalid_parameter');
   if (op.params) {
-    // A path value that cannot be an id of ours names nothing (CONTRACT): the operation's 404.
+    // A path value that cannot be an id of ours names nothing (docs/conventions.md#addresses-and-requests): the operation's 404.
     if (op.method !== 'PUT') codes.add(op.notFoundCode ?? 'request.route_not_found');
   }
   if (op.notFoundCode && op.errors.includes(404)) codes.add(op.notFoundCode);
@@ -61,7 +61,7 @@ export function errorCodesWithStatus(op: Operation, status: number): ErrorCode[]
   return errorCodesOf(op).filter((code) => errorCatalog[code].status === status);
 }
 
-/** The statuses of a per-operation result inside a bulk response that carry an `error` (CONTRACT: Bulk). */
+/** The statuses of a per-operation result inside a bulk response that carry an `error` (docs/api-guide.md#bulk-operations-8-and-9). */
 const resultStatuses = new Set([404, 409, 422]);
 
 /**

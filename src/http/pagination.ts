@@ -1,4 +1,4 @@
-// Cursor paging shared by every list (spec: Conventions — Pagination; CONTRACT: Lists). A cursor is opaque:
+// Cursor paging shared by every list (spec: Conventions — Pagination; docs/conventions.md#lists). A cursor is opaque:
 // it carries the position, the list, the organisation and a digest of the filters it was made for, signed
 // with the deployment's key — so a forged, truncated or foreign cursor is a 422, never a silent wrong page.
 import { createHmac } from 'node:crypto';

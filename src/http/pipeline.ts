@@ -88,7 +88,7 @@ function authorize(request: FastifyRequest): void {
   }
 }
 
-/** The revision a `Service-Version` header asks for, or the 422 (CONTRACT: Revisions). */
+/** The revision a `Service-Version` header asks for, or the 422 (docs/conventions.md#revisions). */
 export function requestedRevision(revisions: Revisions, header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined;
   const revision = typeof header === 'string' ? revisions.resolve(header) : undefined;
@@ -105,7 +105,7 @@ function applyRevision(revisions: Revisions, request: FastifyRequest, reply: Fas
   reply.header('Service-Version', revision);
 }
 
-/** Checked with the other headers, before the body is validated (CONTRACT: refused requests record nothing). */
+/** Checked with the other headers, before the body is validated (docs/conventions.md#idempotency: refused requests record nothing). */
 function readIdempotencyKey(request: FastifyRequest): void {
   const op = operationOf(request);
   if (op.idempotency) request.idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key'], op.idempotency);

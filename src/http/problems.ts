@@ -110,9 +110,9 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   if (fe.validation) {
     if (fe.validationContext === 'params') {
       const operation = request.routeOptions.config?.operation;
-      // A NUL is refused at the field wherever it is (CONTRACT). An upsert creates what its path names, so a
+      // A NUL is refused at the field wherever it is (docs/conventions.md#errors). An upsert creates what its path names, so a
       // path value that could never be valid is a 422 there; everywhere else it simply names nothing that
-      // exists (CONTRACT: a path id that is not a UUID is a 404).
+      // exists (docs/conventions.md#addresses-and-requests: a path id that is not a UUID is a 404).
       const nul = fe.validation.filter((e) => e.keyword === NO_NUL_KEYWORD);
       if (nul.length > 0) return queryProblem(nul, 'params');
       if (operation?.method === 'PUT') return queryProblem(fe.validation, 'params');

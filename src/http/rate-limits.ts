@@ -1,4 +1,4 @@
-// Rate limits and concurrency caps per credential (spec: Limits; CONTRACT: Rate limits), answered with a 429
+// Rate limits and concurrency caps per credential (spec: Limits; docs/conventions.md#rate-limits), answered with a 429
 // problem document, `Retry-After`, `retry_after` and the RateLimit-* headers on every response of an operation.
 // - The request rate: with REDIS_URL, @fastify/rate-limit counts in Redis, so that every API process shares
 //   one budget. Without it, each process counts alone (there is nothing to share), in the fixed-window counter

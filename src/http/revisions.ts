@@ -1,4 +1,4 @@
-// Dated revisions of API v1 (spec: Versioning; CONTRACT: Revisions). An incompatible change is declared once,
+// Dated revisions of API v1 (spec: Versioning; docs/conventions.md#revisions). An incompatible change is declared once,
 // as a RevisionChange: the operations it touches and how to turn the newer shape into the older one (and an
 // older request into the newer one). Handlers only ever see and produce the current shape; callers on an
 // earlier revision get requests upgraded and responses downgraded, change by change, in date order, and an

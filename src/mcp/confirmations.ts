@@ -1,4 +1,4 @@
-// Confirmations of destructive tools (CONTRACT: MCP). A confirmation is either the `confirmation_token` a
+// Confirmations of destructive tools (docs/mcp.md#confirmations). A confirmation is either the `confirmation_token` a
 // client sends back as an argument, or the request state of an elicitation (input_required) that the client
 // echoes on its retry. Both are the same signed value: the organisation, the person, the tool and a hash of the
 // exact arguments, a nonce and an expiry 5 minutes ahead, with an HMAC by a deployment-wide key (the retry may

@@ -1,4 +1,4 @@
-// How a tool call reaches the REST pipeline as the caller (CONTRACT: MCP — "a call runs exactly like the REST
+// How a tool call reaches the REST pipeline as the caller (docs/mcp.md#tools — "a call runs exactly like the REST
 // request"). The call is dispatched as the operation's own REST request inside this process (rest-dispatch.ts).
 // /mcp has already done, for this very request, what the REST pipeline's first two steps do: read the
 // organisation (with its plan and credentials epoch, fresh) and authenticate the caller's credential (an API

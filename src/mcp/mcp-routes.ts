@@ -1,4 +1,4 @@
-// /mcp on every organisation's address (spec: What the service does 5-6; CONTRACT: MCP, OAuth 2), and the
+// /mcp on every organisation's address (spec: What the service does 5-6; docs/mcp.md, docs/authentication.md#oauth-2), and the
 // RFC 9728 protected-resource documents an MCP client discovers the authorization server from. Streamable HTTP,
 // served by the official SDK's createMcpHandler: revision 2026-07-28 (stateless) and, for older clients,
 // 2025-06-18 and 2025-11-25 (initialize accepted, no session kept), so any request may land on any process.
@@ -40,7 +40,7 @@ export interface McpRouteDeps {
   limits: Limit[];
 }
 
-/** CONTRACT: browser-based clients may call /mcp and the metadata from any origin; never with cookies. */
+/** docs/mcp.md: browser-based clients may call /mcp and the metadata from any origin; never with cookies. */
 function allowCrossOrigin(reply: FastifyReply): void {
   reply.header('Access-Control-Allow-Origin', '*');
   reply.header('Access-Control-Expose-Headers', 'WWW-Authenticate, Mcp-Protocol-Version, Mcp-Session-Id, Request-Id');

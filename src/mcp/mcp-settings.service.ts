@@ -1,4 +1,4 @@
-// An organisation's MCP settings (CONTRACT: MCP; the /admin/integrations/mcp page): whether the server is on,
+// An organisation's MCP settings (docs/mcp.md#the-administrators-page; the /admin/integrations/mcp page): whether the server is on,
 // which tools are on, and whether clients may register themselves (RFC 7591 and Client ID Metadata Documents).
 //
 // A change must apply at once on every server process. /mcp keeps the settings in memory under the

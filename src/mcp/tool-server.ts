@@ -1,4 +1,4 @@
-// The MCP server one request meets (CONTRACT: MCP): a low-level SDK `Server`, made afresh for every HTTP request
+// The MCP server one request meets (docs/mcp.md): a low-level SDK `Server`, made afresh for every HTTP request
 // (nothing survives between requests, so any request may land on any process), answering tools/list and
 // tools/call for the caller that /mcp authenticated. Tools carry the operations' own JSON Schemas (tools.ts);
 // a call runs as the operation's REST request (rest-dispatch.ts). Destructive tools ask for confirmation first:

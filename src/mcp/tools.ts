@@ -1,4 +1,4 @@
-// The MCP tools (CONTRACT: MCP), made from the operation registry and nothing else: one tool per operation,
+// The MCP tools (docs/mcp.md#tools), made from the operation registry and nothing else: one tool per operation,
 // named by its id in snake_case, described by its summary, taking one object that merges the operation's path,
 // query and body fields, with the three annotations always explicit. Adding an operation adds its tool.
 //
@@ -107,7 +107,7 @@ export function buildTools(operations: readonly Operation[]): Tool[] {
   return tools;
 }
 
-/** Defaults (CONTRACT: the admin area): every tool on except the destructive ones. */
+/** Defaults (docs/mcp.md#the-administrators-page): every tool on except the destructive ones. */
 export function onByDefault(tool: Tool): boolean {
   return tool.op.destructive !== true;
 }

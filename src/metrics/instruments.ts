@@ -1,4 +1,4 @@
-// The service's own Prometheus metrics (CONTRACT: Operating it), defined once for the process and updated
+// The service's own Prometheus metrics (docs/operating.md#metrics), defined once for the process and updated
 // where the work happens. Names follow Prometheus conventions: an `atrium_` prefix, base units (seconds),
 // `_total` on counters, labels of small fixed sets (an operation id, a method, a status, a result) so a
 // series never multiplies with data. Gauges that describe the database (queues, backlog) are read when

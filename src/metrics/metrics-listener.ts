@@ -1,4 +1,4 @@
-// The metrics listener (CONTRACT: Operating it): `GET /metrics` in the Prometheus text format on its own
+// The metrics listener (docs/operating.md#metrics): `GET /metrics` in the Prometheus text format on its own
 // port (METRICS_PORT), never on an organisation's address, so the API's proxy does not expose it and a scrape
 // needs no credential. Bind it to an address only the monitoring system reaches (METRICS_HOST).
 import http from 'node:http';

@@ -1,5 +1,5 @@
 // The admin area in a real browser (Chromium), driven as a person drives it: by labels and button texts
-// (CONTRACT: The admin area), against the real app listening on loopback. Organisations live at
+// (docs/authentication.md#signing-in-and-the-admin-area), against the real app listening on loopback. Organisations live at
 // `*.localhost` addresses, which Chromium resolves to loopback.
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

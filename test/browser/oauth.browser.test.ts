@@ -1,4 +1,4 @@
-// The authorization code flow in Chromium (CONTRACT: OAuth 2), as a person meets it: the application sends the
+// The authorization code flow in Chromium (docs/authentication.md#oauth-2), as a person meets it: the application sends the
 // browser to /oauth/authorize, the person signs in on our page, sees the consent page (with the privileged
 // warning), chooses Allow or Deny, and lands on the application's loopback callback, served here, with the code
 // and the state. The code is then exchanged by oauth4webapi.

@@ -44,7 +44,7 @@ export function createAccessTokenAuthenticator(deps: { db: Db; clock: Clock; rev
   const { db, clock, revisions } = deps;
 
   /**
-   * What a token was verified as, cached per process (CONTRACT: checked on every operation like an API key). The
+   * What a token was verified as, cached per process (docs/authentication.md#oauth-2: checked on every operation like an API key). The
    * organisation's credentials epoch, bumped with every revocation, client deletion and person removal, keeps the
    * cache honest across processes (src/auth/credential-epoch.ts); the expiry is checked on every hit.
    */
@@ -58,7 +58,7 @@ export function createAccessTokenAuthenticator(deps: { db: Db; clock: Clock; rev
 
   async function verify(token: string, organisationId: string): Promise<VerifiedToken> {
     const row = await accessTokensRepository.findWithClient(db, hashRecordId(withoutTokenPrefix(token)));
-    // CONTRACT: a token of one organisation is a 401 anywhere else, with no hint that it exists there.
+    // docs/authentication.md#credentials-scopes-capabilities-and-roles: a token of one organisation is a 401 anywhere else, with no hint that it exists there.
     if (!row || row.organisation_id !== organisationId) throw new ApiError('auth.invalid_credential', 'The access token is not valid for this organisation.');
     const payload = JSON.parse(row.payload) as { aud?: string | string[]; scope?: string };
     // A client that is gone took its tokens with it; one resolved from a metadata document (an https client_id) has no row.

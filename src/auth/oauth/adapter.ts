@@ -17,7 +17,7 @@ const BEARER_MODELS = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken
 /** Models whose records authenticate REST or MCP requests (directly, or by minting one that does). */
 const TOKEN_MODELS = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken']);
 
-/** Our access tokens carry a prefix (CONTRACT: `atr_at_`); oidc-provider knows them without it. */
+/** Our access tokens carry a prefix (docs/authentication.md#oauth-2: `atr_at_`); oidc-provider knows them without it. */
 export const ACCESS_TOKEN_PREFIX = 'atr_at_';
 export const withoutTokenPrefix = (id: string): string => (id.startsWith(ACCESS_TOKEN_PREFIX) ? id.slice(ACCESS_TOKEN_PREFIX.length) : id);
 

@@ -1,4 +1,4 @@
-// One OAuth 2.1 authorization server per organisation (CONTRACT: OAuth 2), an oidc-provider Provider whose
+// One OAuth 2.1 authorization server per organisation (docs/authentication.md#oauth-2), an oidc-provider Provider whose
 // issuer is the organisation's public origin. What oidc-provider is asked to do, and why:
 // - authorization code with PKCE S256 required for every client; client credentials; refresh tokens issued with
 //   every code and rotated on each use (a reused one revokes its grant, which oidc-provider does itself);
@@ -113,7 +113,7 @@ export function createAuthorizationServer(org: Organisation, deps: Authorization
       revocation: { enabled: true },
       introspection: {
         enabled: true,
-        // CONTRACT: for confidential clients of the organisation (a public client has nothing to prove it with).
+        // docs/authentication.md#oauth-2: for confidential clients of the organisation (a public client has nothing to prove it with).
         allowedPolicy: async (_ctx, client) => client.clientAuthMethod !== 'none',
       },
       registration: {
@@ -122,7 +122,7 @@ export function createAuthorizationServer(org: Organisation, deps: Authorization
         issueRegistrationAccessToken: false,
         idFactory: generateClientId,
       },
-      // CONTRACT: an https URL as client_id, allowed while the organisation allows self-registration (checked
+      // docs/authentication.md#oauth-2: an https URL as client_id, allowed while the organisation allows self-registration (checked
       // again for a document still cached); the document must name that URL as its client_id (oidc-provider
       // checks) and is kept at most 24 hours.
       clientIdMetadataDocument: {
@@ -138,7 +138,7 @@ export function createAuthorizationServer(org: Organisation, deps: Authorization
         useGrantedResource: async () => true,
         async getResourceServerInfo(ctx, resource, client) {
           if (resource !== resources.api && resource !== resources.mcp) throw new errors.InvalidTarget(`unknown resource ${resource}; use ${resources.api} or ${resources.mcp}`);
-          // CONTRACT: a scope outside the client's registered ones is invalid_scope, not silently dropped.
+          // docs/authentication.md#oauth-2: a scope outside the client's registered ones is invalid_scope, not silently dropped.
           const registered = client.scope ? client.scope.split(' ') : [...allScopes];
           const requested = typeof ctx.oidc.params?.scope === 'string' ? ctx.oidc.params.scope.split(' ').filter((s: string) => s !== '' && s !== 'openid' && s !== 'offline_access') : [];
           const outside = requested.filter((s: string) => !registered.includes(s));
@@ -169,7 +169,7 @@ export function createAuthorizationServer(org: Organisation, deps: Authorization
     rotateRefreshToken: true,
     // Tokens live by their own expiry, not by oidc-provider's session (sign-in state is ours).
     expiresWithSession: async () => false,
-    // CONTRACT: browser-based clients may call the token, registration and revocation endpoints from any origin.
+    // docs/authentication.md#oauth-2: browser-based clients may call the token, registration and revocation endpoints from any origin.
     clientBasedCORS: () => true,
     // oidc-provider's only outbound request is a Client ID Metadata Document: through our SSRF guard.
     fetch: ((url: string | URL, options: { signal?: AbortSignal | null }) => deps.fetchMetadataDocument(url, options)) as Configuration['fetch'],
@@ -182,7 +182,7 @@ export function createAuthorizationServer(org: Organisation, deps: Authorization
   const provider = new Provider(issuer, configuration);
   // Our HTTP layer sets X-Forwarded-Proto/-Host to the public origin, so every URL the provider prints is ours.
   provider.proxy = true;
-  // CONTRACT: access tokens are `atr_at_…`, so they never parse as an API key and secret scanners know them.
+  // docs/authentication.md#oauth-2: access tokens are `atr_at_…`, so they never parse as an API key and secret scanners know them.
   provider.use(async (ctx, next) => {
     await next();
     const body = ctx.body as { access_token?: unknown; error?: unknown; error_description?: unknown } | undefined;

@@ -1,4 +1,4 @@
-// Client ID Metadata Documents (CONTRACT: OAuth 2): a client may name itself by an https URL whose document
+// Client ID Metadata Documents (docs/authentication.md#oauth-2): a client may name itself by an https URL whose document
 // describes it. oidc-provider fetches that document through this function (its `fetch` option), which goes
 // through the webhook SSRF guard — https only, public addresses only unless WEBHOOK_ALLOW_HOSTS lets a host
 // through, WEBHOOK_CA_FILE trusted — and connects to the very address the guard checked. No redirects are

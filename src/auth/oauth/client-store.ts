@@ -24,7 +24,7 @@ export function toClientMetadata(row: OAuthClientRow): AdapterPayload {
     client_name: row.name,
     ...(row.type === 'confidential' ? { client_secret: row.secret_hash!, token_endpoint_auth_method: 'client_secret_basic' } : { token_endpoint_auth_method: 'none' }),
     redirect_uris: JSON.parse(row.redirect_uris) as string[],
-    // Refresh tokens come with the authorization code grant (CONTRACT: rotated on use).
+    // Refresh tokens come with the authorization code grant (docs/authentication.md#oauth-2: rotated on use).
     grant_types: code ? [...grants, 'refresh_token'] : grants,
     response_types: code ? ['code'] : [],
     scope: (JSON.parse(row.scopes) as string[]).join(' '),

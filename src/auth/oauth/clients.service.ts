@@ -1,4 +1,4 @@
-// Registering OAuth clients (CONTRACT: OAuth 2; the admin page and `atrium oauth-client create` call this).
+// Registering OAuth clients (docs/authentication.md#oauth-2; the admin page and `atrium oauth-client create` call this).
 // A confidential client's secret is shown once and kept only as its SHA-256, like an API key.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Static } from 'typebox';

@@ -87,7 +87,7 @@ export function rewriteRegistration(body: string): string {
     throw new OAuthRequestError(400, 'invalid_client_metadata', 'The registration request must be a JSON object.');
   }
   if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) throw new OAuthRequestError(400, 'invalid_client_metadata', 'The registration request must be a JSON object.');
-  // CONTRACT: text fields refuse NUL (PostgreSQL cannot store it).
+  // docs/conventions.md#errors: text fields refuse NUL (PostgreSQL cannot store it).
   if (holdsNul(metadata)) throw new OAuthRequestError(400, 'invalid_client_metadata', 'Client metadata must not contain the NUL character.');
   const method = metadata.token_endpoint_auth_method;
   if (method !== undefined && method !== 'none') {

@@ -1,4 +1,4 @@
-// The authorization server's HTTP endpoints on every organisation's address (CONTRACT: OAuth 2), handed to that
+// The authorization server's HTTP endpoints on every organisation's address (docs/authentication.md#oauth-2), handed to that
 // organisation's oidc-provider after oauth-requests.ts has prepared them. The sign-in and consent steps are
 // pages (src/admin/consent.page.ts). Errors here are RFC 6749 / 7591 JSON, not problem documents.
 import fastifyCookie from '@fastify/cookie';
@@ -13,7 +13,7 @@ import { forwardedHeaders, hashBasicSecret, OAuthRequestError, replayRequest, re
 const SESSION_COOKIE = 'atrium_session';
 const BODY_LIMIT = 64 * 1024;
 
-/** Provider endpoints: [path, methods]. OPTIONS answers CORS preflights (CONTRACT: browser-based clients). */
+/** Provider endpoints: [path, methods]. OPTIONS answers CORS preflights (docs/authentication.md#oauth-2: browser-based clients). */
 const endpoints: Array<[string, Array<'GET' | 'POST' | 'OPTIONS'>]> = [
   ['/oauth/authorize', ['GET', 'POST']],
   ['/oauth/authorize/:uid', ['GET']],

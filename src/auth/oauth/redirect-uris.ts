@@ -1,4 +1,4 @@
-// Which redirect URIs a client may register (CONTRACT: OAuth 2): https anywhere, or plain http on loopback
+// Which redirect URIs a client may register (docs/authentication.md#oauth-2): https anywhere, or plain http on loopback
 // only (a native app or a CLI listening on its own machine). Never a fragment (RFC 6749 3.1.2).
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 

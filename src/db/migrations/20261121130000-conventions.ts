@@ -20,7 +20,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('idempotency_records_expiry').on('idempotency_records').column('expires_at').execute();
 
-  // CONTRACT: Lists — `GET /<resource>/deletions` lists tombstones {id, external_id, deleted_at}.
+  // docs/conventions.md#lists — `GET /<resource>/deletions` lists tombstones {id, external_id, deleted_at}.
   await db.schema
     .createTable('deletions')
     .addColumn('id', t.uuid, (c) => c.primaryKey())

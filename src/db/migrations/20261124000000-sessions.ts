@@ -1,4 +1,4 @@
-// Signing in (CONTRACT: Signing in): server-side sessions, failed sign-ins counted for the lockout, and people
+// Signing in (docs/authentication.md#signing-in-and-the-admin-area): server-side sessions, failed sign-ins counted for the lockout, and people
 // who can be removed (a removed person's sessions and credentials stop working at once).
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';

@@ -1,4 +1,4 @@
-// OAuth 2 (CONTRACT: OAuth 2): clients registered per organisation, and what each organisation's authorization
+// OAuth 2 (docs/authentication.md#oauth-2): clients registered per organisation, and what each organisation's authorization
 // server keeps (grants, codes, tokens, sessions, interactions). Bearer values are never stored: a record is
 // found by the SHA-256 of its id, and a client secret is kept only as its SHA-256.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';

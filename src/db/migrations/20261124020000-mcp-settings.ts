@@ -1,4 +1,4 @@
-// What an organisation's administrator chose on /admin/integrations/mcp (CONTRACT: MCP). No row: the defaults
+// What an organisation's administrator chose on /admin/integrations/mcp (docs/mcp.md#the-administrators-page). No row: the defaults
 // (server on, every tool on but the destructive ones, clients may register themselves).
 import type { Kysely } from 'kysely';
 import { columnTypes } from '../column-types.ts';

@@ -1,4 +1,4 @@
-// Confirmations of destructive MCP tools (CONTRACT: MCP). A confirmation token or an elicitation's request
+// Confirmations of destructive MCP tools (docs/mcp.md#confirmations). A confirmation token or an elicitation's request
 // state is signed with a deployment-wide key (every API process must accept what another handed out), and each
 // is good for one use: its nonce is recorded here when it is used, so a second use fails on every process.
 import { randomBytes } from 'node:crypto';

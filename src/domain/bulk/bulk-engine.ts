@@ -1,4 +1,4 @@
-// The one bulk engine (spec: Bulk semantics; CONTRACT: Bulk). It runs a validated envelope's operations in
+// The one bulk engine (spec: Bulk semantics; docs/api-guide.md#bulk-operations-8-and-9). It runs a validated envelope's operations in
 // request order inside the request's transaction, which also holds the Idempotency-Key record, so the
 // recorded bulk response commits together with the effects:
 // - non-atomic: each operation in its own savepoint; a failure undoes that operation alone;
@@ -118,7 +118,7 @@ export function createBulkEngine(declarations: BulkOpDeclarations) {
       else duplicates.push({ path: `/operations/${i}/ref`, code: 'duplicate', detail: `\`ref\` ${JSON.stringify(item.ref)} is already used by operation ${first}; each operation needs its own.` });
     });
     if (duplicates.length > 0) throw new ApiError('validation.invalid_body', 'Two operations share a `ref`; see `errors`.', { errors: duplicates });
-    // spec: Limits — 500 operations per request, 100 when atomic. CONTRACT: 413, nothing executed.
+    // spec: Limits — 500 operations per request, 100 when atomic. docs/api-guide.md#bulk-operations-8-and-9: 413, nothing executed.
     const limit = body.atomic ? MAX_ATOMIC_OPERATIONS : MAX_OPERATIONS;
     if (body.operations.length > limit) {
       throw new ApiError(
@@ -216,7 +216,7 @@ export function createBulkEngine(declarations: BulkOpDeclarations) {
     return results;
   }
 
-  // spec: Bulk semantics 3 — one transaction; the first failure fails all. CONTRACT: the failing operation
+  // spec: Bulk semantics 3 — one transaction; the first failure fails all. docs/api-guide.md#bulk-operations-8-and-9: the failing operation
   // reports its own error, every other one 409 bulk.rolled_back; later operations do not run.
   async function runAtomically(db: Db, items: BulkItem[], run: AnyExecutors): Promise<BulkResultEntry[]> {
     const results: BulkResultEntry[] = [];

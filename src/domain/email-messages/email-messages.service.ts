@@ -1,4 +1,4 @@
-// Email messages (spec: operation 8 names them; CONTRACT: list, read, create, update, delete besides bulk).
+// Email messages (spec: operation 8 names them; docs/decisions.md#resources-the-specification-names-without-operations: list, read, create, update, delete besides bulk).
 // Life cycle: draft → scheduled (needs send_at) → sending → sent; scheduled → draft or cancelled; draft →
 // cancelled. `sending` and `sent` are the worker's to set (email-messages.sender.ts); sent and cancelled are
 // final. The functions a bulk engine calls per item are create, update and upsertByExternalId.

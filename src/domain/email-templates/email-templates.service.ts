@@ -1,7 +1,7 @@
 // Organisation email templates: an organisation overrides a catalog message's wording per scope (the whole
 // organisation, a category, a course, an activity) and language. Spec operations 1 (read the draft, the
 // published version and the history) and 2 (restore an earlier version as the draft), and the supporting
-// write-the-draft and publish operations (CONTRACT: Resources the spec names but does not list operations for).
+// write-the-draft and publish operations (docs/decisions.md#resources-the-specification-names-without-operations).
 import type { Static } from 'typebox';
 import type { Actor } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';

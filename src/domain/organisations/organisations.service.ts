@@ -1,4 +1,4 @@
-// Organisations and the host-name → organisation lookup that runs on every request (CONTRACT: Organisations).
+// Organisations and the host-name → organisation lookup that runs on every request (docs/conventions.md#addresses-and-requests).
 import type { Db } from '../../db/database.ts';
 import type { Clock } from '../../clock.ts';
 import { newId } from '../../ids.ts';
@@ -9,7 +9,7 @@ export type Plan = Organisation['plan'];
 export const plans: readonly Plan[] = ['standard', 'no-api'];
 
 export function normaliseAddress(host: string): string {
-  // Port ignored (CONTRACT); IPv6 literals keep their brackets.
+  // Port ignored (docs/conventions.md#addresses-and-requests); IPv6 literals keep their brackets.
   const h = host.trim().toLowerCase();
   if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
   const colon = h.indexOf(':');

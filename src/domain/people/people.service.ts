@@ -53,7 +53,7 @@ export function createPeopleService(deps: { db: Db; clock: Clock }) {
       return { id };
     },
 
-    /** A new password ends every session of the person at once (CONTRACT: Signing in). */
+    /** A new password ends every session of the person at once (docs/authentication.md#signing-in-and-the-admin-area). */
     async setPassword(organisationId: string, personId: string, password: string): Promise<void> {
       checkPassword(password);
       const passwordHash = await hashPassword(password);

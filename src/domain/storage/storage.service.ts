@@ -1,4 +1,4 @@
-// Storage targets and files (spec operation 5; CONTRACT: storage targets). New files go to the organisation's
+// Storage targets and files (spec operation 5; docs/api-guide.md#enrolment-methods-storage-and-files). New files go to the organisation's
 // default target — its own directory target, or the deployment's storage — and each file records where it
 // went, so that changing the default never moves or strands an existing file.
 import { createHash } from 'node:crypto';

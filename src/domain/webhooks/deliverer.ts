@@ -2,7 +2,7 @@
 // simply runs out), sent signed to the address the SSRF guard checked, and every attempt is logged with the
 // delivery's new state and the subscription's health in one transaction.
 //
-// Rules (CONTRACT: Webhooks): 2xx succeeds; anything else fails, 3xx included (redirects are not followed);
+// Rules (docs/webhooks.md): 2xx succeeds; anything else fails, 3xx included (redirects are not followed);
 // 410 disables the subscription; Retry-After on 429/503 is honoured; 15 s per attempt; retries widen with
 // jitter within 72 hours of the first attempt (retry-policy.ts); `rate_limit_per_minute` delays, never drops;
 // after a long run of failures with no success for a day, the subscription is `auto_disabled` and its
@@ -220,7 +220,7 @@ export function createWebhookDeliverer(deps: DelivererDeps) {
     const abandoned: string[] = [];
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, work));
     await recordSuccesses(successes);
-    // CONTRACT: Operating it — a stopping worker hands back what it claimed and did not finish, so another
+    // docs/operating.md#starting-losing-the-database-stopping — a stopping worker hands back what it claimed and did not finish, so another
     // worker (or the next start) delivers it at once rather than after the lease. If even that fails (the
     // database is away), the lease simply runs out.
     const handBack = [...abandoned, ...queue.map((d) => d.id)];

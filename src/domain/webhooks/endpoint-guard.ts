@@ -1,4 +1,4 @@
-// The SSRF guard (CONTRACT: Webhooks). A webhook URL must be https and resolve only to public addresses —
+// The SSRF guard (docs/webhooks.md#why-it-works-this-way). A webhook URL must be https and resolve only to public addresses —
 // checked at creation and again before every delivery, after DNS resolution — and the connection then goes to
 // the very address that was checked, so DNS rebinding between check and connect is impossible.
 // WEBHOOK_ALLOW_HOSTS (host names or CIDR ranges) lifts the rule for development and tests.

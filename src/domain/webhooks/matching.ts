@@ -22,7 +22,7 @@ export function filtersMatch(filters: Filters, data: Record<string, unknown>): b
   });
 }
 
-/** The body of a delivery (CONTRACT: Webhooks): type, time of the event, identifiers and a short summary. */
+/** The body of a delivery (docs/webhooks.md): type, time of the event, identifiers and a short summary. */
 export function deliveryBody(type: string, occurredAt: string, data: unknown): string {
   return JSON.stringify({ type, timestamp: occurredAt, data });
 }

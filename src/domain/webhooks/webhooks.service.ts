@@ -1,4 +1,4 @@
-// Webhook subscriptions (spec operation 6; CONTRACT: Webhooks) and their delivery log. Creating one, or
+// Webhook subscriptions (spec operation 6; docs/webhooks.md) and their delivery log. Creating one, or
 // moving it to a new URL, first checks the URL with the SSRF guard and sends a signed `webhook.ping`; only a
 // 2xx answer lets it in. The ping happens in `prepare…`, before the transaction, so no database lock is held
 // while we wait on somebody else's server.
