@@ -103,7 +103,7 @@ export const errorCatalog = {
   'oauth_client.not_found': entry(404, 'not_found', 'No such OAuth client'),
   'oauth_client.public': entry(409, 'conflict', 'A public client has no secret'),
   'resource.external_id_taken': entry(409, 'conflict', 'Another resource of this type has that external_id'),
-  // People: the CLI answers with these today; the users operations (docs/api/users.md) will answer with them too.
+  // People: the CLI answers with these today; the users operations (docs/decisions.md#users-roles-enrolments-the-organisation-and-its-audit-log) will answer with them too.
   'user.not_found': entry(404, 'not_found', 'No such user'),
   'user.email_taken': entry(409, 'conflict', 'Another user of this organisation has that e-mail address'),
 
