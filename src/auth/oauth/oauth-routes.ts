@@ -2,8 +2,10 @@
 // organisation's oidc-provider after oauth-requests.ts has prepared them. The sign-in and consent steps are
 // pages (src/admin/consent.page.ts). Errors here are RFC 6749 / 7591 JSON, not problem documents.
 import fastifyCookie from '@fastify/cookie';
+import fastifyHelmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
+import { pageHelmetOptions } from '../../http/page-headers.ts';
 import { allowAnyOrigin, preflightHandler, type CrossOriginPolicy } from '../../http/cross-origin.ts';
 import type { Services } from '../../services.ts';
 import { publicOrigin, type PublicOriginSettings } from '../../public-origin.ts';
@@ -15,12 +17,14 @@ const SESSION_COOKIE = 'atrium_session';
 const BODY_LIMIT = 64 * 1024;
 
 /**
- * Provider endpoints: [path, methods]. OPTIONS answers CORS preflights (docs/authentication.md: browser-based
- * clients); oidc-provider has none for registration, so that one is ours (registrationCors).
+ * Provider endpoints: [path, methods, whether a browser lands there]. OPTIONS answers CORS preflights
+ * (docs/authentication.md: browser-based clients); oidc-provider has none for registration, so that one is ours
+ * (registrationCors). Where a browser lands, the provider renders pages itself (its error page, the form_post
+ * page): those answers carry the security headers of every page.
  */
-export const endpoints: Array<[string, Array<'GET' | 'POST' | 'OPTIONS'>]> = [
-  ['/oauth/authorize', ['GET', 'POST']],
-  ['/oauth/authorize/:uid', ['GET']],
+export const endpoints: Array<[string, Array<'GET' | 'POST' | 'OPTIONS'>, 'page'?]> = [
+  ['/oauth/authorize', ['GET', 'POST'], 'page'],
+  ['/oauth/authorize/:uid', ['GET'], 'page'],
   ['/oauth/token', ['POST', 'OPTIONS']],
   ['/oauth/revoke', ['POST', 'OPTIONS']],
   ['/oauth/introspect', ['POST', 'OPTIONS']],
@@ -90,7 +94,13 @@ export async function registerOAuthRoutes(app: FastifyInstance, deps: { services
       await servers.forOrganisation(org).callback()(forwarded, reply.raw);
     }
 
-    for (const [path, methods] of endpoints) scope.route({ method: methods, url: path, handler: handle });
+    for (const [path, methods, page] of endpoints) if (!page) scope.route({ method: methods, url: path, handler: handle });
+    await scope.register(async (pages) => {
+      // Set on the raw response before the provider runs: its form_post page adds its script's hash to this CSP.
+      await pages.register(fastifyHelmet, pageHelmetOptions(deps.publicOrigin.publicScheme === 'https'));
+      pages.addHook('onRequest', async (_request, reply) => void reply.header('Cache-Control', 'no-store'));
+      for (const [path, methods, page] of endpoints) if (page) pages.route({ method: methods, url: path, handler: handle });
+    });
     scope.options('/oauth/register', preflightHandler(registrationCors));
   });
 }
