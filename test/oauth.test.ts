@@ -320,6 +320,32 @@ describe('OAuth 2 authorization server', () => {
       assert.equal(refused.body.code, 'auth.invalid_credential');
     });
 
+    test('a client revokes only its own tokens: another client’s is refused (RFC 7009 2.1, invalid_request) and still works afterwards', async () => {
+      const machineToken = ((await (await tokenRequest({ grant_type: 'client_credentials' }, [machine.client_id, machine.client_secret])).json()) as any).access_token as string;
+      const appTokens = await codeFlowTokens('courses:read');
+      const revoke = (token: string, client: Record<string, string>, basic?: [string, string]) =>
+        loopbackFetch(as.revocation_endpoint!, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...(basic ? { authorization: `Basic ${Buffer.from(`${basic[0]}:${basic[1]}`).toString('base64')}` } : {}) },
+          body: new URLSearchParams({ token, ...client }).toString(),
+        });
+      for (const [what, res] of [
+        ['a public client presenting a confidential client’s token', await revoke(machineToken, { client_id: app.client_id })],
+        ['a confidential client presenting a public client’s token', await revoke(appTokens.access_token, {}, [machine.client_id, machine.client_secret])],
+        ['a confidential client presenting a public client’s refresh token', await revoke(appTokens.refresh_token!, {}, [machine.client_id, machine.client_secret])],
+      ] as const) {
+        assert.equal(res.status, 400, what);
+        assert.equal(((await res.json()) as any).error, 'invalid_request', what);
+      }
+      assert.equal((await rest(machineToken)).status, 200, 'the confidential client’s token still works');
+      assert.equal((await rest(appTokens.access_token)).status, 200, 'the public client’s token still works');
+      const refreshed = await oauth.refreshTokenGrantRequest(as, { client_id: app.client_id }, oauth.None(), appTokens.refresh_token!, clientOptions);
+      assert.equal(refreshed.status, 200, 'and so does its refresh token');
+      // Its own token, each client may revoke.
+      assert.equal((await revoke(machineToken, {}, [machine.client_id, machine.client_secret])).status, 200);
+      assert.equal((await rest(machineToken)).status, 401);
+    });
+
     test('introspection answers confidential clients of the organisation; a public client is refused', async () => {
       const cc = (await (await tokenRequest({ grant_type: 'client_credentials' }, [machine.client_id, machine.client_secret])).json()) as any;
       const response = await oauth.introspectionRequest(as, { client_id: machine.client_id }, oauth.ClientSecretBasic(machine.client_secret), cc.access_token, clientOptions);

@@ -114,7 +114,18 @@ export function createAuthorizationServer(org: Organisation, deps: Authorization
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       clientCredentials: { enabled: true },
-      revocation: { enabled: true },
+      revocation: {
+        enabled: true,
+        // A client revokes only its own tokens. RFC 7009 2.1: the server checks that the token was issued to the
+        // client making the request and, if not, refuses the request and tells the client (2.2.1: an RFC 6749
+        // error), so the answer is 400 invalid_request and the token stays valid. oidc-provider 9's default says
+        // the same to a confidential client but answers a public one 200 as for an unknown token; a public client
+        // is told too, since the answer reveals nothing the token itself does not (whoever holds it can use it).
+        allowedPolicy: async (_ctx, client, token) => {
+          if (token.clientId === client.clientId) return true;
+          throw new errors.InvalidRequest('this token was not issued to this client; a client may revoke only its own tokens');
+        },
+      },
       introspection: {
         enabled: true,
         // CONTRACT: for confidential clients of the organisation (a public client has nothing to prove it with).
