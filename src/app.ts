@@ -113,6 +113,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // The organisation read afresh: a provider is kept across requests, its plan may have changed since.
     selfRegistrationAllowed: async (org) => (await services.organisations.findById(org.id))?.plan !== 'no-api' && (await services.mcpSettings.get(org.id)).allowSelfRegistration,
     fetchMetadataDocument: services.clientIdMetadataFetch,
+    errorsUrl: config.errorsUrl,
     renderError: (error) => app.view('oauth/error', { title: 'The sign-in request cannot go on', error }),
   });
   await registerOAuthRoutes(app, { services, servers: authorizationServers, publicOrigin: config });

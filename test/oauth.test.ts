@@ -5,6 +5,7 @@
 // lists, each as the RFC error it should be and granting nothing.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import type { Organisation } from '../src/domain/organisations/organisations.repository.ts';
 import { hashClientSecret } from '../src/auth/oauth/clients.service.ts';
@@ -46,7 +47,7 @@ describe('OAuth 2 authorization server', () => {
     });
 
   /** Runs the authorization request through sign-in and consent; the callback URL it ends at. */
-  async function authorize(opts: { scope?: string; state?: string; challenge?: string; method?: string; resource?: string; clientId?: string; redirectUri?: string; decision?: 'allow' | 'deny'; browser?: ReturnType<typeof createFlowBrowser> } = {}) {
+  async function authorize(opts: { scope?: string; state?: string; challenge?: string; method?: string; resource?: string; clientId?: string; redirectUri?: string; responseMode?: string; decision?: 'allow' | 'deny'; browser?: ReturnType<typeof createFlowBrowser> } = {}) {
     const browser = opts.browser ?? createFlowBrowser(t, origin);
     if (!opts.browser) await browser.signIn(person.email, PASSWORD);
     const url = new URL(as.authorization_endpoint!);
@@ -58,6 +59,7 @@ describe('OAuth 2 authorization server', () => {
     if (opts.challenge !== undefined) url.searchParams.set('code_challenge', opts.challenge);
     if (opts.challenge !== undefined) url.searchParams.set('code_challenge_method', opts.method ?? 'S256');
     if (opts.resource) url.searchParams.set('resource', opts.resource);
+    if (opts.responseMode) url.searchParams.set('response_mode', opts.responseMode);
     let res = await browser.go(url.toString());
     if (res.status === 200 && res.html.includes('name="decision"')) res = await browser.decide(res.html, opts.decision ?? 'allow');
     return { res, browser, callback: res.location ? new URL(res.location, origin) : undefined };
@@ -218,6 +220,45 @@ describe('OAuth 2 authorization server', () => {
       assert.match(res.html, /invalid_client/);
     });
 
+    /** The headers every HTML answer carries, as the admin pages do; the CSP's script-src, split. */
+    function assertPageHeaders(headers: Headers, what: string): string[] {
+      const csp = headers.get('content-security-policy') ?? '';
+      assert.match(csp, /frame-ancestors 'none'/, what);
+      assert.match(csp, /default-src 'self'/, what);
+      assert.doesNotMatch(csp, /unsafe-inline/, what);
+      assert.equal(headers.get('x-content-type-options'), 'nosniff', what);
+      assert.equal(headers.get('referrer-policy'), 'same-origin', what);
+      assert.equal(headers.get('cache-control'), 'no-store', what);
+      return /script-src ([^;]*)/.exec(csp)?.[1].trim().split(/\s+/) ?? [];
+    }
+
+    test('the error pages oidc-provider renders itself carry the pages’ security headers', async () => {
+      const unknownClient = await authorize({ challenge: (await pkce()).challenge, clientId: 'atr_ci_nobody' });
+      const badRedirect = await authorize({ challenge: (await pkce()).challenge, redirectUri: 'https://evil.example/steal' });
+      const noParameters = await createFlowBrowser(t, origin).go(`${origin}/oauth/authorize`);
+      for (const [what, res] of [['unknown client', unknownClient.res], ['unregistered redirect_uri', badRedirect.res], ['no parameters', noParameters]] as const) {
+        assert.equal(res.status, 400, what);
+        assert.match(res.headers.get('content-type') ?? '', /^text\/html/, what);
+        assert.deepEqual(assertPageHeaders(res.headers, what), ["'self'"], `${what}: no inline script allowed`);
+      }
+    });
+
+    test('response_mode=form_post: the page posting the code carries the pages’ headers, its one inline script allowed by its hash', async () => {
+      const { verifier, challenge } = await pkce();
+      const { res } = await authorize({ challenge, responseMode: 'form_post', state: 'st-post' });
+      assert.equal(res.status, 200);
+      assert.match(res.html, new RegExp(`<form method="post" action="${CALLBACK}"`));
+      const scripts = [...res.html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+      assert.equal(scripts.length, 1);
+      const hash = `'sha256-${createHash('sha256').update(scripts[0]).digest('base64')}'`;
+      assert.deepEqual(assertPageHeaders(res.headers, 'form_post'), ["'self'", hash], 'exactly the page’s own script');
+      // The code it posts works like one from a redirect.
+      const code = /name="code" value="([^"]+)"/.exec(res.html)![1];
+      assert.match(res.html, /name="state" value="st-post"/);
+      const exchanged = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier, client_id: app.client_id });
+      assert.equal(exchanged.status, 200);
+    });
+
     test('a scope outside the client’s: invalid_scope at the callback', async () => {
       const { callback } = await authorize({ challenge: (await pkce()).challenge, scope: 'courses:read users:delete' });
       assert.equal(callback!.searchParams.get('error'), 'invalid_scope');
@@ -277,6 +318,32 @@ describe('OAuth 2 authorization server', () => {
       const refused = await rest(tokens.access_token);
       assert.equal(refused.status, 401);
       assert.equal(refused.body.code, 'auth.invalid_credential');
+    });
+
+    test('a client revokes only its own tokens: another client’s is refused (RFC 7009 2.1, invalid_request) and still works afterwards', async () => {
+      const machineToken = ((await (await tokenRequest({ grant_type: 'client_credentials' }, [machine.client_id, machine.client_secret])).json()) as any).access_token as string;
+      const appTokens = await codeFlowTokens('courses:read');
+      const revoke = (token: string, client: Record<string, string>, basic?: [string, string]) =>
+        loopbackFetch(as.revocation_endpoint!, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...(basic ? { authorization: `Basic ${Buffer.from(`${basic[0]}:${basic[1]}`).toString('base64')}` } : {}) },
+          body: new URLSearchParams({ token, ...client }).toString(),
+        });
+      for (const [what, res] of [
+        ['a public client presenting a confidential client’s token', await revoke(machineToken, { client_id: app.client_id })],
+        ['a confidential client presenting a public client’s token', await revoke(appTokens.access_token, {}, [machine.client_id, machine.client_secret])],
+        ['a confidential client presenting a public client’s refresh token', await revoke(appTokens.refresh_token!, {}, [machine.client_id, machine.client_secret])],
+      ] as const) {
+        assert.equal(res.status, 400, what);
+        assert.equal(((await res.json()) as any).error, 'invalid_request', what);
+      }
+      assert.equal((await rest(machineToken)).status, 200, 'the confidential client’s token still works');
+      assert.equal((await rest(appTokens.access_token)).status, 200, 'the public client’s token still works');
+      const refreshed = await oauth.refreshTokenGrantRequest(as, { client_id: app.client_id }, oauth.None(), appTokens.refresh_token!, clientOptions);
+      assert.equal(refreshed.status, 200, 'and so does its refresh token');
+      // Its own token, each client may revoke.
+      assert.equal((await revoke(machineToken, {}, [machine.client_id, machine.client_secret])).status, 200);
+      assert.equal((await rest(machineToken)).status, 401);
     });
 
     test('introspection answers confidential clients of the organisation; a public client is refused', async () => {

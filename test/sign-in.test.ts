@@ -80,7 +80,57 @@ describe('signing in', () => {
     await browser.get('/login?return_to=%2Fadmin%2Fwebhooks%3Fcursor%3Dx');
     const res = await browser.post('/login', { email: person.email, password: PASSWORD, return_to: '/admin/webhooks?cursor=x' });
     assert.equal(res.location, '/admin/webhooks?cursor=x');
-    for (const bad of ['https://evil.example/', '//evil.example/x', '/\\evil.example', 'javascript:alert(1)', 'admin']) assert.equal(safeReturnPath(bad), '/admin', bad);
+    for (const bad of ['https://evil.example/', '//evil.example/x', '/\\evil.example', 'javascript:alert(1)', 'admin']) assert.equal(safeReturnPath(bad, 'http://org.example'), '/admin', bad);
+  });
+
+  describe('return_to is judged in the form the browser follows (after dot segments, backslashes, tabs and newlines)', () => {
+    // Each becomes `//evil.example` (another host) once normalised, spelled plainly or percent-encoded in the query.
+    const elsewhere = [
+      '/.//evil.example', '/%2e//evil.example', '/%2E//evil.example', '/a/..//evil.example', '/a/%2e%2e//evil.example', '/..//evil.example',
+      '/\\evil.example', '/\\\\evil.example', '/./\\evil.example', '/a/..\\/evil.example',
+      '/\t/evil.example', '/\n/evil.example', '/\r\n/evil.example', '/.\t//evil.example', '\t//evil.example', ' //evil.example',
+      '//evil.example', 'https://evil.example/admin',
+    ];
+    // What stays percent-encoded in the path is a path on this origin, whatever it spells.
+    const encodedInPath = ['/%2F%2Fevil.example', '/%5Cevil.example', '/%2F%5Cevil.example', '/%252e%252e//x'];
+    const good: Array<[string, string]> = [['/admin/webhooks?x=1', '/admin/webhooks?x=1'], ['/admin/./webhooks?x=1', '/admin/webhooks?x=1'], ['/admin/oauth/../webhooks', '/admin/webhooks'], ['/admin', '/admin']];
+
+    /** The Location of a signed-in GET /login?return_to=… (query as given) and of a hand-built POST /login with `value`. */
+    async function locations(value: string, query = `return_to=${encodeURIComponent(value)}`) {
+      const { org, person, browser } = await personWithPassword();
+      await browser.signIn(person.email, PASSWORD);
+      const viaGet = await browser.get(`/login?${query}`);
+      assert.equal(viaGet.status, 303, value);
+      const signingIn = createPageClient(t.app, org.address);
+      await signingIn.get('/login');
+      const viaPost = await signingIn.post('/login', { email: person.email, password: PASSWORD, return_to: value });
+      assert.equal(viaPost.status, 303, value);
+      return [viaGet.location, viaPost.location];
+    }
+
+    test('a spelling that normalises to another host falls back to /admin, on GET and POST', async () => {
+      for (const value of elsewhere) assert.deepEqual(await locations(value), ['/admin', '/admin'], JSON.stringify(value));
+    });
+
+    test('percent-encoded in the query (%2F%2F, %5C, %2e%2e) is decoded once and refused the same way', async () => {
+      for (const query of ['return_to=%2F%2Fevil.example', 'return_to=%2F%5Cevil.example', 'return_to=/%2e%2e//evil.example', 'return_to=/.//evil.example', 'return_to=/a/..//evil.example', 'return_to=/%09/evil.example', 'return_to=/%0A/evil.example']) {
+        const [viaGet] = await locations('', query);
+        assert.equal(viaGet, '/admin', query);
+      }
+    });
+
+    test('what stays percent-encoded in the path remains a path on this origin', async () => {
+      for (const value of encodedInPath) {
+        for (const location of await locations(value)) {
+          assert.ok(location?.startsWith('/') && !location.startsWith('//') && !location.startsWith('/\\'), `${value} → ${location}`);
+          assert.equal(new URL(location!, 'http://org.example').origin, 'http://org.example', `${value} → ${location}`);
+        }
+      }
+    });
+
+    test('good paths lead back, in their normal form, with their query', async () => {
+      for (const [value, expected] of good) assert.deepEqual(await locations(value), [expected, expected], value);
+    });
   });
 
   test('a wrong password and an unknown e-mail get the same 401 page and message', async () => {

@@ -11,6 +11,7 @@ import type { LoginThrottle } from '../auth/login-throttle.ts';
 import type { AuthorizationServers } from '../auth/oauth/authorization-servers.ts';
 import { createSignInService } from '../auth/sign-in.service.ts';
 import { ApiError } from '../http/api-error.ts';
+import { pageHelmetOptions } from '../http/page-headers.ts';
 import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from '../db/availability.ts';
 import type { Services } from '../services.ts';
 import { apiKeysPage } from './api-keys.page.ts';
@@ -64,25 +65,7 @@ export async function registerPages(
       getUserInfo: csrfUserInfo,
       csrfOpts: { hmacKey: deps.csrfKey },
     });
-    await scope.register(fastifyHelmet, {
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: {
-          defaultSrc: ["'self'"],
-          scriptSrc: ["'self'"],
-          styleSrc: ["'self'"],
-          imgSrc: ["'self'", 'data:'],
-          // No form-action: Chrome applies it to the redirects after a form, and signing in or consenting for
-          // an OAuth client ends in a redirect to that client's own address.
-          frameAncestors: ["'none'"],
-          baseUri: ["'none'"],
-          objectSrc: ["'none'"],
-        },
-      },
-      referrerPolicy: { policy: 'same-origin' },
-      strictTransportSecurity: secure,
-      crossOriginEmbedderPolicy: false,
-    });
+    await scope.register(fastifyHelmet, pageHelmetOptions(secure));
 
     scope.addHook('onRequest', async (request, reply) => {
       reply.header('Cache-Control', 'no-store');

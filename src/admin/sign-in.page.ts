@@ -1,16 +1,32 @@
 // GET /login, POST /login, POST /logout (docs/authentication.md#signing-in-and-the-admin-area).
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { publicOrigin } from '../public-origin.ts';
 import { formString } from './forms.ts';
 import { PageError, SESSION_COOKIE } from './page-context.ts';
 import type { PageRoutes } from './page-routes.ts';
 
 const WRONG_PAIR = 'Email or password is wrong.';
 
-/** `return_to` only ever leads to a path on this origin (never `//evil.example` or `https://…`). */
-export function safeReturnPath(value: unknown): string {
-  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/admin';
-  const url = new URL(value, 'http://same.invalid');
-  return url.origin === 'http://same.invalid' ? `${url.pathname}${url.search}` : '/admin';
+/**
+ * `return_to` only ever leads to a path on `origin` (the organisation's), never to another host. The value is
+ * judged as the browser will read it: resolved by WHATWG URL (which drops tabs and newlines, turns `\` into
+ * `/` and folds `.`, `..`, `%2e`), because `/.//evil.example` is a harmless-looking path whose normal form,
+ * `//evil.example`, names another host. What is sent back is that normal form, and only if it still names
+ * this origin when read on its own.
+ */
+export function safeReturnPath(value: unknown, origin: string): string {
+  const fallback = '/admin';
+  if (typeof value !== 'string' || !value.startsWith('/')) return fallback;
+  let url: URL;
+  try {
+    url = new URL(value, origin);
+  } catch {
+    return fallback;
+  }
+  const path = `${url.pathname}${url.search}`;
+  const reread = new URL(path, origin);
+  const stays = url.origin === reread.origin && reread.origin === new URL(origin).origin && reread.pathname === url.pathname && reread.search === url.search;
+  return stays && !path.startsWith('//') ? path : fallback;
 }
 
 export const signInPages: PageRoutes = (scope, { config, services, signIn, render }) => {
@@ -19,15 +35,17 @@ export const signInPages: PageRoutes = (scope, { config, services, signIn, rende
   const loginForm = (request: FastifyRequest, reply: FastifyReply, model: { email?: string; returnTo: string; failure?: string }, status = 200) =>
     render(request, reply, 'sign-in/login', { title: 'Sign in', narrow: true, ...model }, status);
 
+  const returnPath = (request: FastifyRequest, value: unknown) => safeReturnPath(value, publicOrigin(config, request.organisation!.address));
+
   scope.get<{ Querystring: { return_to?: string } }>('/login', async (request, reply) => {
-    const returnTo = safeReturnPath(request.query.return_to);
+    const returnTo = returnPath(request, request.query.return_to);
     if (request.signedIn) return reply.redirect(returnTo, 303);
     return loginForm(request, reply, { returnTo });
   });
 
   scope.post('/login', async (request, reply) => {
     const email = formString(request.body, 'email');
-    const returnTo = safeReturnPath(formString(request.body, 'return_to'));
+    const returnTo = returnPath(request, formString(request.body, 'return_to'));
     const result = await signIn.signIn({ organisationId: request.organisation!.id, email, password: formString(request.body, 'password'), clientAddress: request.ip });
     if (result.outcome === 'locked') {
       const minutes = Math.ceil(result.retryAfterSeconds / 60);

@@ -18,6 +18,7 @@ import type { Organisation } from '../domain/organisations/organisations.reposit
 import { scopes as allScopes } from '../auth/capabilities.ts';
 import { resourcesOf } from '../auth/oauth/authorization-server.ts';
 import { ApiError } from '../http/api-error.ts';
+import { allowAnyOrigin, preflightHandler, type CrossOriginPolicy } from '../http/cross-origin.ts';
 import type { Operation } from '../http/operation.ts';
 import type { Revisions } from '../http/revisions.ts';
 import { publicOrigin } from '../public-origin.ts';
@@ -40,19 +41,13 @@ export interface McpRouteDeps {
   limits: Limit[];
 }
 
-/** docs/mcp.md: browser-based clients may call /mcp and the metadata from any origin; never with cookies. */
-function allowCrossOrigin(reply: FastifyReply): void {
-  reply.header('Access-Control-Allow-Origin', '*');
-  reply.header('Access-Control-Expose-Headers', 'WWW-Authenticate, Mcp-Protocol-Version, Mcp-Session-Id, Request-Id');
-}
-
-async function preflight(request: FastifyRequest, reply: FastifyReply) {
-  allowCrossOrigin(reply);
-  reply.header('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
-  reply.header('Access-Control-Allow-Headers', request.headers['access-control-request-headers'] ?? 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID');
-  reply.header('Access-Control-Max-Age', '86400');
-  return reply.code(204).send();
-}
+/** Browser-based clients may call /mcp and its metadata from any origin, never with cookies. */
+const crossOrigin: CrossOriginPolicy = {
+  methods: 'GET, POST, DELETE, OPTIONS',
+  headers: 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID',
+  expose: 'WWW-Authenticate, Mcp-Protocol-Version, Mcp-Session-Id, Request-Id',
+};
+const allowCrossOrigin = (reply: FastifyReply) => allowAnyOrigin(reply, crossOrigin);
 
 /** A JSON-RPC error the SDK would answer, for what never reaches it. */
 function jsonRpcError(reply: FastifyReply, code: number, message: string) {
@@ -156,6 +151,6 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: config.bodyLimitBytes }, (_request, body, done) => done(null, body));
     scope.route({ method: ['GET', 'POST', 'DELETE'], url: '/mcp', handler: mcp });
     for (const url of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) scope.get(url, protectedResource);
-    for (const url of ['/mcp', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) scope.options(url, preflight);
+    for (const url of ['/mcp', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) scope.options(url, preflightHandler(crossOrigin));
   });
 }

@@ -1,7 +1,8 @@
 // The authorization code flow in Chromium (docs/authentication.md#oauth-2), as a person meets it: the application sends the
 // browser to /oauth/authorize, the person signs in on our page, sees the consent page (with the privileged
 // warning), chooses Allow or Deny, and lands on the application's loopback callback, served here, with the code
-// and the state. The code is then exchanged by oauth4webapi.
+// and the state. The code is then exchanged by oauth4webapi. With response_mode=form_post the code arrives by a
+// POST from oidc-provider's own page, whose inline script our Content-Security-Policy allows by its hash.
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -32,10 +33,16 @@ describe('OAuth authorization code flow in Chromium', () => {
     await t.listen();
     browser = await launchBrowser();
     // The application's own callback, on loopback, as a native app or a CLI would serve it.
+    // A form_post answer arrives as a POST: its fields are recorded as the query of the URL, like a redirect's.
     callbackServer = http.createServer((req, res) => {
-      const url = new URL(req.url!, 'http://127.0.0.1');
-      if (url.pathname === '/callback') callbacks.push(url);
-      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Back in the app</title><h1>Back in the app</h1>');
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        const url = new URL(req.url!, 'http://127.0.0.1');
+        if (req.method === 'POST') url.search = body;
+        if (url.pathname === '/callback') callbacks.push(url);
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Back in the app</title><h1>Back in the app</h1>');
+      });
     });
     await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
     callbackUrl = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
@@ -54,10 +61,10 @@ describe('OAuth authorization code flow in Chromium', () => {
     await t.close();
   });
 
-  async function startFlow(scope: string, state: string): Promise<{ page: Page; verifier: string }> {
+  async function startFlow(scope: string, state: string, extra: Record<string, string> = {}): Promise<{ page: Page; verifier: string }> {
     const { verifier, challenge } = await pkce();
     const url = new URL(as.authorization_endpoint!);
-    for (const [k, v] of Object.entries({ client_id: client.client_id, redirect_uri: callbackUrl, response_type: 'code', scope, state, code_challenge: challenge, code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({ client_id: client.client_id, redirect_uri: callbackUrl, response_type: 'code', scope, state, code_challenge: challenge, code_challenge_method: 'S256', ...extra })) url.searchParams.set(k, v);
     if (!context) context = (await newPage(browser)).context;
     const page = context.pages()[0] ?? (await context.newPage());
     await page.goto(url.toString());
@@ -99,6 +106,47 @@ describe('OAuth authorization code flow in Chromium', () => {
     assert.equal(callbacks.length, before + 1);
     assert.equal(callbacks.at(-1)!.searchParams.get('state'), 'state-again');
     assert.ok(callbacks.at(-1)!.searchParams.get('code'));
+  });
+
+  /** A form_post flow up to the page that posts the code; the CSP it came with. */
+  async function formPostFlow(javaScript: boolean, state: string) {
+    context = (await newPage(browser, { javaScript })).context;
+    const violations: string[] = [];
+    context.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    const { page, verifier } = await startFlow('courses:write', state, { response_mode: 'form_post' });
+    const formPost = page.waitForResponse((response) => response.url().includes('/oauth/authorize/') && response.status() === 200);
+    await signIn(page);
+    // The consent page, unless these scopes were allowed before (consent is remembered).
+    const allow = page.getByRole('button', { name: 'Allow' });
+    if ((await Promise.race([allow.waitFor().then(() => 'consent'), formPost.then(() => 'posting')])) === 'consent') await allow.click();
+    return { page, verifier, violations, csp: (await formPost).headers()['content-security-policy'] };
+  }
+
+  async function assertCodeArrivedByPost(state: string, verifier: string) {
+    const callback = callbacks.at(-1)!;
+    assert.equal(callback.searchParams.get('state'), state);
+    const params = oauth.validateAuthResponse(as, { client_id: client.client_id }, callback, state);
+    const response = await oauth.authorizationCodeGrantRequest(as, { client_id: client.client_id }, oauth.None(), params, callbackUrl, verifier, clientOptions);
+    const tokens = await oauth.processAuthorizationCodeResponse(as, { client_id: client.client_id }, response);
+    assert.match(tokens.access_token, /^atr_at_/);
+  }
+
+  test('response_mode=form_post: the page posting the code runs its one script under our CSP (allowed by its hash); the code arrives by POST', async () => {
+    const { page, verifier, violations, csp } = await formPostFlow(true, 'state-post');
+    assert.match(csp, /script-src 'self' 'sha256-[A-Za-z0-9+/]+=*'(;|$)/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    await page.getByRole('heading', { name: 'Back in the app' }).waitFor();
+    assert.deepEqual(violations, []);
+    await assertCodeArrivedByPost('state-post', verifier);
+  });
+
+  test('response_mode=form_post without JavaScript: the page offers a Continue button that posts the code', async () => {
+    const { page, verifier } = await formPostFlow(false, 'state-post-nojs');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { name: 'Back in the app' }).waitFor();
+    await assertCodeArrivedByPost('state-post-nojs', verifier);
   });
 
   test('Deny: back at the callback with error=access_denied and the state, no code', async () => {

@@ -12,6 +12,8 @@ export interface ServerProcess {
   url: Promise<string>;
   /** Every JSON log line so far. */
   logs: Array<Record<string, unknown>>;
+  /** Every line the process wrote so far, on either stream (stderr is passed on to ours as well). */
+  output: Array<{ stream: 'stdout' | 'stderr'; line: string }>;
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<number | null>;
   /** Sends `signal` (SIGKILL if it has not exited after `timeoutMs`) and resolves with the exit code. */
@@ -23,13 +25,17 @@ export function startServerProcess(env: Record<string, string>, args: string[] =
   const child = spawn(process.execPath, args, {
     // Its log is how the test learns the port, so LOG_LEVEL is info whatever `env` says.
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DEV_BOOTSTRAP: 'false', ...env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const output: ServerProcess['output'] = [];
+  child.stderr!.pipe(process.stderr, { end: false });
+  readline.createInterface({ input: child.stderr! }).on('line', (line) => output.push({ stream: 'stderr', line }));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const logs: Array<Record<string, unknown>> = [];
   const url = new Promise<string>((resolve, reject) => {
     void exited.then((code) => reject(new Error(`the server exited (${code}) before it listened`)));
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      output.push({ stream: 'stdout', line });
       if (!line.startsWith('{')) return;
       const entry = JSON.parse(line) as Record<string, unknown>;
       logs.push(entry);
@@ -41,6 +47,7 @@ export function startServerProcess(env: Record<string, string>, args: string[] =
     child,
     url,
     logs,
+    output,
     exited,
     async stop(signal = 'SIGTERM', timeoutMs = 15_000) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -13,6 +13,8 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { Organisation } from '../../domain/organisations/organisations.repository.ts';
 import type { PeopleService } from '../../domain/people/people.service.ts';
+import { ApiError } from '../../http/api-error.ts';
+import { problemBody } from '../../http/problems.ts';
 import { publicOrigin, type PublicOriginSettings } from '../../public-origin.ts';
 import { scopes as allScopes } from '../capabilities.ts';
 import { ACCESS_TOKEN_PREFIX, createAdapterFactory } from './adapter.ts';
@@ -47,6 +49,8 @@ export interface AuthorizationServerDeps {
   selfRegistrationAllowed(org: Organisation): Promise<boolean>;
   /** Fetches a Client ID Metadata Document through the SSRF guard. */
   fetchMetadataDocument: MetadataDocumentFetch;
+  /** Where problem documents point (an unknown route inside the provider is one, as everywhere else). */
+  errorsUrl: string;
   /** Renders an error the provider cannot send back to the client (e.g. an unregistered redirect_uri). */
   renderError(error: { error: string; error_description?: string }): Promise<string>;
 }
@@ -110,7 +114,18 @@ export function createAuthorizationServer(org: Organisation, deps: Authorization
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       clientCredentials: { enabled: true },
-      revocation: { enabled: true },
+      revocation: {
+        enabled: true,
+        // A client revokes only its own tokens. RFC 7009 2.1: the server checks that the token was issued to the
+        // client making the request and, if not, refuses the request and tells the client (2.2.1: an RFC 6749
+        // error), so the answer is 400 invalid_request and the token stays valid. oidc-provider 9's default says
+        // the same to a confidential client but answers a public one 200 as for an unknown token; a public client
+        // is told too, since the answer reveals nothing the token itself does not (whoever holds it can use it).
+        allowedPolicy: async (_ctx, client, token) => {
+          if (token.clientId === client.clientId) return true;
+          throw new errors.InvalidRequest('this token was not issued to this client; a client may revoke only its own tokens');
+        },
+      },
       introspection: {
         enabled: true,
         // docs/authentication.md#oauth-2: for confidential clients of the organisation (a public client has nothing to prove it with).
@@ -182,6 +197,17 @@ export function createAuthorizationServer(org: Organisation, deps: Authorization
   const provider = new Provider(issuer, configuration);
   // Our HTTP layer sets X-Forwarded-Proto/-Host to the public origin, so every URL the provider prints is ours.
   provider.proxy = true;
+  // What the provider has no route for (POST /oauth/authorize, an OPTIONS that is no CORS preflight) would be
+  // Koa's plain-text `Not Found`; every surface of the service answers an unknown route with the same problem
+  // document instead.
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.status !== 404 || ctx.body != null) return;
+    const requestId = String(ctx.res.getHeader('request-id') ?? '');
+    ctx.body = problemBody(new ApiError('request.route_not_found', `There is no route ${ctx.method} ${ctx.path}.`), requestId, deps.errorsUrl);
+    ctx.status = 404;
+    ctx.type = 'application/problem+json; charset=utf-8';
+  });
   // docs/authentication.md#oauth-2: access tokens are `atr_at_…`, so they never parse as an API key and secret scanners know them.
   provider.use(async (ctx, next) => {
     await next();
