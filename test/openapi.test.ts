@@ -7,6 +7,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import { operations } from '../src/operations.ts';
 import { documentedStatuses } from '../src/http/openapi.ts';
+import { withArticle } from '../src/http/resource-operations.ts';
+import { buildTools } from '../src/mcp/tools.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 
 describe('OpenAPI document', () => {
@@ -50,6 +52,31 @@ describe('OpenAPI document', () => {
       assert.ok(media.example !== undefined, `${op.id} has no example`);
       assert.equal(ajv.validate(media.schema, media.example), true, `${op.id}: ${ajv.errorsText()}`);
     }
+  });
+
+  test('summaries name each resource in words, with the right article (OpenAPI, MCP tools)', () => {
+    // The resource names of paths and payloads (`wiki_page`, `wiki_pages`), from every collection in a path.
+    const collections = new Set(operations.flatMap((op) => op.path.split('/').filter((s) => /^[a-z]+(_[a-z]+)+$/.test(s))));
+    const joined = [...collections].flatMap((c) => [c, c.replace(/ies$/, 'y').replace(/s$/, '')]);
+    const tools = new Map(buildTools(operations).map((tool) => [tool.op.id, tool.listing.description]));
+    const texts = operations.flatMap((op) => {
+      const entry = doc.paths[op.path][op.method.toLowerCase()];
+      return [entry.summary, entry.description, entry.responses[String(op.success.status)].description, tools.get(op.id)].map((text) => [op.id, String(text)]);
+    });
+    assert.equal(texts.length, 4 * 98);
+    for (const [id, text] of texts) {
+      // Outside `code`, where a field or path is quoted as it is.
+      const prose = text.replace(/`[^`]*`/g, '');
+      for (const name of joined) assert.ok(!new RegExp(`\\b${name}\\b`).test(prose), `${id}: "${text}" says ${name}`);
+      assert.doesNotMatch(prose, /\ba (?!uni|use|usu|eu|one)[aeiou]/i, `${id}: "${text}"`);
+      assert.doesNotMatch(prose, /\ban [^aeiou\W]/i, `${id}: "${text}"`);
+    }
+    const summary = (id: string) => operations.find((op) => op.id === id)!.summary;
+    assert.equal(summary('getActivityByExternalId'), 'Read an activity by external_id');
+    assert.equal(summary('upsertEmailMessageByExternalId'), 'Create or update an email message by external_id');
+    assert.equal(summary('listDeletedWikiPages'), 'List deleted wiki pages');
+    assert.equal(summary('listDeletedCategories'), 'List deleted course categories');
+    assert.deepEqual(['activity', 'email message', 'section', 'unique key', 'user', 'upload'].map(withArticle), ['an activity', 'an email message', 'a section', 'a unique key', 'a user', 'an upload']);
   });
 
   test("names the server at the organisation's public origin, port included (a generated client calls it as is)", () => {

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { eventCatalog } from '../../events/catalog.ts';
-import { deleteByIdOperation, readByIdOperation } from '../../http/resource-operations.ts';
+import { deleteByIdOperation, readByIdOperation, type ResourceName } from '../../http/resource-operations.ts';
 import { defineOperation } from '../../http/operation.ts';
 import { PageQuery } from '../../http/pagination.ts';
 import { IdParams, ListEnvelope } from '../../http/schemas.ts';
@@ -17,6 +17,7 @@ import {
 } from './webhooks.schemas.ts';
 
 const tag = 'Webhooks';
+const name: ResourceName = { singular: 'webhook subscription', plural: 'webhook subscriptions' };
 const manage = { capability: 'webhook/manage' as const };
 const notFoundCode = 'webhook_subscription.not_found' as const;
 
@@ -68,7 +69,7 @@ export const webhookOperations = [
     ...manage,
     notFoundCode,
     item: WebhookSubscription,
-    itemName: 'subscription',
+    name,
     read: (ctx, id) => ctx.services.webhooks.get(ctx.db, ctx.organisation.id, id),
   }),
   defineOperation({
