@@ -8,8 +8,10 @@ import addFormatsPlugin from 'ajv-formats';
 import { operations } from '../src/operations.ts';
 import { documentedStatuses } from '../src/http/openapi.ts';
 import { withArticle } from '../src/http/resource-operations.ts';
+import { schemaName } from '../src/http/schemas.ts';
 import { buildTools } from '../src/mcp/tools.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
+import { standalone } from './support/openapi-schemas.ts';
 
 describe('OpenAPI document', () => {
   let t: TestContext;
@@ -50,8 +52,45 @@ describe('OpenAPI document', () => {
     for (const op of operations.filter((o) => o.body)) {
       const media = doc.paths[op.path][op.method.toLowerCase()].requestBody.content['application/json'];
       assert.ok(media.example !== undefined, `${op.id} has no example`);
-      assert.equal(ajv.validate(media.schema, media.example), true, `${op.id}: ${ajv.errorsText()}`);
+      assert.equal(ajv.validate(standalone(doc, media.schema), media.example), true, `${op.id}: ${ajv.errorsText()}`);
     }
+  });
+
+  test('every success body is a $ref to its resource’s named schema in components/schemas, never written out', () => {
+    for (const op of operations.filter((o) => o.success.schema)) {
+      const entry = doc.paths[op.path][op.method.toLowerCase()];
+      const name = schemaName(op.success.schema);
+      assert.ok(name, `${op.id}: its success schema has no name (http/schemas.ts named)`);
+      for (const status of [op.success.status, ...(op.success.alsoStatuses ?? [])]) {
+        assert.deepEqual(entry.responses[String(status)].content['application/json'].schema, { $ref: `#/components/schemas/${name}` }, `${op.id} ${status}`);
+      }
+    }
+    // No 2xx JSON body anywhere is inline, whatever declared it.
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, entry] of Object.entries<any>(item)) {
+        for (const [status, response] of Object.entries<any>(entry.responses)) {
+          const schema = response.content?.['application/json']?.schema;
+          if (Number(status) < 300 && schema) assert.ok(typeof schema.$ref === 'string' && Object.keys(schema).length === 1, `${method} ${path} ${status} is inline`);
+        }
+      }
+    }
+    const schemas = doc.components.schemas;
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    assert.deepEqual(doc.paths['/sections/{id}'].get.responses['200'].content['application/json'].schema, ref('Section'));
+    assert.deepEqual(doc.paths['/sections'].get.responses['200'].content['application/json'].schema, ref('SectionList'));
+    assert.deepEqual(schemas.SectionList.properties.data.items, ref('Section'));
+    assert.deepEqual(doc.paths['/sections/deletions'].get.responses['200'].content['application/json'].schema, ref('TombstoneList'));
+    assert.deepEqual(doc.paths['/sections'].post.requestBody.content['application/json'].schema, ref('CreateSection'));
+    assert.deepEqual(schemas.LessonPageBulkResponse.properties.results.items.properties.data, ref('LessonPage'));
+    assert.equal(schemas.Section.properties.id.format, 'uuid');
+    // Every reference resolves; no component keeps an `$id`.
+    const text = JSON.stringify(doc);
+    for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) assert.ok(schemas[name], `dangling $ref to ${name}`);
+    assert.doesNotMatch(JSON.stringify(schemas), /"\$id"/);
+  });
+
+  test('MCP tool input schemas stay self-contained (no $ref)', () => {
+    for (const tool of buildTools(operations)) assert.doesNotMatch(JSON.stringify(tool.listing.inputSchema), /\$ref/, tool.name);
   });
 
   test('summaries name each resource in words, with the right article (OpenAPI, MCP tools)', () => {

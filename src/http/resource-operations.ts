@@ -7,11 +7,11 @@ import type { ErrorCode } from './error-catalog.ts';
 import type { EventType } from '../events/catalog.ts';
 import { defineOperation, Outcome, type Operation, type OperationContext } from './operation.ts';
 import { PageQuery } from './pagination.ts';
-import { ExternalId, IdParams, ListEnvelope, Nullable, Timestamp, Uuid } from './schemas.ts';
+import { ExternalId, IdParams, ListEnvelope, named, Nullable, Timestamp, Uuid } from './schemas.ts';
 
-export const Tombstone = Type.Object(
-  { id: Uuid(), external_id: Nullable(Type.String()), deleted_at: Timestamp() },
-  { additionalProperties: false, description: 'A deleted resource.' },
+export const Tombstone = named(
+  'Tombstone',
+  Type.Object({ id: Uuid(), external_id: Nullable(Type.String()), deleted_at: Timestamp() }, { additionalProperties: false, description: 'A deleted resource.' }),
 );
 
 /**

@@ -3,7 +3,7 @@ import { eventCatalog } from '../../events/catalog.ts';
 import { deleteByIdOperation, readByIdOperation, type ResourceName } from '../../http/resource-operations.ts';
 import { defineOperation } from '../../http/operation.ts';
 import { PageQuery } from '../../http/pagination.ts';
-import { IdParams, ListEnvelope } from '../../http/schemas.ts';
+import { IdParams, ListEnvelope, namedAfter } from '../../http/schemas.ts';
 import type { VerifiedEndpoint } from './webhooks.service.ts';
 import {
   CreateWebhookSubscription,
@@ -189,7 +189,7 @@ export const webhookOperations = [
     scope: 'webhooks:read',
     ...manage,
     writes: false,
-    success: { status: 200, schema: Type.Object({ data: Type.Array(EventTypeEntry) }, { additionalProperties: false }), description: 'Every event type.' },
+    success: { status: 200, schema: namedAfter(EventTypeEntry, 'List', Type.Object({ data: Type.Array(EventTypeEntry) }, { additionalProperties: false })), description: 'Every event type.' },
     errors: [],
     handler: async () => ({ data: Object.entries(eventCatalog).map(([name, description]) => ({ name, area: name.split('.')[0], description })) }),
   }),
