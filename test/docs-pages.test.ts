@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { ApiError } from '../src/http/api-error.ts';
 import { errorCatalog, type ErrorCode } from '../src/http/error-catalog.ts';
 import { errorExplanations } from '../src/http/error-explanations.ts';
+import { bulkResultCodesOf, errorCodesOf } from '../src/http/operation-errors.ts';
 import { problemBody } from '../src/http/problems.ts';
+import { operations } from '../src/operations.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
 
@@ -66,6 +68,16 @@ describe('documentation pages', () => {
     assert.ok(scope.includes('except:') && scope.includes('#tag/caller/getMe'), 'getMe needs no scope');
     const rolledBack = (await getUrl(`${t.config.errorsUrl}/bulk.rolled_back`)).body;
     assert.ok(rolledBack.includes('Inside bulk results') && rolledBack.includes('/bulkLessonPages"') && rolledBack.includes('/bulkEmailMessages"'));
+    assert.ok(rolledBack.includes('>Apply up to 500 lesson page operations</a>') && rolledBack.includes('>Apply up to 500 email message operations</a>'));
+    // Every code met only inside bulk results (no operation answers with it as a problem document) names the
+    // bulk operations whose results carry it, by their summaries.
+    const bulkOnly = codes.filter((code) => operations.every((op) => !errorCodesOf(op).includes(code)) && operations.some((op) => bulkResultCodesOf(op, operations).includes(code)));
+    assert.ok(bulkOnly.includes('bulk.rolled_back'));
+    for (const code of bulkOnly) {
+      const page = (await getUrl(`${t.config.errorsUrl}/${code}`)).body;
+      assert.ok(page.includes('No operation of the REST API answers with this code as a problem document; it is reported inside bulk results'), code);
+      for (const op of operations.filter((o) => bulkResultCodesOf(o, operations).includes(code))) assert.ok(page.includes(`/${op.id}">${op.summary}</a>`), `${code}: ${op.id}`);
+    }
   });
 
   test('the catalogue groups the codes by area with a table of contents, and searches without JavaScript', async () => {

@@ -11,18 +11,19 @@ import { defineOperation } from '../src/http/operation.ts';
 import { errorCodesWithStatus } from '../src/http/operation-errors.ts';
 import { apiChanges, createRevisions, type RevisionChange } from '../src/http/revisions.ts';
 import { operations } from '../src/operations.ts';
+import { standalone } from './support/openapi-schemas.ts';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 (addFormatsPlugin as unknown as (a: Ajv2020) => void)(ajv);
 
 const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
 
-/** Resolves `#/components/...` references against the document, for schemas that use them; one compile per schema. */
+/** One compile per schema; its `#/components/...` references resolve against the document. */
 function validator(doc: any, schema: any) {
-  const text = JSON.stringify(schema).replace(/"#\/components\/schemas\/(\w+)"/g, '"#/$defs/$1"');
+  const text = JSON.stringify(schema);
   let validate = compiled.get(text);
   if (!validate) {
-    validate = ajv.compile({ ...JSON.parse(text), $defs: doc.components.schemas });
+    validate = ajv.compile(standalone(doc, schema));
     compiled.set(text, validate);
   }
   return validate;

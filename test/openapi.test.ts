@@ -7,7 +7,11 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import { operations } from '../src/operations.ts';
 import { documentedStatuses } from '../src/http/openapi.ts';
+import { withArticle } from '../src/http/resource-operations.ts';
+import { schemaName } from '../src/http/schemas.ts';
+import { buildTools } from '../src/mcp/tools.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
+import { standalone } from './support/openapi-schemas.ts';
 
 describe('OpenAPI document', () => {
   let t: TestContext;
@@ -48,8 +52,70 @@ describe('OpenAPI document', () => {
     for (const op of operations.filter((o) => o.body)) {
       const media = doc.paths[op.path][op.method.toLowerCase()].requestBody.content['application/json'];
       assert.ok(media.example !== undefined, `${op.id} has no example`);
-      assert.equal(ajv.validate(media.schema, media.example), true, `${op.id}: ${ajv.errorsText()}`);
+      assert.equal(ajv.validate(standalone(doc, media.schema), media.example), true, `${op.id}: ${ajv.errorsText()}`);
     }
+  });
+
+  test('every success body is a $ref to its resource’s named schema in components/schemas, never written out', () => {
+    for (const op of operations.filter((o) => o.success.schema)) {
+      const entry = doc.paths[op.path][op.method.toLowerCase()];
+      const name = schemaName(op.success.schema);
+      assert.ok(name, `${op.id}: its success schema has no name (http/schemas.ts named)`);
+      for (const status of [op.success.status, ...(op.success.alsoStatuses ?? [])]) {
+        assert.deepEqual(entry.responses[String(status)].content['application/json'].schema, { $ref: `#/components/schemas/${name}` }, `${op.id} ${status}`);
+      }
+    }
+    // No 2xx JSON body anywhere is inline, whatever declared it.
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, entry] of Object.entries<any>(item)) {
+        for (const [status, response] of Object.entries<any>(entry.responses)) {
+          const schema = response.content?.['application/json']?.schema;
+          if (Number(status) < 300 && schema) assert.ok(typeof schema.$ref === 'string' && Object.keys(schema).length === 1, `${method} ${path} ${status} is inline`);
+        }
+      }
+    }
+    const schemas = doc.components.schemas;
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    assert.deepEqual(doc.paths['/sections/{id}'].get.responses['200'].content['application/json'].schema, ref('Section'));
+    assert.deepEqual(doc.paths['/sections'].get.responses['200'].content['application/json'].schema, ref('SectionList'));
+    assert.deepEqual(schemas.SectionList.properties.data.items, ref('Section'));
+    assert.deepEqual(doc.paths['/sections/deletions'].get.responses['200'].content['application/json'].schema, ref('TombstoneList'));
+    assert.deepEqual(doc.paths['/sections'].post.requestBody.content['application/json'].schema, ref('CreateSection'));
+    assert.deepEqual(schemas.LessonPageBulkResponse.properties.results.items.properties.data, ref('LessonPage'));
+    assert.equal(schemas.Section.properties.id.format, 'uuid');
+    // Every reference resolves; no component keeps an `$id`.
+    const text = JSON.stringify(doc);
+    for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) assert.ok(schemas[name], `dangling $ref to ${name}`);
+    assert.doesNotMatch(JSON.stringify(schemas), /"\$id"/);
+  });
+
+  test('MCP tool input schemas stay self-contained (no $ref)', () => {
+    for (const tool of buildTools(operations)) assert.doesNotMatch(JSON.stringify(tool.listing.inputSchema), /\$ref/, tool.name);
+  });
+
+  test('summaries name each resource in words, with the right article (OpenAPI, MCP tools)', () => {
+    // The resource names of paths and payloads (`wiki_page`, `wiki_pages`), from every collection in a path.
+    const collections = new Set(operations.flatMap((op) => op.path.split('/').filter((s) => /^[a-z]+(_[a-z]+)+$/.test(s))));
+    const joined = [...collections].flatMap((c) => [c, c.replace(/ies$/, 'y').replace(/s$/, '')]);
+    const tools = new Map(buildTools(operations).map((tool) => [tool.op.id, tool.listing.description]));
+    const texts = operations.flatMap((op) => {
+      const entry = doc.paths[op.path][op.method.toLowerCase()];
+      return [entry.summary, entry.description, entry.responses[String(op.success.status)].description, tools.get(op.id)].map((text) => [op.id, String(text)]);
+    });
+    assert.equal(texts.length, 4 * 98);
+    for (const [id, text] of texts) {
+      // Outside `code`, where a field or path is quoted as it is.
+      const prose = text.replace(/`[^`]*`/g, '');
+      for (const name of joined) assert.ok(!new RegExp(`\\b${name}\\b`).test(prose), `${id}: "${text}" says ${name}`);
+      assert.doesNotMatch(prose, /\ba (?!uni|use|usu|eu|one)[aeiou]/i, `${id}: "${text}"`);
+      assert.doesNotMatch(prose, /\ban [^aeiou\W]/i, `${id}: "${text}"`);
+    }
+    const summary = (id: string) => operations.find((op) => op.id === id)!.summary;
+    assert.equal(summary('getActivityByExternalId'), 'Read an activity by external_id');
+    assert.equal(summary('upsertEmailMessageByExternalId'), 'Create or update an email message by external_id');
+    assert.equal(summary('listDeletedWikiPages'), 'List deleted wiki pages');
+    assert.equal(summary('listDeletedCategories'), 'List deleted course categories');
+    assert.deepEqual(['activity', 'email message', 'section', 'unique key', 'user', 'upload'].map(withArticle), ['an activity', 'an email message', 'a section', 'a unique key', 'a user', 'an upload']);
   });
 
   test("names the server at the organisation's public origin, port included (a generated client calls it as is)", () => {

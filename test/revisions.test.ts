@@ -8,6 +8,7 @@ import { defineOperation } from '../src/http/operation.ts';
 import { createRevisions, type RevisionChange } from '../src/http/revisions.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
+import { resolved } from './support/openapi-schemas.ts';
 
 const Widget = Type.Object({ id: Type.String(), title: Type.String() }, { additionalProperties: false });
 const echoWidget = defineOperation({
@@ -101,10 +102,12 @@ describe('dated revisions', () => {
     const old = await doc('2026-11-01');
     assert.equal(current.info.version, '2027-01-01');
     assert.equal(old.info.version, '2026-11-01');
-    const schemaOf = (d: any) => d.paths['/test_widgets'].post.responses['201'].content['application/json'].schema;
+    const schemaOf = (d: any) => resolved(d, d.paths['/test_widgets'].post.responses['201'].content['application/json'].schema);
+    // Each revision's success bodies are components too: an earlier shape under its operation's name.
+    for (const d of [current, old]) assert.deepEqual(d.paths['/test_widgets'].post.responses['201'].content['application/json'].schema, { $ref: '#/components/schemas/TestEchoWidgetResponse' });
     assert.deepEqual(Object.keys(schemaOf(current).properties), ['id', 'title']);
     assert.deepEqual(Object.keys(schemaOf(old).properties), ['id', 'name']);
-    assert.deepEqual(Object.keys(old.paths['/test_widgets'].post.requestBody.content['application/json'].schema.properties), ['name']);
+    assert.deepEqual(Object.keys(resolved(old, old.paths['/test_widgets'].post.requestBody.content['application/json'].schema).properties), ['name']);
     assert.deepEqual(old.paths['/sections/{id}'].patch, current.paths['/sections/{id}'].patch, 'operations no change touches are the same');
   });
 });

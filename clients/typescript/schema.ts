@@ -171,7 +171,7 @@ export interface paths {
         get: operations["getCourseByExternalId"];
         /**
          * Create or update a course by external_id
-         * @description Creates the course with this external_id (201) or updates the existing one (200).
+         * @description Creates the course with this `external_id` (201) or updates the existing one (200).
          *
          *     Requires: Scope `courses:write`; capability `course/create`.
          */
@@ -191,8 +191,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List deleted categories
-         * @description Tombstones of deleted categories, in order of deletion. Combine with `updated_since` on the list to keep a copy in sync.
+         * List deleted course categories
+         * @description Tombstones of deleted course categories, in order of deletion. Combine with `updated_since` on the list to keep a copy in sync.
          *
          *     Requires: Scope `courses:read`; capability `course/view`.
          */
@@ -213,13 +213,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a category by external_id
+         * Read a course category by external_id
          * @description Requires: Scope `courses:read`; capability `course/view`.
          */
         get: operations["getCategoryByExternalId"];
         /**
-         * Create or update a category by external_id
-         * @description Creates the category with this external_id (201) or updates the existing one (200).
+         * Create or update a course category by external_id
+         * @description Creates the course category with this `external_id` (201) or updates the existing one (200).
          *
          *     Requires: Scope `courses:write`; capability `category/manage`.
          */
@@ -267,7 +267,7 @@ export interface paths {
         get: operations["getSectionByExternalId"];
         /**
          * Create or update a section by external_id
-         * @description Creates the section with this external_id (201) or updates the existing one (200).
+         * @description Creates the section with this `external_id` (201) or updates the existing one (200).
          *
          *     Requires: Scope `courses:write`; capability `course/update`.
          */
@@ -429,8 +429,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List deleted enrolment_methods
-         * @description Tombstones of deleted enrolment_methods, in order of deletion. Combine with `updated_since` on the list to keep a copy in sync.
+         * List deleted enrolment methods
+         * @description Tombstones of deleted enrolment methods, in order of deletion. Combine with `updated_since` on the list to keep a copy in sync.
          *
          *     Requires: Scope `enrolments:read`; capability `enrol/configure_method`.
          */
@@ -451,13 +451,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a enrolment_method by external_id
+         * Read an enrolment method by external_id
          * @description Requires: Scope `enrolments:read`; capability `enrol/configure_method`.
          */
         get: operations["getEnrolmentMethodByExternalId"];
         /**
-         * Create or update a enrolment_method by external_id
-         * @description Creates the enrolment_method with this external_id (201) or updates the existing one (200).
+         * Create or update an enrolment method by external_id
+         * @description Creates the enrolment method with this `external_id` (201) or updates the existing one (200).
          *
          *     Requires: Scope `enrolments:write`; capability `enrol/configure_method`.
          */
@@ -1003,13 +1003,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a activity by external_id
+         * Read an activity by external_id
          * @description Requires: Scope `courses:read`; capability `course/view`.
          */
         get: operations["getActivityByExternalId"];
         /**
-         * Create or update a activity by external_id
-         * @description Creates the activity with this external_id (201) or updates the existing one (200).
+         * Create or update an activity by external_id
+         * @description Creates the activity with this `external_id` (201) or updates the existing one (200).
          *
          *     Requires: Scope `courses:write`; capability `course/update`.
          */
@@ -1091,8 +1091,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List deleted wiki_pages
-         * @description Tombstones of deleted wiki_pages, in order of deletion. Combine with `updated_since` on the list to keep a copy in sync.
+         * List deleted wiki pages
+         * @description Tombstones of deleted wiki pages, in order of deletion. Combine with `updated_since` on the list to keep a copy in sync.
          *
          *     Requires: Scope `courses:read`; capability `course/view`.
          */
@@ -1113,13 +1113,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a wiki_page by external_id
+         * Read a wiki page by external_id
          * @description Requires: Scope `courses:read`; capability `course/view`.
          */
         get: operations["getWikiPageByExternalId"];
         /**
-         * Create or update a wiki_page by external_id
-         * @description Creates the wiki_page with this external_id (201) or updates the existing one (200).
+         * Create or update a wiki page by external_id
+         * @description Creates the wiki page with this `external_id` (201) or updates the existing one (200).
          *
          *     Requires: Scope `courses:write`; capability `wiki/edit`.
          */
@@ -1267,8 +1267,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List deleted lesson_pages
-         * @description Tombstones of deleted lesson_pages, in order of deletion. Combine with `updated_since` on the list to keep a copy in sync.
+         * List deleted lesson pages
+         * @description Tombstones of deleted lesson pages, in order of deletion. Combine with `updated_since` on the list to keep a copy in sync.
          *
          *     Requires: Scope `courses:read`; capability `course/view`.
          */
@@ -1289,13 +1289,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a lesson_page by external_id
+         * Read a lesson page by external_id
          * @description Requires: Scope `courses:read`; capability `course/view`.
          */
         get: operations["getLessonPageByExternalId"];
         /**
-         * Create or update a lesson_page by external_id
-         * @description Creates the lesson_page with this external_id (201) or updates the existing one (200).
+         * Create or update a lesson page by external_id
+         * @description Creates the lesson page with this `external_id` (201) or updates the existing one (200).
          *
          *     Requires: Scope `courses:write`; capability `lesson/manage_pages`.
          */
@@ -1483,8 +1483,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List deleted email_messages
-         * @description Tombstones of deleted email_messages, in order of deletion. Combine with `updated_since` on the list to keep a copy in sync.
+         * List deleted email messages
+         * @description Tombstones of deleted email messages, in order of deletion. Combine with `updated_since` on the list to keep a copy in sync.
          *
          *     Requires: Scope `email:read`; capability `email/campaign_manage`.
          */
@@ -1505,13 +1505,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a email_message by external_id
+         * Read an email message by external_id
          * @description Requires: Scope `email:read`; capability `email/campaign_manage`.
          */
         get: operations["getEmailMessageByExternalId"];
         /**
-         * Create or update a email_message by external_id
-         * @description Creates the email_message with this external_id (201) or updates the existing one (200).
+         * Create or update an email message by external_id
+         * @description Creates the email message with this `external_id` (201) or updates the existing one (200).
          *
          *     Requires: Scope `email:write`; capability `email/campaign_manage`.
          */
@@ -1568,6 +1568,1547 @@ export interface components {
                 detail: string;
             }[];
             retry_after?: number | null;
+        };
+        /** @description An activity of a course (a wiki, a lesson); its pages hang from it. */
+        Activity: {
+            /** Format: uuid */
+            id: string;
+            external_id: string | null;
+            /** Format: uuid */
+            course_id: string;
+            /** Format: uuid */
+            section_id: string | null;
+            /** @example wiki */
+            type: string;
+            name: string;
+            /** @description Keys depend on `type`: wiki → `mode` (default `collaborative`); lesson → none. Fixed once the activity exists. */
+            settings: {
+                /** @description collaborative: one wiki everybody edits; individual: one subwiki per person; group: one subwiki per group. */
+                mode?: "collaborative" | "individual" | "group";
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            deleted_at: string | null;
+        };
+        ActivityList: {
+            data: components["schemas"]["Activity"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
+        };
+        /** @description A message the platform sends, whose wording templates override. */
+        CatalogMessage: {
+            message_key: string;
+            title: string;
+            description: string;
+            /** @enum {string} */
+            category: "account" | "enrolment" | "course" | "assignment" | "quiz" | "forum" | "wiki" | "calendar" | "messaging" | "badges";
+            /** @description Sent whatever the recipient’s notification preferences (account security). */
+            critical: boolean;
+            /** @description The variables a template of this message may use (`variable_refs`). */
+            variables: {
+                name: string;
+                description: string;
+            }[];
+        };
+        CatalogMessageList: {
+            data: components["schemas"]["CatalogMessage"][];
+        };
+        /** @description A course category; categories nest. */
+        Category: {
+            /** Format: uuid */
+            id: string;
+            external_id: string | null;
+            /** Format: uuid */
+            parent_id: string | null;
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            deleted_at: string | null;
+        };
+        CategoryList: {
+            data: components["schemas"]["Category"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
+        };
+        /** @description A course: the container of sections and activities. */
+        Course: {
+            /** Format: uuid */
+            id: string;
+            external_id: string | null;
+            /** Format: uuid */
+            category_id: string | null;
+            fullname: string;
+            shortname: string;
+            visible: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            deleted_at: string | null;
+        };
+        CourseList: {
+            data: components["schemas"]["Course"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
+        };
+        CreateActivity: {
+            /** Format: uuid */
+            course_id: string;
+            /**
+             * @description The activity-type extension: wiki or lesson.
+             * @enum {string}
+             */
+            type: "wiki" | "lesson";
+            /** @description 1 to 255 characters. */
+            name: string;
+            /**
+             * Format: uuid
+             * @description A live section of the same course; null for none.
+             */
+            section_id?: string | null;
+            /** @description Keys depend on `type`: wiki → `mode` (default `collaborative`); lesson → none. Fixed once the activity exists. */
+            settings?: {
+                /** @description collaborative: one wiki everybody edits; individual: one subwiki per person; group: one subwiki per group. */
+                mode?: "collaborative" | "individual" | "group";
+            };
+            /** @description Your own identifier for this record, unique per organisation and resource type. */
+            external_id?: string | null;
+        };
+        CreateCategory: {
+            name: string;
+            /** Format: uuid */
+            parent_id?: string | null;
+            /** @description Your own identifier for this record, unique per organisation and resource type. */
+            external_id?: string | null;
+        };
+        CreateCourse: {
+            fullname: string;
+            shortname: string;
+            /** Format: uuid */
+            category_id?: string | null;
+            /** @default true */
+            visible: boolean;
+            /** @description Your own identifier for this record, unique per organisation and resource type. */
+            external_id?: string | null;
+        };
+        CreateEmailMessage: {
+            /** @description 1 to 255 characters, not only white space. */
+            subject: string;
+            /** @description The text of the mail. */
+            body: {
+                /** @description `html` is sent as an HTML mail; `markdown` and `plain` as plain text (Markdown reads well as it is). */
+                format: "html" | "markdown" | "plain";
+                /** @description 1 to 100000 characters, not only white space. */
+                content: string;
+            };
+            /** @description Who receives the message, resolved when sending starts. A course's participants are the people with an active enrolment in it (through a method that is not deleted). */
+            audience: {
+                /** @description `people`: the people listed. `course`: the participants of a course. */
+                type: "people" | "course";
+                /** @description With `people` (required): 1 to 1000 people of this organisation. */
+                person_ids?: string[];
+                /**
+                 * Format: uuid
+                 * @description With `course` (required): the course whose participants receive it.
+                 */
+                course_id?: string;
+                /** @description With `course`: only participants enrolled with one of these roles. Left out: every participant. */
+                roles?: ("student" | "non_editing_teacher" | "teacher")[];
+            };
+            /**
+             * Format: date-time
+             * @description When to send it (RFC 3339; stored in UTC). Required to schedule; null: not planned.
+             */
+            send_at?: string | null;
+            /** @description `scheduled` needs `send_at` (not in the past); `cancelled` is final. A new message is `draft` (the default) or `scheduled`. */
+            status?: "draft" | "scheduled" | "cancelled";
+            /** @description Your own identifier for this record, unique per organisation and resource type. */
+            external_id?: string | null;
+        };
+        CreateEnrolmentMethod: {
+            /** Format: uuid */
+            course_id: string;
+            /**
+             * @description The enrolment-method extension: manual, self, guest or cohort.
+             * @example self
+             * @enum {string}
+             */
+            type: "manual" | "self" | "guest" | "cohort";
+            name?: string | null;
+            /** @description A disabled method admits no one new; existing enrolments stay. */
+            status?: "enabled" | "disabled";
+            /** @description Role given to people enrolled through the method. */
+            role?: "student" | "non_editing_teacher" | "teacher";
+            /**
+             * @description Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).
+             * @example {
+             *       "enrolment_key": "stats-2026",
+             *       "max_enrolments": 200
+             *     }
+             */
+            settings?: {
+                enrolment_key?: string | null;
+                max_enrolments?: number | null;
+                password?: string | null;
+                cohort_id?: string;
+            };
+            /** @description Your own identifier for this record, unique per organisation and resource type. */
+            external_id?: string | null;
+        };
+        /** @description A new page of a lesson; `page_type` defaults to `content`, `answers` to none. */
+        CreateLessonPage: {
+            /**
+             * Format: uuid
+             * @description A live lesson activity.
+             */
+            lesson_id: string;
+            /** @description 1 to 255 characters, not only white space. */
+            title: string;
+            /**
+             * @description `content`: a page of text whose answers are the buttons a learner chooses from (a branch table). Question pages: `multichoice`, `truefalse`, `shortanswer`, `numerical`, `essay`, `matching`. Structure: `end_of_branch` (closes the branch a content page opened), `cluster` and `end_of_cluster` (delimit a pool of questions asked at random).
+             * @enum {string}
+             */
+            page_type?: "content" | "multichoice" | "truefalse" | "shortanswer" | "numerical" | "essay" | "matching" | "end_of_branch" | "cluster" | "end_of_cluster";
+            /** @description The text of the page (for a question page, the question). */
+            contents?: {
+                /** @enum {string} */
+                format: "html" | "markdown" | "plain";
+                content: string;
+            } | null;
+            /** @description By page type: `content` any number (its buttons); `multichoice` and `matching` at least 2; `truefalse` exactly 2; `shortanswer` and `numerical` at least 1; `essay`, `end_of_branch`, `cluster` and `end_of_cluster` at most 1 (its jump and score). Texts must not be blank except on `essay` and structural pages; a `numerical` text is a number or a `min:max` range; a `matching` answer needs `response`. */
+            answers?: {
+                /** @description The button label, choice, accepted answer, number or range (`min:max`) or matched item, by page type. */
+                text: string;
+                /** @description Feedback; required on `matching` pages, where it is the item the text matches. */
+                response?: string | null;
+                /**
+                 * @description Points for choosing this answer (custom scoring), -1000 to 1000.
+                 * @default 0
+                 */
+                score: number;
+                /**
+                 * @description Where the learner goes after choosing this answer: `this_page`, `next_page`, `previous_page`, `end_of_lesson`, `unseen_question` (an unseen question of the cluster), `random_question` (a random question of the cluster), or the id of a live page of the same lesson.
+                 * @default next_page
+                 */
+                jump_to: ("this_page" | "next_page" | "previous_page" | "end_of_lesson" | "unseen_question" | "random_question") | string;
+            }[];
+            /**
+             * Format: uuid
+             * @description Place the page right after this live page of the same lesson; null places it first. Left out: at the end (create) or where it is (update).
+             */
+            after_page_id?: string | null;
+            /** @description Your own identifier for this record, unique per organisation and resource type. */
+            external_id?: string | null;
+        };
+        CreateSection: {
+            /** Format: uuid */
+            course_id: string;
+            /** @description 1 to 255 characters. */
+            title?: string | null;
+            /** @description Formatted text shown at the top of the section. */
+            summary?: {
+                format: "html" | "markdown" | "plain";
+                content: string;
+            } | null;
+            /** @default true */
+            visible: boolean;
+            /** Format: uuid */
+            parent_section_id?: string | null;
+            /** @description Your own identifier for this record, unique per organisation and resource type. */
+            external_id?: string | null;
+        };
+        CreateStorageTarget: {
+            name: string;
+            /** @description Relative path below the operator’s STORAGE_TARGETS_ROOT (letters, digits, `.`, `_`, `-`, `/`). */
+            directory: string;
+        };
+        CreateWebhookSubscription: {
+            /**
+             * Format: uri
+             * @description An https endpoint, at most 2000 characters; it receives a `webhook.ping` before the subscription is enabled.
+             */
+            url: string;
+            /** @description Event names from `GET /event_types`, `area.*` for an area, or `*` for everything. */
+            event_types: string[];
+            description?: string | null;
+            notification_emails?: string[];
+            /** @description Deliveries per minute at most; more are delayed, never dropped. */
+            rate_limit_per_minute?: number;
+            /** @description Keys name identifiers in the event’s data (e.g. `course_id`); a value is one id or a list of ids. Every key must match. */
+            filters?: {
+                [key: string]: string | string[];
+            } | null;
+            /** @description Your own identifier for this record, unique per organisation and resource type. */
+            external_id?: string | null;
+        };
+        CreateWikiPage: {
+            /**
+             * Format: uuid
+             * @description A live wiki activity.
+             */
+            activity_id: string;
+            /** @description 1 to 255 characters, unique among the live pages of the subwiki. */
+            title: string;
+            /** @description Any JSON value (a block document, Markdown text, …); null is allowed. */
+            body: unknown;
+            /**
+             * Format: uuid
+             * @description Individual wikis only: whose subwiki the page goes into; the caller’s own when left out.
+             */
+            subwiki_user_id?: string | null;
+            /**
+             * Format: uuid
+             * @description Group wikis only (required there): which group’s subwiki the page goes into.
+             */
+            subwiki_group_id?: string | null;
+            /** @description Your own identifier for this record, unique per organisation and resource type. */
+            external_id?: string | null;
+        };
+        /** @description A campaign email message. */
+        EmailMessage: {
+            /** Format: uuid */
+            id: string;
+            external_id: string | null;
+            subject: string;
+            /** @description The text of the mail. */
+            body: {
+                /** @description `html` is sent as an HTML mail; `markdown` and `plain` as plain text (Markdown reads well as it is). */
+                format: "html" | "markdown" | "plain";
+                /** @description 1 to 100000 characters, not only white space. */
+                content: string;
+            };
+            /** @description Who receives the message, resolved when sending starts. A course's participants are the people with an active enrolment in it (through a method that is not deleted). */
+            audience: {
+                /** @description `people`: the people listed. `course`: the participants of a course. */
+                type: "people" | "course";
+                /** @description With `people` (required): 1 to 1000 people of this organisation. */
+                person_ids?: string[];
+                /**
+                 * Format: uuid
+                 * @description With `course` (required): the course whose participants receive it.
+                 */
+                course_id?: string;
+                /** @description With `course`: only participants enrolled with one of these roles. Left out: every participant. */
+                roles?: ("student" | "non_editing_teacher" | "teacher")[];
+            };
+            /** Format: date-time */
+            send_at: string | null;
+            /** @description `draft` → `scheduled` (needs `send_at`) → `sending` → `sent`. `scheduled` → `draft` or `cancelled`; `draft` → `cancelled`. `sending` is set by the service when `send_at` comes; `sent` and `cancelled` are final. */
+            status: "draft" | "scheduled" | "sending" | "sent" | "cancelled";
+            /**
+             * Format: date-time
+             * @description When sending finished.
+             */
+            sent_at: string | null;
+            /** @description Null until sending starts; `total - sent - failed` are still pending. */
+            recipient_counts: {
+                /** @description Recipients the audience resolved to when sending started. */
+                total: number;
+                sent: number;
+                failed: number;
+            } | null;
+            /**
+             * Format: uuid
+             * @description The person who created it.
+             */
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            deleted_at: string | null;
+        };
+        EmailMessageBulkRequest: {
+            /** @description Up to 500 operations (100 when `atomic`), each with a distinct `ref`. More is a 413 `bulk.too_many_operations` and nothing runs. */
+            operations: {
+                /** @description Your label for the operation, unique in the request, echoed in its result. */
+                ref: string;
+                /** @enum {string} */
+                op: "create" | "upsert";
+                /**
+                 * Format: uuid
+                 * @description The record to update or delete.
+                 */
+                id?: string;
+                /** @description Your own identifier for this record, unique per organisation and resource type. */
+                external_id?: string;
+                /** @description The record’s fields, validated per operation against the schema under `x-data-schemas` for its `op`; invalid data fails that operation alone (status 422). */
+                data?: Record<string, never>;
+            }[];
+            /**
+             * @description true: all operations succeed or none does; the first failure rolls back the others, which report 409 `bulk.rolled_back`. At most 100 operations.
+             * @default false
+             */
+            atomic: boolean;
+        };
+        EmailMessageBulkResponse: {
+            /**
+             * @example {
+             *       "total": 2,
+             *       "succeeded": 1,
+             *       "failed": 1
+             *     }
+             */
+            summary: {
+                total: number;
+                succeeded: number;
+                failed: number;
+            };
+            /**
+             * @description One per operation, in request order.
+             * @example [
+             *       {
+             *         "ref": "intro",
+             *         "status": 201,
+             *         "data": {
+             *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+             *           "external_id": "sis-4711",
+             *           "subject": "Welcome to {{course.fullname}}",
+             *           "body": {
+             *             "format": "html",
+             *             "content": "Read chapter 1 before the first lecture."
+             *           },
+             *           "audience": {
+             *             "type": "people",
+             *             "person_ids": [
+             *               "0193a5b2-7312-700a-887b-2f296ea94932"
+             *             ],
+             *             "course_id": "0193a5b2-3075-74b0-83be-28395dcdec83",
+             *             "roles": [
+             *               "student"
+             *             ]
+             *           },
+             *           "send_at": "2026-11-02T09:30:00.000Z",
+             *           "status": "draft",
+             *           "sent_at": "2026-11-02T09:30:00.000Z",
+             *           "recipient_counts": {
+             *             "total": 3,
+             *             "sent": 3,
+             *             "failed": 0
+             *           },
+             *           "created_by": "0193a5b2-117d-7bb1-89db-72ab17c98e4e",
+             *           "created_at": "2026-11-02T09:30:00.000Z",
+             *           "updated_at": "2026-11-02T09:30:00.000Z",
+             *           "deleted_at": null
+             *         }
+             *       },
+             *       {
+             *         "ref": "quiz",
+             *         "status": 422,
+             *         "error": {
+             *           "code": "validation.invalid_body",
+             *           "category": "validation",
+             *           "detail": "/operations/1/data/title: `title` must not be empty."
+             *         }
+             *       }
+             *     ]
+             */
+            results: {
+                ref: string;
+                /** @description The HTTP status the operation would have had alone: 201 created, 200 updated, 204 deleted, 404/409/422 for its failure; 409 `bulk.rolled_back` for an atomic request’s other operations when one failed. */
+                status: number;
+                data?: components["schemas"]["EmailMessage"];
+                /** @description Why the operation failed: the error document the operation would have had alone, without its envelope. */
+                error?: {
+                    code: string;
+                    category: string;
+                    /** @description Names each invalid field by its JSON Pointer into the request body (`/operations/3/data/title: …`). */
+                    detail: string;
+                };
+            }[];
+        };
+        EmailMessageList: {
+            data: components["schemas"]["EmailMessage"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
+        };
+        /** @description One recipient of an email message. */
+        EmailMessageRecipient: {
+            /**
+             * Format: uuid
+             * @description Derived from the message and the person: the same before and after sending starts.
+             */
+            id: string;
+            /** Format: uuid */
+            person_id: string;
+            /** @description The address it was (or will be) sent to. */
+            address: string;
+            outcome: "pending" | "sent" | "failed";
+            /** @description Why it failed: the mail server's answer where it gave one. */
+            error: string | null;
+            /** Format: date-time */
+            sent_at: string | null;
+        };
+        EmailMessageRecipientList: {
+            data: components["schemas"]["EmailMessageRecipient"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
+        };
+        /** @description The whole draft: a field left out is null, which inherits the wording of the next scope up. */
+        EmailTemplateDraft: {
+            /** @description 1 to 255 characters; null inherits. */
+            subject?: string | null;
+            /** @description At most 255 characters; null inherits. */
+            preheader?: string | null;
+            /** @description 1 to 255 characters; null inherits. */
+            from_name?: string | null;
+            /**
+             * Format: email
+             * @description An e-mail address; null inherits.
+             */
+            reply_to?: string | null;
+            /** @description The variables the content uses; each must be one the message offers (see the catalog). Default: none. */
+            variable_refs?: string[];
+            /** @description The plain-text part; null inherits. */
+            text_part?: string | null;
+            /** @description Block document or MJML source as JSON text (must parse as JSON); null inherits. */
+            body?: string | null;
+        };
+        /** @description A version of an organisation email template. A null field inherits the wording of the next scope up. */
+        EmailTemplateVersion: {
+            /** Format: uuid */
+            id: string;
+            /** @description Numbered from 1 per template; the draft has the highest number. */
+            version: number;
+            state: "draft" | "published" | "archived";
+            subject: string | null;
+            preheader: string | null;
+            from_name: string | null;
+            reply_to: string | null;
+            variable_refs: string[];
+            text_part: string | null;
+            /** @description Block document or MJML source as JSON text; null means inherit. */
+            body: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When this version was published (kept once archived); null for a draft never published.
+             */
+            published_at: string | null;
+        };
+        /** @description A message's template at one scope and language: its draft, published version and history. */
+        EmailTemplateView: {
+            message_key: string;
+            title: string;
+            description: string;
+            category: string;
+            critical: boolean;
+            scope: {
+                /** @enum {string} */
+                level: "tenant" | "category" | "course" | "activity";
+                /** Format: uuid */
+                scope_id: string | null;
+                /** @description The language tag, in conventional case. */
+                language: string;
+            };
+            /**
+             * Format: uuid
+             * @description Null when this scope and language have no override: the message inherits its wording.
+             */
+            template_id: string | null;
+            /** @description A version of an organisation email template. A null field inherits the wording of the next scope up. */
+            draft: {
+                /** Format: uuid */
+                id: string;
+                /** @description Numbered from 1 per template; the draft has the highest number. */
+                version: number;
+                state: "draft" | "published" | "archived";
+                subject: string | null;
+                preheader: string | null;
+                from_name: string | null;
+                reply_to: string | null;
+                variable_refs: string[];
+                text_part: string | null;
+                /** @description Block document or MJML source as JSON text; null means inherit. */
+                body: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description When this version was published (kept once archived); null for a draft never published.
+                 */
+                published_at: string | null;
+            } | null;
+            /** @description A version of an organisation email template. A null field inherits the wording of the next scope up. */
+            published: {
+                /** Format: uuid */
+                id: string;
+                /** @description Numbered from 1 per template; the draft has the highest number. */
+                version: number;
+                state: "draft" | "published" | "archived";
+                subject: string | null;
+                preheader: string | null;
+                from_name: string | null;
+                reply_to: string | null;
+                variable_refs: string[];
+                text_part: string | null;
+                /** @description Block document or MJML source as JSON text; null means inherit. */
+                body: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description When this version was published (kept once archived); null for a draft never published.
+                 */
+                published_at: string | null;
+            } | null;
+            /** @description Every version at this scope and language, newest first. */
+            versions: components["schemas"]["EmailTemplateVersion"][];
+            /** @description Whether the caller may change this template here (write the draft, publish, restore): holds `email_template/edit` and the scope is not deleted. */
+            may_edit_source: boolean;
+        };
+        /** @description An empty JSON object. */
+        EmptyBody: Record<string, never>;
+        /** @description A way into a course (manual, self, guest, cohort). */
+        EnrolmentMethod: {
+            /** Format: uuid */
+            id: string;
+            external_id: string | null;
+            /** Format: uuid */
+            course_id: string;
+            /** @example self */
+            type: string;
+            /** @example Self enrolment with key */
+            name: string | null;
+            /** @description A disabled method admits no one new; existing enrolments stay. */
+            status: "enabled" | "disabled";
+            /** @description Role given to people enrolled through the method. */
+            role: "student" | "non_editing_teacher" | "teacher";
+            /**
+             * @description Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).
+             * @example {
+             *       "enrolment_key": "stats-2026",
+             *       "max_enrolments": 200
+             *     }
+             */
+            settings: {
+                enrolment_key?: string | null;
+                max_enrolments?: number | null;
+                password?: string | null;
+                cohort_id?: string;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            deleted_at: string | null;
+        };
+        EnrolmentMethodList: {
+            data: components["schemas"]["EnrolmentMethod"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
+        };
+        EventType: {
+            name: string;
+            area: string;
+            description: string;
+        };
+        EventTypeList: {
+            data: components["schemas"]["EventType"][];
+        };
+        /** @description A compiled-in extension and whether this organisation has it switched on. */
+        Extension: {
+            /** @description Stable identifier, e.g. `enrol_self`. */
+            id: string;
+            /** @enum {string} */
+            kind: "activity_type" | "block" | "enrolment_method" | "login_method" | "question_type" | "report" | "theme" | "integration";
+            /** @description The name resources use, e.g. an enrolment method’s `type`. */
+            name: string;
+            title: string;
+            description: string;
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When it was last switched; null if never.
+             */
+            updated_at: string | null;
+        };
+        ExtensionList: {
+            data: components["schemas"]["Extension"][];
+        };
+        /** @description A stored file. */
+        File: {
+            /** Format: uuid */
+            id: string;
+            filename: string;
+            content_type: string;
+            /** @description Bytes. */
+            size: number;
+            /** @description Hex SHA-256 of the content. */
+            sha256: string;
+            /** @description The target the file was written to (`deployment` or a target id); files stay there. */
+            storage_target_id: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description A page of a lesson activity: content, a question, or the end of a branch or cluster. */
+        LessonPage: {
+            /** Format: uuid */
+            id: string;
+            external_id: string | null;
+            /**
+             * Format: uuid
+             * @description The lesson activity the page belongs to.
+             */
+            lesson_id: string;
+            /**
+             * Format: uuid
+             * @description The lesson’s course.
+             */
+            course_id: string;
+            title: string;
+            /** @description `content`: a page of text whose answers are the buttons a learner chooses from (a branch table). Question pages: `multichoice`, `truefalse`, `shortanswer`, `numerical`, `essay`, `matching`. Structure: `end_of_branch` (closes the branch a content page opened), `cluster` and `end_of_cluster` (delimit a pool of questions asked at random). */
+            page_type: string;
+            /** @description The text of the page (for a question page, the question). */
+            contents: {
+                /** @enum {string} */
+                format: "html" | "markdown" | "plain";
+                content: string;
+            } | null;
+            answers: {
+                /** @description The button label, choice, accepted answer, number or range (`min:max`) or matched item, by page type. */
+                text: string;
+                /** @description Feedback shown after the answer is chosen; on a `matching` page, the item the text matches. */
+                response: string | null;
+                /** @description Points for choosing this answer (custom scoring), -1000 to 1000. */
+                score: number;
+                /** @description Where the learner goes after choosing this answer: `this_page`, `next_page`, `previous_page`, `end_of_lesson`, `unseen_question` (an unseen question of the cluster), `random_question` (a random question of the cluster), or the id of a live page of the same lesson. */
+                jump_to: string;
+            }[];
+            /** @description Orders the pages of a lesson (compare as bytes: lexicographic, case-sensitive). */
+            sort_key: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            deleted_at: string | null;
+        };
+        LessonPageBulkRequest: {
+            /** @description Up to 500 operations (100 when `atomic`), each with a distinct `ref`. More is a 413 `bulk.too_many_operations` and nothing runs. */
+            operations: {
+                /** @description Your label for the operation, unique in the request, echoed in its result. */
+                ref: string;
+                /** @enum {string} */
+                op: "create" | "update" | "upsert" | "delete";
+                /**
+                 * Format: uuid
+                 * @description The record to update or delete.
+                 */
+                id?: string;
+                /** @description Your own identifier for this record, unique per organisation and resource type. */
+                external_id?: string;
+                /** @description The record’s fields, validated per operation against the schema under `x-data-schemas` for its `op`; invalid data fails that operation alone (status 422). */
+                data?: Record<string, never>;
+            }[];
+            /**
+             * @description true: all operations succeed or none does; the first failure rolls back the others, which report 409 `bulk.rolled_back`. At most 100 operations.
+             * @default false
+             */
+            atomic: boolean;
+        };
+        LessonPageBulkResponse: {
+            /**
+             * @example {
+             *       "total": 2,
+             *       "succeeded": 1,
+             *       "failed": 1
+             *     }
+             */
+            summary: {
+                total: number;
+                succeeded: number;
+                failed: number;
+            };
+            /**
+             * @description One per operation, in request order.
+             * @example [
+             *       {
+             *         "ref": "intro",
+             *         "status": 201,
+             *         "data": {
+             *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+             *           "external_id": "sis-4711",
+             *           "lesson_id": "0193a5b2-0cab-7b7a-8ec6-f8dc8a9986ed",
+             *           "course_id": "0193a5b2-3075-74b0-83be-28395dcdec83",
+             *           "title": "Week 1: Foundations",
+             *           "page_type": "content",
+             *           "contents": {
+             *             "format": "html",
+             *             "content": "Read chapter 1 before the first lecture."
+             *           },
+             *           "answers": [
+             *             {
+             *               "text": "True",
+             *               "response": "Correct: plants give off oxygen.",
+             *               "score": 1,
+             *               "jump_to": "next_page"
+             *             }
+             *           ],
+             *           "sort_key": "a0",
+             *           "created_at": "2026-11-02T09:30:00.000Z",
+             *           "updated_at": "2026-11-02T09:30:00.000Z",
+             *           "deleted_at": null
+             *         }
+             *       },
+             *       {
+             *         "ref": "quiz",
+             *         "status": 422,
+             *         "error": {
+             *           "code": "validation.invalid_body",
+             *           "category": "validation",
+             *           "detail": "/operations/1/data/title: `title` must not be empty."
+             *         }
+             *       }
+             *     ]
+             */
+            results: {
+                ref: string;
+                /** @description The HTTP status the operation would have had alone: 201 created, 200 updated, 204 deleted, 404/409/422 for its failure; 409 `bulk.rolled_back` for an atomic request’s other operations when one failed. */
+                status: number;
+                data?: components["schemas"]["LessonPage"];
+                /** @description Why the operation failed: the error document the operation would have had alone, without its envelope. */
+                error?: {
+                    code: string;
+                    category: string;
+                    /** @description Names each invalid field by its JSON Pointer into the request body (`/operations/3/data/title: …`). */
+                    detail: string;
+                };
+            }[];
+        };
+        LessonPageList: {
+            data: components["schemas"]["LessonPage"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
+        };
+        Me: {
+            organisation: {
+                /** Format: uuid */
+                id: string;
+                address: string;
+                name: string;
+                plan: string;
+            };
+            subject: {
+                /** Format: uuid */
+                person_id: string;
+                email: string;
+                name: string;
+            };
+            credential: {
+                kind: "api_key" | "oauth_token";
+                /** Format: uuid */
+                id: string;
+                mode: "live" | "test";
+                /** @description Applied when a request sends no Service-Version. */
+                pinned_revision: string;
+            };
+            scopes: string[];
+            capabilities: string[];
+        };
+        Ok: {
+            ok: boolean;
+        };
+        /** @description The whole draft: a field left out is null (no platform wording for it). */
+        PlatformEmailTemplateDraft: {
+            /** @description 1 to 255 characters; null inherits. */
+            subject?: string | null;
+            /** @description At most 255 characters; null inherits. */
+            preheader?: string | null;
+            /** @description The variables the content uses; each must be one the message offers (see the catalog). Default: none. */
+            variable_refs?: string[];
+            /** @description Block document or MJML source as JSON text (must parse as JSON); null inherits. */
+            body?: string | null;
+        };
+        /** @description A version of a platform email template: the deployment's wording, which organisations inherit unless they override it. */
+        PlatformEmailTemplateVersion: {
+            /** Format: uuid */
+            id: string;
+            /** @description Numbered from 1 per template; the draft has the highest number. */
+            version: number;
+            state: "draft" | "published" | "archived";
+            subject: string | null;
+            preheader: string | null;
+            variable_refs: string[];
+            /** @description Block document or MJML source as JSON text; null means inherit. */
+            body: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When this version was published (kept once archived); null for a draft never published.
+             */
+            published_at: string | null;
+        };
+        /** @description A message's platform template in one language: its draft, published version and history. */
+        PlatformEmailTemplateView: {
+            message_key: string;
+            title: string;
+            description: string;
+            category: string;
+            critical: boolean;
+            /** @description The language tag, in conventional case. */
+            language: string;
+            /**
+             * Format: uuid
+             * @description Null when the deployment has no template for this message and language.
+             */
+            template_id: string | null;
+            /** @description A version of a platform email template: the deployment's wording, which organisations inherit unless they override it. */
+            draft: {
+                /** Format: uuid */
+                id: string;
+                /** @description Numbered from 1 per template; the draft has the highest number. */
+                version: number;
+                state: "draft" | "published" | "archived";
+                subject: string | null;
+                preheader: string | null;
+                variable_refs: string[];
+                /** @description Block document or MJML source as JSON text; null means inherit. */
+                body: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description When this version was published (kept once archived); null for a draft never published.
+                 */
+                published_at: string | null;
+            } | null;
+            /** @description A version of a platform email template: the deployment's wording, which organisations inherit unless they override it. */
+            published: {
+                /** Format: uuid */
+                id: string;
+                /** @description Numbered from 1 per template; the draft has the highest number. */
+                version: number;
+                state: "draft" | "published" | "archived";
+                subject: string | null;
+                preheader: string | null;
+                variable_refs: string[];
+                /** @description Block document or MJML source as JSON text; null means inherit. */
+                body: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description When this version was published (kept once archived); null for a draft never published.
+                 */
+                published_at: string | null;
+            } | null;
+            /** @description Every version in this language, newest first. */
+            versions: components["schemas"]["PlatformEmailTemplateVersion"][];
+        };
+        RestoreWikiPage: {
+            /** @description A version the page has had (see `GET /wiki_pages/{id}/versions`). */
+            version: number;
+        };
+        RotatedWebhookSecret: {
+            /** @description The new secret. The previous one keeps signing (as a second `v1` signature) until `previous_secret_expires_at`. */
+            secret: string;
+            /** Format: date-time */
+            previous_secret_expires_at: string;
+        };
+        /** @description A section of a course. */
+        Section: {
+            /** Format: uuid */
+            id: string;
+            external_id: string | null;
+            /** Format: uuid */
+            course_id: string;
+            /** Format: uuid */
+            parent_section_id: string | null;
+            /** @description Orders sections within their course (lexicographic). */
+            sort_key: string;
+            title: string | null;
+            /** @description Formatted text shown at the top of the section. */
+            summary: {
+                format: "html" | "markdown" | "plain";
+                content: string;
+            } | null;
+            visible: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            deleted_at: string | null;
+        };
+        SectionList: {
+            data: components["schemas"]["Section"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
+        };
+        /** @description Where files are stored. */
+        StorageTarget: {
+            /** @description A UUID, or `deployment` for the deployment’s own storage. */
+            id: string;
+            kind: "deployment" | "directory";
+            name: string;
+            /** @description Below the operator’s STORAGE_TARGETS_ROOT; null for the deployment storage. */
+            directory: string | null;
+            /** @description New files are written here. */
+            is_default: boolean;
+            /** Format: date-time */
+            created_at: string | null;
+            /** Format: date-time */
+            updated_at: string | null;
+        };
+        /** @description Every target, the deployment storage first; an organisation has at most 50, so one page holds them all. */
+        StorageTargetList: {
+            data: components["schemas"]["StorageTarget"][];
+            page: {
+                next_cursor: null;
+                has_more: boolean;
+                limit: number;
+            };
+        };
+        /** @description A deleted resource. */
+        Tombstone: {
+            /** Format: uuid */
+            id: string;
+            external_id: string | null;
+            /** Format: date-time */
+            deleted_at: string;
+        };
+        TombstoneList: {
+            data: components["schemas"]["Tombstone"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
+        };
+        /** @description Partial update: fields left out keep their value. Course, type and settings are fixed. */
+        UpdateActivity: {
+            /** @description 1 to 255 characters. */
+            name?: string;
+            /** Format: uuid */
+            section_id?: string | null;
+        };
+        UpdateCategory: {
+            name?: string;
+            /** Format: uuid */
+            parent_id?: string | null;
+        };
+        UpdateCourse: {
+            fullname?: string;
+            shortname?: string;
+            /** Format: uuid */
+            category_id?: string | null;
+            visible?: boolean;
+        };
+        /** @description Partial update: fields left out keep their value. Only a `draft` or `scheduled` message changes. */
+        UpdateEmailMessage: {
+            /** @description 1 to 255 characters, not only white space. */
+            subject?: string;
+            /** @description The text of the mail. */
+            body?: {
+                /** @description `html` is sent as an HTML mail; `markdown` and `plain` as plain text (Markdown reads well as it is). */
+                format: "html" | "markdown" | "plain";
+                /** @description 1 to 100000 characters, not only white space. */
+                content: string;
+            };
+            /** @description Who receives the message, resolved when sending starts. A course's participants are the people with an active enrolment in it (through a method that is not deleted). */
+            audience?: {
+                /** @description `people`: the people listed. `course`: the participants of a course. */
+                type: "people" | "course";
+                /** @description With `people` (required): 1 to 1000 people of this organisation. */
+                person_ids?: string[];
+                /**
+                 * Format: uuid
+                 * @description With `course` (required): the course whose participants receive it.
+                 */
+                course_id?: string;
+                /** @description With `course`: only participants enrolled with one of these roles. Left out: every participant. */
+                roles?: ("student" | "non_editing_teacher" | "teacher")[];
+            };
+            /**
+             * Format: date-time
+             * @description When to send it (RFC 3339; stored in UTC). Required to schedule; null: not planned.
+             */
+            send_at?: string | null;
+            /** @description `scheduled` needs `send_at` (not in the past); `cancelled` is final. A new message is `draft` (the default) or `scheduled`. */
+            status?: "draft" | "scheduled" | "cancelled";
+        };
+        /** @description Partial update; `settings` replaces the settings as a whole. */
+        UpdateEnrolmentMethod: {
+            name?: string | null;
+            /** @description A disabled method admits no one new; existing enrolments stay. */
+            status?: "enabled" | "disabled";
+            /** @description Role given to people enrolled through the method. */
+            role?: "student" | "non_editing_teacher" | "teacher";
+            /**
+             * @description Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).
+             * @example {
+             *       "enrolment_key": "stats-2026",
+             *       "max_enrolments": 200
+             *     }
+             */
+            settings?: {
+                enrolment_key?: string | null;
+                max_enrolments?: number | null;
+                password?: string | null;
+                cohort_id?: string;
+            };
+        };
+        /** @description Partial update: fields left out keep their value; `answers` replaces the whole list. The result must suit the page type (422 at `/answers`). */
+        UpdateLessonPage: {
+            /** @description 1 to 255 characters, not only white space. */
+            title?: string;
+            /**
+             * @description `content`: a page of text whose answers are the buttons a learner chooses from (a branch table). Question pages: `multichoice`, `truefalse`, `shortanswer`, `numerical`, `essay`, `matching`. Structure: `end_of_branch` (closes the branch a content page opened), `cluster` and `end_of_cluster` (delimit a pool of questions asked at random).
+             * @enum {string}
+             */
+            page_type?: "content" | "multichoice" | "truefalse" | "shortanswer" | "numerical" | "essay" | "matching" | "end_of_branch" | "cluster" | "end_of_cluster";
+            /** @description The text of the page (for a question page, the question). */
+            contents?: {
+                /** @enum {string} */
+                format: "html" | "markdown" | "plain";
+                content: string;
+            } | null;
+            /** @description By page type: `content` any number (its buttons); `multichoice` and `matching` at least 2; `truefalse` exactly 2; `shortanswer` and `numerical` at least 1; `essay`, `end_of_branch`, `cluster` and `end_of_cluster` at most 1 (its jump and score). Texts must not be blank except on `essay` and structural pages; a `numerical` text is a number or a `min:max` range; a `matching` answer needs `response`. */
+            answers?: {
+                /** @description The button label, choice, accepted answer, number or range (`min:max`) or matched item, by page type. */
+                text: string;
+                /** @description Feedback; required on `matching` pages, where it is the item the text matches. */
+                response?: string | null;
+                /**
+                 * @description Points for choosing this answer (custom scoring), -1000 to 1000.
+                 * @default 0
+                 */
+                score: number;
+                /**
+                 * @description Where the learner goes after choosing this answer: `this_page`, `next_page`, `previous_page`, `end_of_lesson`, `unseen_question` (an unseen question of the cluster), `random_question` (a random question of the cluster), or the id of a live page of the same lesson.
+                 * @default next_page
+                 */
+                jump_to: ("this_page" | "next_page" | "previous_page" | "end_of_lesson" | "unseen_question" | "random_question") | string;
+            }[];
+            /**
+             * Format: uuid
+             * @description Place the page right after this live page of the same lesson; null places it first. Left out: at the end (create) or where it is (update).
+             */
+            after_page_id?: string | null;
+        };
+        /** @description Partial update: fields left out keep their value. */
+        UpdateSection: {
+            /** @description 1 to 255 characters. */
+            title?: string;
+            visible?: boolean;
+        };
+        /** @description Partial update. A new URL is verified with a ping first. */
+        UpdateWebhookSubscription: {
+            /**
+             * Format: uri
+             * @description An https endpoint, at most 2000 characters; it receives a `webhook.ping` before the subscription is enabled.
+             */
+            url?: string;
+            /** @description Event names from `GET /event_types`, `area.*` for an area, or `*` for everything. */
+            event_types?: string[];
+            description?: string | null;
+            notification_emails?: string[];
+            /** @description Deliveries per minute at most; more are delayed, never dropped. */
+            rate_limit_per_minute?: number;
+            /** @description Keys name identifiers in the event’s data (e.g. `course_id`); a value is one id or a list of ids. Every key must match. */
+            filters?: {
+                [key: string]: string | string[];
+            } | null;
+            /** @description Enable (also after auto_disabled) or disable. */
+            status?: "enabled" | "disabled";
+        };
+        /** @description Partial update: fields left out keep their value. A change of either makes a new version. */
+        UpdateWikiPage: {
+            /** @description 1 to 255 characters, unique among the live pages of the subwiki. */
+            title?: string;
+            /** @description Any JSON value (a block document, Markdown text, …); null is allowed. */
+            body?: unknown;
+        };
+        /** @description The file’s bytes in base64 (the request body limit applies). */
+        UploadFile: {
+            filename: string;
+            /** @default application/octet-stream */
+            content_type: string;
+            content_base64: string;
+        };
+        UpsertActivity: {
+            /** Format: uuid */
+            course_id: string;
+            /**
+             * @description The activity-type extension: wiki or lesson.
+             * @enum {string}
+             */
+            type: "wiki" | "lesson";
+            /** @description 1 to 255 characters. */
+            name: string;
+            /**
+             * Format: uuid
+             * @description A live section of the same course; null for none.
+             */
+            section_id?: string | null;
+            /** @description Keys depend on `type`: wiki → `mode` (default `collaborative`); lesson → none. Fixed once the activity exists. */
+            settings?: {
+                /** @description collaborative: one wiki everybody edits; individual: one subwiki per person; group: one subwiki per group. */
+                mode?: "collaborative" | "individual" | "group";
+            };
+        };
+        UpsertCategory: {
+            name: string;
+            /** Format: uuid */
+            parent_id?: string | null;
+        };
+        UpsertCourse: {
+            fullname: string;
+            shortname: string;
+            /** Format: uuid */
+            category_id?: string | null;
+            /** @default true */
+            visible: boolean;
+        };
+        UpsertEmailMessage: {
+            /** @description 1 to 255 characters, not only white space. */
+            subject: string;
+            /** @description The text of the mail. */
+            body: {
+                /** @description `html` is sent as an HTML mail; `markdown` and `plain` as plain text (Markdown reads well as it is). */
+                format: "html" | "markdown" | "plain";
+                /** @description 1 to 100000 characters, not only white space. */
+                content: string;
+            };
+            /** @description Who receives the message, resolved when sending starts. A course's participants are the people with an active enrolment in it (through a method that is not deleted). */
+            audience: {
+                /** @description `people`: the people listed. `course`: the participants of a course. */
+                type: "people" | "course";
+                /** @description With `people` (required): 1 to 1000 people of this organisation. */
+                person_ids?: string[];
+                /**
+                 * Format: uuid
+                 * @description With `course` (required): the course whose participants receive it.
+                 */
+                course_id?: string;
+                /** @description With `course`: only participants enrolled with one of these roles. Left out: every participant. */
+                roles?: ("student" | "non_editing_teacher" | "teacher")[];
+            };
+            /**
+             * Format: date-time
+             * @description When to send it (RFC 3339; stored in UTC). Required to schedule; null: not planned.
+             */
+            send_at?: string | null;
+            /** @description `scheduled` needs `send_at` (not in the past); `cancelled` is final. A new message is `draft` (the default) or `scheduled`. */
+            status?: "draft" | "scheduled" | "cancelled";
+        };
+        UpsertEnrolmentMethod: {
+            /** Format: uuid */
+            course_id: string;
+            /**
+             * @description The enrolment-method extension: manual, self, guest or cohort.
+             * @example self
+             * @enum {string}
+             */
+            type: "manual" | "self" | "guest" | "cohort";
+            name?: string | null;
+            /** @description A disabled method admits no one new; existing enrolments stay. */
+            status?: "enabled" | "disabled";
+            /** @description Role given to people enrolled through the method. */
+            role?: "student" | "non_editing_teacher" | "teacher";
+            /**
+             * @description Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).
+             * @example {
+             *       "enrolment_key": "stats-2026",
+             *       "max_enrolments": 200
+             *     }
+             */
+            settings?: {
+                enrolment_key?: string | null;
+                max_enrolments?: number | null;
+                password?: string | null;
+                cohort_id?: string;
+            };
+        };
+        UpsertLessonPage: {
+            /**
+             * Format: uuid
+             * @description A live lesson activity.
+             */
+            lesson_id: string;
+            /** @description 1 to 255 characters, not only white space. */
+            title: string;
+            /**
+             * @description `content`: a page of text whose answers are the buttons a learner chooses from (a branch table). Question pages: `multichoice`, `truefalse`, `shortanswer`, `numerical`, `essay`, `matching`. Structure: `end_of_branch` (closes the branch a content page opened), `cluster` and `end_of_cluster` (delimit a pool of questions asked at random).
+             * @enum {string}
+             */
+            page_type?: "content" | "multichoice" | "truefalse" | "shortanswer" | "numerical" | "essay" | "matching" | "end_of_branch" | "cluster" | "end_of_cluster";
+            /** @description The text of the page (for a question page, the question). */
+            contents?: {
+                /** @enum {string} */
+                format: "html" | "markdown" | "plain";
+                content: string;
+            } | null;
+            /** @description By page type: `content` any number (its buttons); `multichoice` and `matching` at least 2; `truefalse` exactly 2; `shortanswer` and `numerical` at least 1; `essay`, `end_of_branch`, `cluster` and `end_of_cluster` at most 1 (its jump and score). Texts must not be blank except on `essay` and structural pages; a `numerical` text is a number or a `min:max` range; a `matching` answer needs `response`. */
+            answers?: {
+                /** @description The button label, choice, accepted answer, number or range (`min:max`) or matched item, by page type. */
+                text: string;
+                /** @description Feedback; required on `matching` pages, where it is the item the text matches. */
+                response?: string | null;
+                /**
+                 * @description Points for choosing this answer (custom scoring), -1000 to 1000.
+                 * @default 0
+                 */
+                score: number;
+                /**
+                 * @description Where the learner goes after choosing this answer: `this_page`, `next_page`, `previous_page`, `end_of_lesson`, `unseen_question` (an unseen question of the cluster), `random_question` (a random question of the cluster), or the id of a live page of the same lesson.
+                 * @default next_page
+                 */
+                jump_to: ("this_page" | "next_page" | "previous_page" | "end_of_lesson" | "unseen_question" | "random_question") | string;
+            }[];
+            /**
+             * Format: uuid
+             * @description Place the page right after this live page of the same lesson; null places it first. Left out: at the end (create) or where it is (update).
+             */
+            after_page_id?: string | null;
+        };
+        UpsertSection: {
+            /** Format: uuid */
+            course_id: string;
+            /** @description 1 to 255 characters. */
+            title?: string | null;
+            /** @description Formatted text shown at the top of the section. */
+            summary?: {
+                format: "html" | "markdown" | "plain";
+                content: string;
+            } | null;
+            /** @default true */
+            visible: boolean;
+            /** Format: uuid */
+            parent_section_id?: string | null;
+        };
+        UpsertWikiPage: {
+            /**
+             * Format: uuid
+             * @description A live wiki activity.
+             */
+            activity_id: string;
+            /** @description 1 to 255 characters, unique among the live pages of the subwiki. */
+            title: string;
+            /** @description Any JSON value (a block document, Markdown text, …); null is allowed. */
+            body: unknown;
+            /**
+             * Format: uuid
+             * @description Individual wikis only: whose subwiki the page goes into; the caller’s own when left out.
+             */
+            subwiki_user_id?: string | null;
+            /**
+             * Format: uuid
+             * @description Group wikis only (required there): which group’s subwiki the page goes into.
+             */
+            subwiki_group_id?: string | null;
+        };
+        /** @description One event sent to one subscription, with every attempt. */
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The `webhook-id` header: the same on every attempt and resend.
+             */
+            event_id: string;
+            event_type: string;
+            status: "pending" | "succeeded" | "failed";
+            attempts: number;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            last_status_code: number | null;
+            last_error: string | null;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            attempt_log: {
+                /** Format: date-time */
+                attempted_at: string;
+                status_code: number | null;
+                error: string | null;
+                duration_ms: number;
+                /** @description At most 2048 characters. */
+                response_body: string | null;
+            }[];
+        };
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
+        };
+        /** @description A webhook subscription. */
+        WebhookSubscription: {
+            /** Format: uuid */
+            id: string;
+            external_id: string | null;
+            url: string;
+            event_types: string[];
+            /** @description Keys name identifiers in the event’s data (e.g. `course_id`); a value is one id or a list of ids. Every key must match. */
+            filters: {
+                [key: string]: string | string[];
+            } | null;
+            description: string | null;
+            status: "enabled" | "disabled" | "auto_disabled";
+            notification_emails: string[];
+            rate_limit_per_minute: number;
+            payload_version: number;
+            /** Format: date-time */
+            verified_at: string | null;
+            consecutive_failures: number;
+            /** Format: date-time */
+            last_success_at: string | null;
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WebhookSubscriptionList: {
+            data: components["schemas"]["WebhookSubscription"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
+        };
+        /** @description The new subscription with its signing secret. */
+        WebhookSubscriptionWithSecret: {
+            /** Format: uuid */
+            id: string;
+            external_id: string | null;
+            url: string;
+            event_types: string[];
+            /** @description Keys name identifiers in the event’s data (e.g. `course_id`); a value is one id or a list of ids. Every key must match. */
+            filters: {
+                [key: string]: string | string[];
+            } | null;
+            description: string | null;
+            status: "enabled" | "disabled" | "auto_disabled";
+            notification_emails: string[];
+            rate_limit_per_minute: number;
+            payload_version: number;
+            /** Format: date-time */
+            verified_at: string | null;
+            consecutive_failures: number;
+            /** Format: date-time */
+            last_success_at: string | null;
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description `whsec_` + base64; returned only here: store it. */
+            secret: string;
+        };
+        /** @description A page of a wiki activity, as its current version has it. */
+        WikiPage: {
+            /** Format: uuid */
+            id: string;
+            external_id: string | null;
+            /** Format: uuid */
+            activity_id: string;
+            /** Format: uuid */
+            course_id: string;
+            /** Format: uuid */
+            wiki_id: string;
+            /** Format: uuid */
+            subwiki_id: string;
+            /**
+             * Format: uuid
+             * @description The person whose subwiki this is, in an individual wiki.
+             */
+            subwiki_user_id: string | null;
+            /**
+             * Format: uuid
+             * @description The group whose subwiki this is, in a group wiki.
+             */
+            subwiki_group_id: string | null;
+            title: string;
+            /** @description Any JSON value, stored and returned as given. */
+            body: unknown;
+            /** @description The current version; every change of title or body makes a new one. */
+            version: number;
+            /**
+             * Format: uuid
+             * @description The person who made the current version (or deleted the page).
+             */
+            updated_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WikiPageList: {
+            data: components["schemas"]["WikiPage"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
+        };
+        /** @description One version of a wiki page. */
+        WikiPageVersion: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            wiki_page_id: string;
+            version: number;
+            title: string;
+            /** @description Any JSON value, as it was in this version. */
+            body: unknown;
+            /** @description The version this one restored, when a restore made it. */
+            restored_from: number | null;
+            /**
+             * Format: uuid
+             * @description The person who made this version.
+             */
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WikiPageVersionList: {
+            data: components["schemas"]["WikiPageVersion"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
         };
     };
     responses: never;
@@ -1652,31 +3193,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        organisation: {
-                            /** Format: uuid */
-                            id: string;
-                            address: string;
-                            name: string;
-                            plan: string;
-                        };
-                        subject: {
-                            /** Format: uuid */
-                            person_id: string;
-                            email: string;
-                            name: string;
-                        };
-                        credential: {
-                            kind: "api_key" | "oauth_token";
-                            /** Format: uuid */
-                            id: string;
-                            mode: "live" | "test";
-                            /** @description Applied when a request sends no Service-Version. */
-                            pinned_revision: string;
-                        };
-                        scopes: string[];
-                        capabilities: string[];
-                    };
+                    "application/json": components["schemas"]["Me"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -1820,29 +3337,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            /** Format: uuid */
-                            category_id: string | null;
-                            fullname: string;
-                            shortname: string;
-                            visible: boolean;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** Format: date-time */
-                            deleted_at: string | null;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["CourseList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -1949,16 +3444,7 @@ export interface operations {
                  *       "visible": true
                  *     }
                  */
-                "application/json": {
-                    fullname: string;
-                    shortname: string;
-                    /** Format: uuid */
-                    category_id?: string | null;
-                    /** @default true */
-                    visible?: boolean;
-                    /** @description Your own identifier for this record, unique per organisation and resource type. */
-                    external_id?: string | null;
-                };
+                "application/json": components["schemas"]["CreateCourse"];
             };
         };
         responses: {
@@ -1987,22 +3473,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        category_id: string | null;
-                        fullname: string;
-                        shortname: string;
-                        visible: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Course"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -2145,22 +3616,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        category_id: string | null;
-                        fullname: string;
-                        shortname: string;
-                        visible: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Course"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -2422,13 +3878,7 @@ export interface operations {
                  *       "fullname": "Introduction to Statistics (2027)"
                  *     }
                  */
-                "application/json": {
-                    fullname?: string;
-                    shortname?: string;
-                    /** Format: uuid */
-                    category_id?: string | null;
-                    visible?: boolean;
-                };
+                "application/json": components["schemas"]["UpdateCourse"];
             };
         };
         responses: {
@@ -2457,22 +3907,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        category_id: string | null;
-                        fullname: string;
-                        shortname: string;
-                        visible: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Course"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -2650,27 +4085,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            /** Format: uuid */
-                            parent_id: string | null;
-                            name: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** Format: date-time */
-                            deleted_at: string | null;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["CategoryList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -2775,13 +4190,7 @@ export interface operations {
                  *       "name": "Mathematics"
                  *     }
                  */
-                "application/json": {
-                    name: string;
-                    /** Format: uuid */
-                    parent_id?: string | null;
-                    /** @description Your own identifier for this record, unique per organisation and resource type. */
-                    external_id?: string | null;
-                };
+                "application/json": components["schemas"]["CreateCategory"];
             };
         };
         responses: {
@@ -2808,20 +4217,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        parent_id: string | null;
-                        name: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Category"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -2940,7 +4336,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The category. */
+            /** @description The course category. */
             200: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2962,20 +4358,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        parent_id: string | null;
-                        name: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Category"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -3237,11 +4620,7 @@ export interface operations {
                  *       "name": "Mathematics and Statistics"
                  *     }
                  */
-                "application/json": {
-                    name?: string;
-                    /** Format: uuid */
-                    parent_id?: string | null;
-                };
+                "application/json": components["schemas"]["UpdateCategory"];
             };
         };
         responses: {
@@ -3268,20 +4647,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        parent_id: string | null;
-                        name: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Category"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -3450,20 +4816,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            /** Format: date-time */
-                            deleted_at: string;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["TombstoneList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -3588,22 +4941,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        category_id: string | null;
-                        fullname: string;
-                        shortname: string;
-                        visible: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Course"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -3725,14 +5063,7 @@ export interface operations {
                  *       "shortname": "STAT101"
                  *     }
                  */
-                "application/json": {
-                    fullname: string;
-                    shortname: string;
-                    /** Format: uuid */
-                    category_id?: string | null;
-                    /** @default true */
-                    visible?: boolean;
-                };
+                "application/json": components["schemas"]["UpsertCourse"];
             };
         };
         responses: {
@@ -3761,22 +5092,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        category_id: string | null;
-                        fullname: string;
-                        shortname: string;
-                        visible: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Course"];
                 };
             };
             /** @description Created (201) or updated (200). */
@@ -3804,22 +5120,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        category_id: string | null;
-                        fullname: string;
-                        shortname: string;
-                        visible: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Course"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -3978,20 +5279,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            /** Format: date-time */
-                            deleted_at: string;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["TombstoneList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -4092,7 +5380,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The category. */
+            /** @description The course category. */
             200: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4114,20 +5402,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        parent_id: string | null;
-                        name: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Category"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -4248,11 +5523,7 @@ export interface operations {
                  *       "name": "Mathematics"
                  *     }
                  */
-                "application/json": {
-                    name: string;
-                    /** Format: uuid */
-                    parent_id?: string | null;
-                };
+                "application/json": components["schemas"]["UpsertCategory"];
             };
         };
         responses: {
@@ -4279,20 +5550,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        parent_id: string | null;
-                        name: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Category"];
                 };
             };
             /** @description Created (201) or updated (200). */
@@ -4318,20 +5576,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        parent_id: string | null;
-                        name: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Category"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -4490,20 +5735,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            /** Format: date-time */
-                            deleted_at: string;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["TombstoneList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -4633,30 +5865,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        parent_section_id: string | null;
-                        /** @description Orders sections within their course (lexicographic). */
-                        sort_key: string;
-                        title: string | null;
-                        /** @description Formatted text shown at the top of the section. */
-                        summary: {
-                            format: "html" | "markdown" | "plain";
-                            content: string;
-                        } | null;
-                        visible: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Section"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -4779,21 +5988,7 @@ export interface operations {
                  *       "visible": true
                  *     }
                  */
-                "application/json": {
-                    /** Format: uuid */
-                    course_id: string;
-                    /** @description 1 to 255 characters. */
-                    title?: string | null;
-                    /** @description Formatted text shown at the top of the section. */
-                    summary?: {
-                        format: "html" | "markdown" | "plain";
-                        content: string;
-                    } | null;
-                    /** @default true */
-                    visible?: boolean;
-                    /** Format: uuid */
-                    parent_section_id?: string | null;
-                };
+                "application/json": components["schemas"]["UpsertSection"];
             };
         };
         responses: {
@@ -4827,30 +6022,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        parent_section_id: string | null;
-                        /** @description Orders sections within their course (lexicographic). */
-                        sort_key: string;
-                        title: string | null;
-                        /** @description Formatted text shown at the top of the section. */
-                        summary: {
-                            format: "html" | "markdown" | "plain";
-                            content: string;
-                        } | null;
-                        visible: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Section"];
                 };
             };
             /** @description Created (201) or updated (200). */
@@ -4883,30 +6055,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        parent_section_id: string | null;
-                        /** @description Orders sections within their course (lexicographic). */
-                        sort_key: string;
-                        title: string | null;
-                        /** @description Formatted text shown at the top of the section. */
-                        summary: {
-                            format: "html" | "markdown" | "plain";
-                            content: string;
-                        } | null;
-                        visible: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Section"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -5086,37 +6235,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            /** Format: uuid */
-                            course_id: string;
-                            /** Format: uuid */
-                            parent_section_id: string | null;
-                            /** @description Orders sections within their course (lexicographic). */
-                            sort_key: string;
-                            title: string | null;
-                            /** @description Formatted text shown at the top of the section. */
-                            summary: {
-                                format: "html" | "markdown" | "plain";
-                                content: string;
-                            } | null;
-                            visible: boolean;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** Format: date-time */
-                            deleted_at: string | null;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["SectionList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -5223,23 +6342,7 @@ export interface operations {
                  *       "visible": true
                  *     }
                  */
-                "application/json": {
-                    /** Format: uuid */
-                    course_id: string;
-                    /** @description 1 to 255 characters. */
-                    title?: string | null;
-                    /** @description Formatted text shown at the top of the section. */
-                    summary?: {
-                        format: "html" | "markdown" | "plain";
-                        content: string;
-                    } | null;
-                    /** @default true */
-                    visible?: boolean;
-                    /** Format: uuid */
-                    parent_section_id?: string | null;
-                    /** @description Your own identifier for this record, unique per organisation and resource type. */
-                    external_id?: string | null;
-                };
+                "application/json": components["schemas"]["CreateSection"];
             };
         };
         responses: {
@@ -5273,30 +6376,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        parent_section_id: string | null;
-                        /** @description Orders sections within their course (lexicographic). */
-                        sort_key: string;
-                        title: string | null;
-                        /** @description Formatted text shown at the top of the section. */
-                        summary: {
-                            format: "html" | "markdown" | "plain";
-                            content: string;
-                        } | null;
-                        visible: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Section"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -5444,30 +6524,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        parent_section_id: string | null;
-                        /** @description Orders sections within their course (lexicographic). */
-                        sort_key: string;
-                        title: string | null;
-                        /** @description Formatted text shown at the top of the section. */
-                        summary: {
-                            format: "html" | "markdown" | "plain";
-                            content: string;
-                        } | null;
-                        visible: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Section"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -5730,11 +6787,7 @@ export interface operations {
                  *       "visible": false
                  *     }
                  */
-                "application/json": {
-                    /** @description 1 to 255 characters. */
-                    title?: string;
-                    visible?: boolean;
-                };
+                "application/json": components["schemas"]["UpdateSection"];
             };
         };
         responses: {
@@ -5768,30 +6821,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        parent_section_id: string | null;
-                        /** @description Orders sections within their course (lexicographic). */
-                        sort_key: string;
-                        title: string | null;
-                        /** @description Formatted text shown at the top of the section. */
-                        summary: {
-                            format: "html" | "markdown" | "plain";
-                            content: string;
-                        } | null;
-                        visible: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Section"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -5943,24 +6973,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** @description Stable identifier, e.g. `enrol_self`. */
-                            id: string;
-                            /** @enum {string} */
-                            kind: "activity_type" | "block" | "enrolment_method" | "login_method" | "question_type" | "report" | "theme" | "integration";
-                            /** @description The name resources use, e.g. an enrolment method’s `type`. */
-                            name: string;
-                            title: string;
-                            description: string;
-                            enabled: boolean;
-                            /**
-                             * Format: date-time
-                             * @description When it was last switched; null if never.
-                             */
-                            updated_at: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ExtensionList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -6119,47 +7132,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            /** Format: uuid */
-                            course_id: string;
-                            /** @example self */
-                            type: string;
-                            /** @example Self enrolment with key */
-                            name: string | null;
-                            /** @description A disabled method admits no one new; existing enrolments stay. */
-                            status: "enabled" | "disabled";
-                            /** @description Role given to people enrolled through the method. */
-                            role: "student" | "non_editing_teacher" | "teacher";
-                            /**
-                             * @description Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).
-                             * @example {
-                             *       "enrolment_key": "stats-2026",
-                             *       "max_enrolments": 200
-                             *     }
-                             */
-                            settings: {
-                                enrolment_key?: string | null;
-                                max_enrolments?: number | null;
-                                password?: string | null;
-                                cohort_id?: string;
-                            };
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** Format: date-time */
-                            deleted_at: string | null;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["EnrolmentMethodList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -6269,36 +7242,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /** Format: uuid */
-                    course_id: string;
-                    /**
-                     * @description The enrolment-method extension: manual, self, guest or cohort.
-                     * @example self
-                     * @enum {string}
-                     */
-                    type: "manual" | "self" | "guest" | "cohort";
-                    name?: string | null;
-                    /** @description A disabled method admits no one new; existing enrolments stay. */
-                    status?: "enabled" | "disabled";
-                    /** @description Role given to people enrolled through the method. */
-                    role?: "student" | "non_editing_teacher" | "teacher";
-                    /**
-                     * @description Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).
-                     * @example {
-                     *       "enrolment_key": "stats-2026",
-                     *       "max_enrolments": 200
-                     *     }
-                     */
-                    settings?: {
-                        enrolment_key?: string | null;
-                        max_enrolments?: number | null;
-                        password?: string | null;
-                        cohort_id?: string;
-                    };
-                    /** @description Your own identifier for this record, unique per organisation and resource type. */
-                    external_id?: string | null;
-                };
+                "application/json": components["schemas"]["CreateEnrolmentMethod"];
             };
         };
         responses: {
@@ -6332,40 +7276,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** @example self */
-                        type: string;
-                        /** @example Self enrolment with key */
-                        name: string | null;
-                        /** @description A disabled method admits no one new; existing enrolments stay. */
-                        status: "enabled" | "disabled";
-                        /** @description Role given to people enrolled through the method. */
-                        role: "student" | "non_editing_teacher" | "teacher";
-                        /**
-                         * @description Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).
-                         * @example {
-                         *       "enrolment_key": "stats-2026",
-                         *       "max_enrolments": 200
-                         *     }
-                         */
-                        settings: {
-                            enrolment_key?: string | null;
-                            max_enrolments?: number | null;
-                            password?: string | null;
-                            cohort_id?: string;
-                        };
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EnrolmentMethod"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -6513,40 +7424,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** @example self */
-                        type: string;
-                        /** @example Self enrolment with key */
-                        name: string | null;
-                        /** @description A disabled method admits no one new; existing enrolments stay. */
-                        status: "enabled" | "disabled";
-                        /** @description Role given to people enrolled through the method. */
-                        role: "student" | "non_editing_teacher" | "teacher";
-                        /**
-                         * @description Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).
-                         * @example {
-                         *       "enrolment_key": "stats-2026",
-                         *       "max_enrolments": 200
-                         *     }
-                         */
-                        settings: {
-                            enrolment_key?: string | null;
-                            max_enrolments?: number | null;
-                            password?: string | null;
-                            cohort_id?: string;
-                        };
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EnrolmentMethod"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -6814,26 +7692,7 @@ export interface operations {
                  *       "status": "disabled"
                  *     }
                  */
-                "application/json": {
-                    name?: string | null;
-                    /** @description A disabled method admits no one new; existing enrolments stay. */
-                    status?: "enabled" | "disabled";
-                    /** @description Role given to people enrolled through the method. */
-                    role?: "student" | "non_editing_teacher" | "teacher";
-                    /**
-                     * @description Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).
-                     * @example {
-                     *       "enrolment_key": "stats-2026",
-                     *       "max_enrolments": 200
-                     *     }
-                     */
-                    settings?: {
-                        enrolment_key?: string | null;
-                        max_enrolments?: number | null;
-                        password?: string | null;
-                        cohort_id?: string;
-                    };
-                };
+                "application/json": components["schemas"]["UpdateEnrolmentMethod"];
             };
         };
         responses: {
@@ -6867,40 +7726,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** @example self */
-                        type: string;
-                        /** @example Self enrolment with key */
-                        name: string | null;
-                        /** @description A disabled method admits no one new; existing enrolments stay. */
-                        status: "enabled" | "disabled";
-                        /** @description Role given to people enrolled through the method. */
-                        role: "student" | "non_editing_teacher" | "teacher";
-                        /**
-                         * @description Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).
-                         * @example {
-                         *       "enrolment_key": "stats-2026",
-                         *       "max_enrolments": 200
-                         *     }
-                         */
-                        settings: {
-                            enrolment_key?: string | null;
-                            max_enrolments?: number | null;
-                            password?: string | null;
-                            cohort_id?: string;
-                        };
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EnrolmentMethod"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -7069,20 +7895,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            /** Format: date-time */
-                            deleted_at: string;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["TombstoneList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -7183,7 +7996,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The enrolment_method. */
+            /** @description The enrolment method. */
             200: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7212,40 +8025,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** @example self */
-                        type: string;
-                        /** @example Self enrolment with key */
-                        name: string | null;
-                        /** @description A disabled method admits no one new; existing enrolments stay. */
-                        status: "enabled" | "disabled";
-                        /** @description Role given to people enrolled through the method. */
-                        role: "student" | "non_editing_teacher" | "teacher";
-                        /**
-                         * @description Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).
-                         * @example {
-                         *       "enrolment_key": "stats-2026",
-                         *       "max_enrolments": 200
-                         *     }
-                         */
-                        settings: {
-                            enrolment_key?: string | null;
-                            max_enrolments?: number | null;
-                            password?: string | null;
-                            cohort_id?: string;
-                        };
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EnrolmentMethod"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -7371,34 +8151,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /** Format: uuid */
-                    course_id: string;
-                    /**
-                     * @description The enrolment-method extension: manual, self, guest or cohort.
-                     * @example self
-                     * @enum {string}
-                     */
-                    type: "manual" | "self" | "guest" | "cohort";
-                    name?: string | null;
-                    /** @description A disabled method admits no one new; existing enrolments stay. */
-                    status?: "enabled" | "disabled";
-                    /** @description Role given to people enrolled through the method. */
-                    role?: "student" | "non_editing_teacher" | "teacher";
-                    /**
-                     * @description Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).
-                     * @example {
-                     *       "enrolment_key": "stats-2026",
-                     *       "max_enrolments": 200
-                     *     }
-                     */
-                    settings?: {
-                        enrolment_key?: string | null;
-                        max_enrolments?: number | null;
-                        password?: string | null;
-                        cohort_id?: string;
-                    };
-                };
+                "application/json": components["schemas"]["UpsertEnrolmentMethod"];
             };
         };
         responses: {
@@ -7432,40 +8185,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** @example self */
-                        type: string;
-                        /** @example Self enrolment with key */
-                        name: string | null;
-                        /** @description A disabled method admits no one new; existing enrolments stay. */
-                        status: "enabled" | "disabled";
-                        /** @description Role given to people enrolled through the method. */
-                        role: "student" | "non_editing_teacher" | "teacher";
-                        /**
-                         * @description Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).
-                         * @example {
-                         *       "enrolment_key": "stats-2026",
-                         *       "max_enrolments": 200
-                         *     }
-                         */
-                        settings: {
-                            enrolment_key?: string | null;
-                            max_enrolments?: number | null;
-                            password?: string | null;
-                            cohort_id?: string;
-                        };
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EnrolmentMethod"];
                 };
             };
             /** @description Created (201) or updated (200). */
@@ -7498,40 +8218,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** @example self */
-                        type: string;
-                        /** @example Self enrolment with key */
-                        name: string | null;
-                        /** @description A disabled method admits no one new; existing enrolments stay. */
-                        status: "enabled" | "disabled";
-                        /** @description Role given to people enrolled through the method. */
-                        role: "student" | "non_editing_teacher" | "teacher";
-                        /**
-                         * @description Keys allowed depend on `type`: self → enrolment_key, max_enrolments; guest → password; cohort → cohort_id (required).
-                         * @example {
-                         *       "enrolment_key": "stats-2026",
-                         *       "max_enrolments": 200
-                         *     }
-                         */
-                        settings: {
-                            enrolment_key?: string | null;
-                            max_enrolments?: number | null;
-                            password?: string | null;
-                            cohort_id?: string;
-                        };
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EnrolmentMethod"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -7678,27 +8365,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** @description A UUID, or `deployment` for the deployment’s own storage. */
-                            id: string;
-                            kind: "deployment" | "directory";
-                            name: string;
-                            /** @description Below the operator’s STORAGE_TARGETS_ROOT; null for the deployment storage. */
-                            directory: string | null;
-                            /** @description New files are written here. */
-                            is_default: boolean;
-                            /** Format: date-time */
-                            created_at: string | null;
-                            /** Format: date-time */
-                            updated_at: string | null;
-                        }[];
-                        page: {
-                            next_cursor: null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["StorageTargetList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -7804,11 +8471,7 @@ export interface operations {
                  *       "directory": "archive/2027"
                  *     }
                  */
-                "application/json": {
-                    name: string;
-                    /** @description Relative path below the operator’s STORAGE_TARGETS_ROOT (letters, digits, `.`, `_`, `-`, `/`). */
-                    directory: string;
-                };
+                "application/json": components["schemas"]["CreateStorageTarget"];
             };
         };
         responses: {
@@ -7835,20 +8498,7 @@ export interface operations {
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A UUID, or `deployment` for the deployment’s own storage. */
-                        id: string;
-                        kind: "deployment" | "directory";
-                        name: string;
-                        /** @description Below the operator’s STORAGE_TARGETS_ROOT; null for the deployment storage. */
-                        directory: string | null;
-                        /** @description New files are written here. */
-                        is_default: boolean;
-                        /** Format: date-time */
-                        created_at: string | null;
-                        /** Format: date-time */
-                        updated_at: string | null;
-                    };
+                    "application/json": components["schemas"]["StorageTarget"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -7995,20 +8645,7 @@ export interface operations {
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description A UUID, or `deployment` for the deployment’s own storage. */
-                        id: string;
-                        kind: "deployment" | "directory";
-                        name: string;
-                        /** @description Below the operator’s STORAGE_TARGETS_ROOT; null for the deployment storage. */
-                        directory: string | null;
-                        /** @description New files are written here. */
-                        is_default: boolean;
-                        /** Format: date-time */
-                        created_at: string | null;
-                        /** Format: date-time */
-                        updated_at: string | null;
-                    };
+                    "application/json": components["schemas"]["StorageTarget"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -8140,7 +8777,7 @@ export interface operations {
         requestBody: {
             content: {
                 /** @example {} */
-                "application/json": Record<string, never>;
+                "application/json": components["schemas"]["EmptyBody"];
             };
         };
         responses: {
@@ -8161,9 +8798,7 @@ export interface operations {
                      *       "ok": true
                      *     }
                      */
-                    "application/json": {
-                        ok: boolean;
-                    };
+                    "application/json": components["schemas"]["Ok"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -8291,12 +8926,7 @@ export interface operations {
                  *       "content_base64": "V2VlayAxOiBmb3VuZGF0aW9ucw=="
                  *     }
                  */
-                "application/json": {
-                    filename: string;
-                    /** @default application/octet-stream */
-                    content_type?: string;
-                    content_base64: string;
-                };
+                "application/json": components["schemas"]["UploadFile"];
             };
         };
         responses: {
@@ -8323,20 +8953,7 @@ export interface operations {
                      *       "created_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        filename: string;
-                        content_type: string;
-                        /** @description Bytes. */
-                        size: number;
-                        /** @description Hex SHA-256 of the content. */
-                        sha256: string;
-                        /** @description The target the file was written to (`deployment` or a target id); files stay there. */
-                        storage_target_id: string;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["File"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -8477,20 +9094,7 @@ export interface operations {
                      *       "created_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        filename: string;
-                        content_type: string;
-                        /** @description Bytes. */
-                        size: number;
-                        /** @description Hex SHA-256 of the content. */
-                        sha256: string;
-                        /** @description The target the file was written to (`deployment` or a target id); files stay there. */
-                        storage_target_id: string;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["File"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -8773,39 +9377,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            url: string;
-                            event_types: string[];
-                            /** @description Keys name identifiers in the event’s data (e.g. `course_id`); a value is one id or a list of ids. Every key must match. */
-                            filters: {
-                                [key: string]: string | string[];
-                            } | null;
-                            description: string | null;
-                            status: "enabled" | "disabled" | "auto_disabled";
-                            notification_emails: string[];
-                            rate_limit_per_minute: number;
-                            payload_version: number;
-                            /** Format: date-time */
-                            verified_at: string | null;
-                            consecutive_failures: number;
-                            /** Format: date-time */
-                            last_success_at: string | null;
-                            disabled_reason: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["WebhookSubscriptionList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -8916,25 +9488,7 @@ export interface operations {
                  *       "rate_limit_per_minute": 600
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * Format: uri
-                     * @description An https endpoint, at most 2000 characters; it receives a `webhook.ping` before the subscription is enabled.
-                     */
-                    url: string;
-                    /** @description Event names from `GET /event_types`, `area.*` for an area, or `*` for everything. */
-                    event_types: string[];
-                    description?: string | null;
-                    notification_emails?: string[];
-                    /** @description Deliveries per minute at most; more are delayed, never dropped. */
-                    rate_limit_per_minute?: number;
-                    /** @description Keys name identifiers in the event’s data (e.g. `course_id`); a value is one id or a list of ids. Every key must match. */
-                    filters?: {
-                        [key: string]: string | string[];
-                    } | null;
-                    /** @description Your own identifier for this record, unique per organisation and resource type. */
-                    external_id?: string | null;
-                };
+                "application/json": components["schemas"]["CreateWebhookSubscription"];
             };
         };
         responses: {
@@ -8977,34 +9531,7 @@ export interface operations {
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        url: string;
-                        event_types: string[];
-                        /** @description Keys name identifiers in the event’s data (e.g. `course_id`); a value is one id or a list of ids. Every key must match. */
-                        filters: {
-                            [key: string]: string | string[];
-                        } | null;
-                        description: string | null;
-                        status: "enabled" | "disabled" | "auto_disabled";
-                        notification_emails: string[];
-                        rate_limit_per_minute: number;
-                        payload_version: number;
-                        /** Format: date-time */
-                        verified_at: string | null;
-                        consecutive_failures: number;
-                        /** Format: date-time */
-                        last_success_at: string | null;
-                        disabled_reason: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** @description `whsec_` + base64; returned only here: store it. */
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["WebhookSubscriptionWithSecret"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -9123,7 +9650,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The subscription. */
+            /** @description The webhook subscription. */
             200: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9160,32 +9687,7 @@ export interface operations {
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        url: string;
-                        event_types: string[];
-                        /** @description Keys name identifiers in the event’s data (e.g. `course_id`); a value is one id or a list of ids. Every key must match. */
-                        filters: {
-                            [key: string]: string | string[];
-                        } | null;
-                        description: string | null;
-                        status: "enabled" | "disabled" | "auto_disabled";
-                        notification_emails: string[];
-                        rate_limit_per_minute: number;
-                        payload_version: number;
-                        /** Format: date-time */
-                        verified_at: string | null;
-                        consecutive_failures: number;
-                        /** Format: date-time */
-                        last_success_at: string | null;
-                        disabled_reason: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -9451,25 +9953,7 @@ export interface operations {
                  *       "description": "Course structure sync"
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * Format: uri
-                     * @description An https endpoint, at most 2000 characters; it receives a `webhook.ping` before the subscription is enabled.
-                     */
-                    url?: string;
-                    /** @description Event names from `GET /event_types`, `area.*` for an area, or `*` for everything. */
-                    event_types?: string[];
-                    description?: string | null;
-                    notification_emails?: string[];
-                    /** @description Deliveries per minute at most; more are delayed, never dropped. */
-                    rate_limit_per_minute?: number;
-                    /** @description Keys name identifiers in the event’s data (e.g. `course_id`); a value is one id or a list of ids. Every key must match. */
-                    filters?: {
-                        [key: string]: string | string[];
-                    } | null;
-                    /** @description Enable (also after auto_disabled) or disable. */
-                    status?: "enabled" | "disabled";
-                };
+                "application/json": components["schemas"]["UpdateWebhookSubscription"];
             };
         };
         responses: {
@@ -9511,32 +9995,7 @@ export interface operations {
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        url: string;
-                        event_types: string[];
-                        /** @description Keys name identifiers in the event’s data (e.g. `course_id`); a value is one id or a list of ids. Every key must match. */
-                        filters: {
-                            [key: string]: string | string[];
-                        } | null;
-                        description: string | null;
-                        status: "enabled" | "disabled" | "auto_disabled";
-                        notification_emails: string[];
-                        rate_limit_per_minute: number;
-                        payload_version: number;
-                        /** Format: date-time */
-                        verified_at: string | null;
-                        consecutive_failures: number;
-                        /** Format: date-time */
-                        last_success_at: string | null;
-                        disabled_reason: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -9688,12 +10147,7 @@ export interface operations {
                      *       "previous_secret_expires_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description The new secret. The previous one keeps signing (as a second `v1` signature) until `previous_secret_expires_at`. */
-                        secret: string;
-                        /** Format: date-time */
-                        previous_secret_expires_at: string;
-                    };
+                    "application/json": components["schemas"]["RotatedWebhookSecret"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -9862,35 +10316,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /**
-                         * Format: uuid
-                         * @description The `webhook-id` header: the same on every attempt and resend.
-                         */
-                        event_id: string;
-                        event_type: string;
-                        status: "pending" | "succeeded" | "failed";
-                        attempts: number;
-                        /** Format: date-time */
-                        next_attempt_at: string | null;
-                        last_status_code: number | null;
-                        last_error: string | null;
-                        /** Format: date-time */
-                        delivered_at: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        attempt_log: {
-                            /** Format: date-time */
-                            attempted_at: string;
-                            status_code: number | null;
-                            error: string | null;
-                            duration_ms: number;
-                            /** @description At most 2048 characters. */
-                            response_body: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -10073,42 +10499,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /**
-                             * Format: uuid
-                             * @description The `webhook-id` header: the same on every attempt and resend.
-                             */
-                            event_id: string;
-                            event_type: string;
-                            status: "pending" | "succeeded" | "failed";
-                            attempts: number;
-                            /** Format: date-time */
-                            next_attempt_at: string | null;
-                            last_status_code: number | null;
-                            last_error: string | null;
-                            /** Format: date-time */
-                            delivered_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            attempt_log: {
-                                /** Format: date-time */
-                                attempted_at: string;
-                                status_code: number | null;
-                                error: string | null;
-                                duration_ms: number;
-                                /** @description At most 2048 characters. */
-                                response_body: string | null;
-                            }[];
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -10258,35 +10649,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /**
-                         * Format: uuid
-                         * @description The `webhook-id` header: the same on every attempt and resend.
-                         */
-                        event_id: string;
-                        event_type: string;
-                        status: "pending" | "succeeded" | "failed";
-                        attempts: number;
-                        /** Format: date-time */
-                        next_attempt_at: string | null;
-                        last_status_code: number | null;
-                        last_error: string | null;
-                        /** Format: date-time */
-                        delivered_at: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        attempt_log: {
-                            /** Format: date-time */
-                            attempted_at: string;
-                            status_code: number | null;
-                            error: string | null;
-                            duration_ms: number;
-                            /** @description At most 2048 characters. */
-                            response_body: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -10434,13 +10797,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            name: string;
-                            area: string;
-                            description: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["EventTypeList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -10565,22 +10922,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            message_key: string;
-                            title: string;
-                            description: string;
-                            /** @enum {string} */
-                            category: "account" | "enrolment" | "course" | "assignment" | "quiz" | "forum" | "wiki" | "calendar" | "messaging" | "badges";
-                            /** @description Sent whatever the recipient’s notification preferences (account security). */
-                            critical: boolean;
-                            /** @description The variables a template of this message may use (`variable_refs`). */
-                            variables: {
-                                name: string;
-                                description: string;
-                            }[];
-                        }[];
-                    };
+                    "application/json": components["schemas"]["CatalogMessageList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -10774,97 +11116,7 @@ export interface operations {
                      *       "may_edit_source": true
                      *     }
                      */
-                    "application/json": {
-                        message_key: string;
-                        title: string;
-                        description: string;
-                        category: string;
-                        critical: boolean;
-                        scope: {
-                            /** @enum {string} */
-                            level: "tenant" | "category" | "course" | "activity";
-                            /** Format: uuid */
-                            scope_id: string | null;
-                            /** @description The language tag, in conventional case. */
-                            language: string;
-                        };
-                        /**
-                         * Format: uuid
-                         * @description Null when this scope and language have no override: the message inherits its wording.
-                         */
-                        template_id: string | null;
-                        /** @description A version of an organisation email template. A null field inherits the wording of the next scope up. */
-                        draft: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description Numbered from 1 per template; the draft has the highest number. */
-                            version: number;
-                            state: "draft" | "published" | "archived";
-                            subject: string | null;
-                            preheader: string | null;
-                            from_name: string | null;
-                            reply_to: string | null;
-                            variable_refs: string[];
-                            text_part: string | null;
-                            /** @description Block document or MJML source as JSON text; null means inherit. */
-                            body: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When this version was published (kept once archived); null for a draft never published.
-                             */
-                            published_at: string | null;
-                        } | null;
-                        /** @description A version of an organisation email template. A null field inherits the wording of the next scope up. */
-                        published: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description Numbered from 1 per template; the draft has the highest number. */
-                            version: number;
-                            state: "draft" | "published" | "archived";
-                            subject: string | null;
-                            preheader: string | null;
-                            from_name: string | null;
-                            reply_to: string | null;
-                            variable_refs: string[];
-                            text_part: string | null;
-                            /** @description Block document or MJML source as JSON text; null means inherit. */
-                            body: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When this version was published (kept once archived); null for a draft never published.
-                             */
-                            published_at: string | null;
-                        } | null;
-                        /** @description Every version at this scope and language, newest first. */
-                        versions: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description Numbered from 1 per template; the draft has the highest number. */
-                            version: number;
-                            state: "draft" | "published" | "archived";
-                            subject: string | null;
-                            preheader: string | null;
-                            from_name: string | null;
-                            reply_to: string | null;
-                            variable_refs: string[];
-                            text_part: string | null;
-                            /** @description Block document or MJML source as JSON text; null means inherit. */
-                            body: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When this version was published (kept once archived); null for a draft never published.
-                             */
-                            published_at: string | null;
-                        }[];
-                        /** @description Whether the caller may change this template here (write the draft, publish, restore): holds `email_template/edit` and the scope is not deleted. */
-                        may_edit_source: boolean;
-                    };
+                    "application/json": components["schemas"]["EmailTemplateView"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -11011,25 +11263,7 @@ export interface operations {
                  *       "body": "{\"type\":\"blocks\",\"blocks\":[{\"type\":\"paragraph\",\"text\":\"Hello {{user.firstname}}, welcome to {{course.fullname}}.\"},{\"type\":\"button\",\"text\":\"Open the course\",\"href\":\"{{course.url}}\"}]}"
                  *     }
                  */
-                "application/json": {
-                    /** @description 1 to 255 characters; null inherits. */
-                    subject?: string | null;
-                    /** @description At most 255 characters; null inherits. */
-                    preheader?: string | null;
-                    /** @description 1 to 255 characters; null inherits. */
-                    from_name?: string | null;
-                    /**
-                     * Format: email
-                     * @description An e-mail address; null inherits.
-                     */
-                    reply_to?: string | null;
-                    /** @description The variables the content uses; each must be one the message offers (see the catalog). Default: none. */
-                    variable_refs?: string[];
-                    /** @description The plain-text part; null inherits. */
-                    text_part?: string | null;
-                    /** @description Block document or MJML source as JSON text (must parse as JSON); null inherits. */
-                    body?: string | null;
-                };
+                "application/json": components["schemas"]["EmailTemplateDraft"];
             };
         };
         responses: {
@@ -11063,28 +11297,7 @@ export interface operations {
                      *       "published_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description Numbered from 1 per template; the draft has the highest number. */
-                        version: number;
-                        state: "draft" | "published" | "archived";
-                        subject: string | null;
-                        preheader: string | null;
-                        from_name: string | null;
-                        reply_to: string | null;
-                        variable_refs: string[];
-                        text_part: string | null;
-                        /** @description Block document or MJML source as JSON text; null means inherit. */
-                        body: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description When this version was published (kept once archived); null for a draft never published.
-                         */
-                        published_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EmailTemplateVersion"];
                 };
             };
             /** @description The draft version: created (201) or replaced (200). */
@@ -11117,28 +11330,7 @@ export interface operations {
                      *       "published_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description Numbered from 1 per template; the draft has the highest number. */
-                        version: number;
-                        state: "draft" | "published" | "archived";
-                        subject: string | null;
-                        preheader: string | null;
-                        from_name: string | null;
-                        reply_to: string | null;
-                        variable_refs: string[];
-                        text_part: string | null;
-                        /** @description Block document or MJML source as JSON text; null means inherit. */
-                        body: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description When this version was published (kept once archived); null for a draft never published.
-                         */
-                        published_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EmailTemplateVersion"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -11321,28 +11513,7 @@ export interface operations {
                      *       "published_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description Numbered from 1 per template; the draft has the highest number. */
-                        version: number;
-                        state: "draft" | "published" | "archived";
-                        subject: string | null;
-                        preheader: string | null;
-                        from_name: string | null;
-                        reply_to: string | null;
-                        variable_refs: string[];
-                        text_part: string | null;
-                        /** @description Block document or MJML source as JSON text; null means inherit. */
-                        body: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description When this version was published (kept once archived); null for a draft never published.
-                         */
-                        published_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EmailTemplateVersion"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -11527,28 +11698,7 @@ export interface operations {
                      *       "published_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description Numbered from 1 per template; the draft has the highest number. */
-                        version: number;
-                        state: "draft" | "published" | "archived";
-                        subject: string | null;
-                        preheader: string | null;
-                        from_name: string | null;
-                        reply_to: string | null;
-                        variable_refs: string[];
-                        text_part: string | null;
-                        /** @description Block document or MJML source as JSON text; null means inherit. */
-                        body: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description When this version was published (kept once archived); null for a draft never published.
-                         */
-                        published_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EmailTemplateVersion"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -11748,80 +11898,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        message_key: string;
-                        title: string;
-                        description: string;
-                        category: string;
-                        critical: boolean;
-                        /** @description The language tag, in conventional case. */
-                        language: string;
-                        /**
-                         * Format: uuid
-                         * @description Null when the deployment has no template for this message and language.
-                         */
-                        template_id: string | null;
-                        /** @description A version of a platform email template: the deployment's wording, which organisations inherit unless they override it. */
-                        draft: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description Numbered from 1 per template; the draft has the highest number. */
-                            version: number;
-                            state: "draft" | "published" | "archived";
-                            subject: string | null;
-                            preheader: string | null;
-                            variable_refs: string[];
-                            /** @description Block document or MJML source as JSON text; null means inherit. */
-                            body: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When this version was published (kept once archived); null for a draft never published.
-                             */
-                            published_at: string | null;
-                        } | null;
-                        /** @description A version of a platform email template: the deployment's wording, which organisations inherit unless they override it. */
-                        published: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description Numbered from 1 per template; the draft has the highest number. */
-                            version: number;
-                            state: "draft" | "published" | "archived";
-                            subject: string | null;
-                            preheader: string | null;
-                            variable_refs: string[];
-                            /** @description Block document or MJML source as JSON text; null means inherit. */
-                            body: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When this version was published (kept once archived); null for a draft never published.
-                             */
-                            published_at: string | null;
-                        } | null;
-                        /** @description Every version in this language, newest first. */
-                        versions: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description Numbered from 1 per template; the draft has the highest number. */
-                            version: number;
-                            state: "draft" | "published" | "archived";
-                            subject: string | null;
-                            preheader: string | null;
-                            variable_refs: string[];
-                            /** @description Block document or MJML source as JSON text; null means inherit. */
-                            body: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When this version was published (kept once archived); null for a draft never published.
-                             */
-                            published_at: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["PlatformEmailTemplateView"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -11954,16 +12031,7 @@ export interface operations {
                  *       "body": "{\"type\":\"blocks\",\"blocks\":[{\"type\":\"paragraph\",\"text\":\"Hello {{user.firstname}}, welcome to {{course.fullname}}.\"},{\"type\":\"button\",\"text\":\"Open the course\",\"href\":\"{{course.url}}\"}]}"
                  *     }
                  */
-                "application/json": {
-                    /** @description 1 to 255 characters; null inherits. */
-                    subject?: string | null;
-                    /** @description At most 255 characters; null inherits. */
-                    preheader?: string | null;
-                    /** @description The variables the content uses; each must be one the message offers (see the catalog). Default: none. */
-                    variable_refs?: string[];
-                    /** @description Block document or MJML source as JSON text (must parse as JSON); null inherits. */
-                    body?: string | null;
-                };
+                "application/json": components["schemas"]["PlatformEmailTemplateDraft"];
             };
         };
         responses: {
@@ -11994,25 +12062,7 @@ export interface operations {
                      *       "published_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description Numbered from 1 per template; the draft has the highest number. */
-                        version: number;
-                        state: "draft" | "published" | "archived";
-                        subject: string | null;
-                        preheader: string | null;
-                        variable_refs: string[];
-                        /** @description Block document or MJML source as JSON text; null means inherit. */
-                        body: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description When this version was published (kept once archived); null for a draft never published.
-                         */
-                        published_at: string | null;
-                    };
+                    "application/json": components["schemas"]["PlatformEmailTemplateVersion"];
                 };
             };
             /** @description The draft version: created (201) or replaced (200). */
@@ -12042,25 +12092,7 @@ export interface operations {
                      *       "published_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description Numbered from 1 per template; the draft has the highest number. */
-                        version: number;
-                        state: "draft" | "published" | "archived";
-                        subject: string | null;
-                        preheader: string | null;
-                        variable_refs: string[];
-                        /** @description Block document or MJML source as JSON text; null means inherit. */
-                        body: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description When this version was published (kept once archived); null for a draft never published.
-                         */
-                        published_at: string | null;
-                    };
+                    "application/json": components["schemas"]["PlatformEmailTemplateVersion"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -12229,25 +12261,7 @@ export interface operations {
                      *       "published_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description Numbered from 1 per template; the draft has the highest number. */
-                        version: number;
-                        state: "draft" | "published" | "archived";
-                        subject: string | null;
-                        preheader: string | null;
-                        variable_refs: string[];
-                        /** @description Block document or MJML source as JSON text; null means inherit. */
-                        body: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description When this version was published (kept once archived); null for a draft never published.
-                         */
-                        published_at: string | null;
-                    };
+                    "application/json": components["schemas"]["PlatformEmailTemplateVersion"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -12418,25 +12432,7 @@ export interface operations {
                      *       "published_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description Numbered from 1 per template; the draft has the highest number. */
-                        version: number;
-                        state: "draft" | "published" | "archived";
-                        subject: string | null;
-                        preheader: string | null;
-                        variable_refs: string[];
-                        /** @description Block document or MJML source as JSON text; null means inherit. */
-                        body: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description When this version was published (kept once archived); null for a draft never published.
-                         */
-                        published_at: string | null;
-                    };
+                    "application/json": components["schemas"]["PlatformEmailTemplateVersion"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -12605,20 +12601,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            /** Format: date-time */
-                            deleted_at: string;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["TombstoneList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -12746,29 +12729,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        section_id: string | null;
-                        /** @example wiki */
-                        type: string;
-                        name: string;
-                        /** @description Keys depend on `type`: wiki → `mode` (default `collaborative`); lesson → none. Fixed once the activity exists. */
-                        settings: {
-                            /** @description collaborative: one wiki everybody edits; individual: one subwiki per person; group: one subwiki per group. */
-                            mode?: "collaborative" | "individual" | "group";
-                        };
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Activity"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -12894,27 +12855,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /** Format: uuid */
-                    course_id: string;
-                    /**
-                     * @description The activity-type extension: wiki or lesson.
-                     * @enum {string}
-                     */
-                    type: "wiki" | "lesson";
-                    /** @description 1 to 255 characters. */
-                    name: string;
-                    /**
-                     * Format: uuid
-                     * @description A live section of the same course; null for none.
-                     */
-                    section_id?: string | null;
-                    /** @description Keys depend on `type`: wiki → `mode` (default `collaborative`); lesson → none. Fixed once the activity exists. */
-                    settings?: {
-                        /** @description collaborative: one wiki everybody edits; individual: one subwiki per person; group: one subwiki per group. */
-                        mode?: "collaborative" | "individual" | "group";
-                    };
-                };
+                "application/json": components["schemas"]["UpsertActivity"];
             };
         };
         responses: {
@@ -12946,29 +12887,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        section_id: string | null;
-                        /** @example wiki */
-                        type: string;
-                        name: string;
-                        /** @description Keys depend on `type`: wiki → `mode` (default `collaborative`); lesson → none. Fixed once the activity exists. */
-                        settings: {
-                            /** @description collaborative: one wiki everybody edits; individual: one subwiki per person; group: one subwiki per group. */
-                            mode?: "collaborative" | "individual" | "group";
-                        };
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Activity"];
                 };
             };
             /** @description Created (201) or updated (200). */
@@ -12999,29 +12918,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        section_id: string | null;
-                        /** @example wiki */
-                        type: string;
-                        name: string;
-                        /** @description Keys depend on `type`: wiki → `mode` (default `collaborative`); lesson → none. Fixed once the activity exists. */
-                        settings: {
-                            /** @description collaborative: one wiki everybody edits; individual: one subwiki per person; group: one subwiki per group. */
-                            mode?: "collaborative" | "individual" | "group";
-                        };
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Activity"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -13209,36 +13106,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            /** Format: uuid */
-                            course_id: string;
-                            /** Format: uuid */
-                            section_id: string | null;
-                            /** @example wiki */
-                            type: string;
-                            name: string;
-                            /** @description Keys depend on `type`: wiki → `mode` (default `collaborative`); lesson → none. Fixed once the activity exists. */
-                            settings: {
-                                /** @description collaborative: one wiki everybody edits; individual: one subwiki per person; group: one subwiki per group. */
-                                mode?: "collaborative" | "individual" | "group";
-                            };
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** Format: date-time */
-                            deleted_at: string | null;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["ActivityList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -13348,29 +13216,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /** Format: uuid */
-                    course_id: string;
-                    /**
-                     * @description The activity-type extension: wiki or lesson.
-                     * @enum {string}
-                     */
-                    type: "wiki" | "lesson";
-                    /** @description 1 to 255 characters. */
-                    name: string;
-                    /**
-                     * Format: uuid
-                     * @description A live section of the same course; null for none.
-                     */
-                    section_id?: string | null;
-                    /** @description Keys depend on `type`: wiki → `mode` (default `collaborative`); lesson → none. Fixed once the activity exists. */
-                    settings?: {
-                        /** @description collaborative: one wiki everybody edits; individual: one subwiki per person; group: one subwiki per group. */
-                        mode?: "collaborative" | "individual" | "group";
-                    };
-                    /** @description Your own identifier for this record, unique per organisation and resource type. */
-                    external_id?: string | null;
-                };
+                "application/json": components["schemas"]["CreateActivity"];
             };
         };
         responses: {
@@ -13402,29 +13248,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        section_id: string | null;
-                        /** @example wiki */
-                        type: string;
-                        name: string;
-                        /** @description Keys depend on `type`: wiki → `mode` (default `collaborative`); lesson → none. Fixed once the activity exists. */
-                        settings: {
-                            /** @description collaborative: one wiki everybody edits; individual: one subwiki per person; group: one subwiki per group. */
-                            mode?: "collaborative" | "individual" | "group";
-                        };
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Activity"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -13570,29 +13394,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        section_id: string | null;
-                        /** @example wiki */
-                        type: string;
-                        name: string;
-                        /** @description Keys depend on `type`: wiki → `mode` (default `collaborative`); lesson → none. Fixed once the activity exists. */
-                        settings: {
-                            /** @description collaborative: one wiki everybody edits; individual: one subwiki per person; group: one subwiki per group. */
-                            mode?: "collaborative" | "individual" | "group";
-                        };
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Activity"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -13854,12 +13656,7 @@ export interface operations {
                  *       "name": "Course glossary (2027)"
                  *     }
                  */
-                "application/json": {
-                    /** @description 1 to 255 characters. */
-                    name?: string;
-                    /** Format: uuid */
-                    section_id?: string | null;
-                };
+                "application/json": components["schemas"]["UpdateActivity"];
             };
         };
         responses: {
@@ -13891,29 +13688,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        section_id: string | null;
-                        /** @example wiki */
-                        type: string;
-                        name: string;
-                        /** @description Keys depend on `type`: wiki → `mode` (default `collaborative`); lesson → none. Fixed once the activity exists. */
-                        settings: {
-                            /** @description collaborative: one wiki everybody edits; individual: one subwiki per person; group: one subwiki per group. */
-                            mode?: "collaborative" | "individual" | "group";
-                        };
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Activity"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -14082,20 +13857,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            /** Format: date-time */
-                            deleted_at: string;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["TombstoneList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -14196,7 +13958,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The wiki_page. */
+            /** @description The wiki page. */
             200: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14225,43 +13987,7 @@ export interface operations {
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        activity_id: string;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        wiki_id: string;
-                        /** Format: uuid */
-                        subwiki_id: string;
-                        /**
-                         * Format: uuid
-                         * @description The person whose subwiki this is, in an individual wiki.
-                         */
-                        subwiki_user_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The group whose subwiki this is, in a group wiki.
-                         */
-                        subwiki_group_id: string | null;
-                        title: string;
-                        /** @description Any JSON value, stored and returned as given. */
-                        body: unknown;
-                        /** @description The current version; every change of title or body makes a new one. */
-                        version: number;
-                        /**
-                         * Format: uuid
-                         * @description The person who made the current version (or deleted the page).
-                         */
-                        updated_by: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["WikiPage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -14387,27 +14113,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description A live wiki activity.
-                     */
-                    activity_id: string;
-                    /** @description 1 to 255 characters, unique among the live pages of the subwiki. */
-                    title: string;
-                    /** @description Any JSON value (a block document, Markdown text, …); null is allowed. */
-                    body: unknown;
-                    /**
-                     * Format: uuid
-                     * @description Individual wikis only: whose subwiki the page goes into; the caller’s own when left out.
-                     */
-                    subwiki_user_id?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description Group wikis only (required there): which group’s subwiki the page goes into.
-                     */
-                    subwiki_group_id?: string | null;
-                };
+                "application/json": components["schemas"]["UpsertWikiPage"];
             };
         };
         responses: {
@@ -14441,43 +14147,7 @@ export interface operations {
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        activity_id: string;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        wiki_id: string;
-                        /** Format: uuid */
-                        subwiki_id: string;
-                        /**
-                         * Format: uuid
-                         * @description The person whose subwiki this is, in an individual wiki.
-                         */
-                        subwiki_user_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The group whose subwiki this is, in a group wiki.
-                         */
-                        subwiki_group_id: string | null;
-                        title: string;
-                        /** @description Any JSON value, stored and returned as given. */
-                        body: unknown;
-                        /** @description The current version; every change of title or body makes a new one. */
-                        version: number;
-                        /**
-                         * Format: uuid
-                         * @description The person who made the current version (or deleted the page).
-                         */
-                        updated_by: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["WikiPage"];
                 };
             };
             /** @description Created (201) or updated (200). */
@@ -14510,43 +14180,7 @@ export interface operations {
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        activity_id: string;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        wiki_id: string;
-                        /** Format: uuid */
-                        subwiki_id: string;
-                        /**
-                         * Format: uuid
-                         * @description The person whose subwiki this is, in an individual wiki.
-                         */
-                        subwiki_user_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The group whose subwiki this is, in a group wiki.
-                         */
-                        subwiki_group_id: string | null;
-                        title: string;
-                        /** @description Any JSON value, stored and returned as given. */
-                        body: unknown;
-                        /** @description The current version; every change of title or body makes a new one. */
-                        version: number;
-                        /**
-                         * Format: uuid
-                         * @description The person who made the current version (or deleted the page).
-                         */
-                        updated_by: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["WikiPage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -14731,50 +14365,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            /** Format: uuid */
-                            activity_id: string;
-                            /** Format: uuid */
-                            course_id: string;
-                            /** Format: uuid */
-                            wiki_id: string;
-                            /** Format: uuid */
-                            subwiki_id: string;
-                            /**
-                             * Format: uuid
-                             * @description The person whose subwiki this is, in an individual wiki.
-                             */
-                            subwiki_user_id: string | null;
-                            /**
-                             * Format: uuid
-                             * @description The group whose subwiki this is, in a group wiki.
-                             */
-                            subwiki_group_id: string | null;
-                            title: string;
-                            /** @description Any JSON value, stored and returned as given. */
-                            body: unknown;
-                            /** @description The current version; every change of title or body makes a new one. */
-                            version: number;
-                            /**
-                             * Format: uuid
-                             * @description The person who made the current version (or deleted the page).
-                             */
-                            updated_by: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["WikiPageList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -14884,29 +14475,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description A live wiki activity.
-                     */
-                    activity_id: string;
-                    /** @description 1 to 255 characters, unique among the live pages of the subwiki. */
-                    title: string;
-                    /** @description Any JSON value (a block document, Markdown text, …); null is allowed. */
-                    body: unknown;
-                    /**
-                     * Format: uuid
-                     * @description Individual wikis only: whose subwiki the page goes into; the caller’s own when left out.
-                     */
-                    subwiki_user_id?: string | null;
-                    /**
-                     * Format: uuid
-                     * @description Group wikis only (required there): which group’s subwiki the page goes into.
-                     */
-                    subwiki_group_id?: string | null;
-                    /** @description Your own identifier for this record, unique per organisation and resource type. */
-                    external_id?: string | null;
-                };
+                "application/json": components["schemas"]["CreateWikiPage"];
             };
         };
         responses: {
@@ -14940,43 +14509,7 @@ export interface operations {
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        activity_id: string;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        wiki_id: string;
-                        /** Format: uuid */
-                        subwiki_id: string;
-                        /**
-                         * Format: uuid
-                         * @description The person whose subwiki this is, in an individual wiki.
-                         */
-                        subwiki_user_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The group whose subwiki this is, in a group wiki.
-                         */
-                        subwiki_group_id: string | null;
-                        title: string;
-                        /** @description Any JSON value, stored and returned as given. */
-                        body: unknown;
-                        /** @description The current version; every change of title or body makes a new one. */
-                        version: number;
-                        /**
-                         * Format: uuid
-                         * @description The person who made the current version (or deleted the page).
-                         */
-                        updated_by: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["WikiPage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -15124,43 +14657,7 @@ export interface operations {
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        activity_id: string;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        wiki_id: string;
-                        /** Format: uuid */
-                        subwiki_id: string;
-                        /**
-                         * Format: uuid
-                         * @description The person whose subwiki this is, in an individual wiki.
-                         */
-                        subwiki_user_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The group whose subwiki this is, in a group wiki.
-                         */
-                        subwiki_group_id: string | null;
-                        title: string;
-                        /** @description Any JSON value, stored and returned as given. */
-                        body: unknown;
-                        /** @description The current version; every change of title or body makes a new one. */
-                        version: number;
-                        /**
-                         * Format: uuid
-                         * @description The person who made the current version (or deleted the page).
-                         */
-                        updated_by: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["WikiPage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -15426,12 +14923,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /** @description 1 to 255 characters, unique among the live pages of the subwiki. */
-                    title?: string;
-                    /** @description Any JSON value (a block document, Markdown text, …); null is allowed. */
-                    body?: unknown;
-                };
+                "application/json": components["schemas"]["UpdateWikiPage"];
             };
         };
         responses: {
@@ -15465,43 +14957,7 @@ export interface operations {
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        activity_id: string;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        wiki_id: string;
-                        /** Format: uuid */
-                        subwiki_id: string;
-                        /**
-                         * Format: uuid
-                         * @description The person whose subwiki this is, in an individual wiki.
-                         */
-                        subwiki_user_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The group whose subwiki this is, in a group wiki.
-                         */
-                        subwiki_group_id: string | null;
-                        title: string;
-                        /** @description Any JSON value, stored and returned as given. */
-                        body: unknown;
-                        /** @description The current version; every change of title or body makes a new one. */
-                        version: number;
-                        /**
-                         * Format: uuid
-                         * @description The person who made the current version (or deleted the page).
-                         */
-                        updated_by: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["WikiPage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -15640,10 +15096,7 @@ export interface operations {
                  *       "version": 1
                  *     }
                  */
-                "application/json": {
-                    /** @description A version the page has had (see `GET /wiki_pages/{id}/versions`). */
-                    version: number;
-                };
+                "application/json": components["schemas"]["RestoreWikiPage"];
             };
         };
         responses: {
@@ -15677,43 +15130,7 @@ export interface operations {
                      *       "updated_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /** Format: uuid */
-                        activity_id: string;
-                        /** Format: uuid */
-                        course_id: string;
-                        /** Format: uuid */
-                        wiki_id: string;
-                        /** Format: uuid */
-                        subwiki_id: string;
-                        /**
-                         * Format: uuid
-                         * @description The person whose subwiki this is, in an individual wiki.
-                         */
-                        subwiki_user_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The group whose subwiki this is, in a group wiki.
-                         */
-                        subwiki_group_id: string | null;
-                        title: string;
-                        /** @description Any JSON value, stored and returned as given. */
-                        body: unknown;
-                        /** @description The current version; every change of title or body makes a new one. */
-                        version: number;
-                        /**
-                         * Format: uuid
-                         * @description The person who made the current version (or deleted the page).
-                         */
-                        updated_by: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["WikiPage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -15885,32 +15302,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            wiki_page_id: string;
-                            version: number;
-                            title: string;
-                            /** @description Any JSON value, as it was in this version. */
-                            body: unknown;
-                            /** @description The version this one restored, when a restore made it. */
-                            restored_from: number | null;
-                            /**
-                             * Format: uuid
-                             * @description The person who made this version.
-                             */
-                            created_by: string;
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["WikiPageVersionList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -16043,25 +15435,7 @@ export interface operations {
                      *       "created_at": "2026-11-02T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        wiki_page_id: string;
-                        version: number;
-                        title: string;
-                        /** @description Any JSON value, as it was in this version. */
-                        body: unknown;
-                        /** @description The version this one restored, when a restore made it. */
-                        restored_from: number | null;
-                        /**
-                         * Format: uuid
-                         * @description The person who made this version.
-                         */
-                        created_by: string;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["WikiPageVersion"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -16209,20 +15583,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            /** Format: date-time */
-                            deleted_at: string;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["TombstoneList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -16323,7 +15684,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The lesson_page. */
+            /** @description The lesson page. */
             200: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -16360,48 +15721,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The lesson activity the page belongs to.
-                         */
-                        lesson_id: string;
-                        /**
-                         * Format: uuid
-                         * @description The lesson’s course.
-                         */
-                        course_id: string;
-                        title: string;
-                        /** @description `content`: a page of text whose answers are the buttons a learner chooses from (a branch table). Question pages: `multichoice`, `truefalse`, `shortanswer`, `numerical`, `essay`, `matching`. Structure: `end_of_branch` (closes the branch a content page opened), `cluster` and `end_of_cluster` (delimit a pool of questions asked at random). */
-                        page_type: string;
-                        /** @description The text of the page (for a question page, the question). */
-                        contents: {
-                            /** @enum {string} */
-                            format: "html" | "markdown" | "plain";
-                            content: string;
-                        } | null;
-                        answers: {
-                            /** @description The button label, choice, accepted answer, number or range (`min:max`) or matched item, by page type. */
-                            text: string;
-                            /** @description Feedback shown after the answer is chosen; on a `matching` page, the item the text matches. */
-                            response: string | null;
-                            /** @description Points for choosing this answer (custom scoring), -1000 to 1000. */
-                            score: number;
-                            /** @description Where the learner goes after choosing this answer: `this_page`, `next_page`, `previous_page`, `end_of_lesson`, `unseen_question` (an unseen question of the cluster), `random_question` (a random question of the cluster), or the id of a live page of the same lesson. */
-                            jump_to: string;
-                        }[];
-                        /** @description Orders the pages of a lesson (compare as bytes: lexicographic, case-sensitive). */
-                        sort_key: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["LessonPage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -16542,48 +15862,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description A live lesson activity.
-                     */
-                    lesson_id: string;
-                    /** @description 1 to 255 characters, not only white space. */
-                    title: string;
-                    /**
-                     * @description `content`: a page of text whose answers are the buttons a learner chooses from (a branch table). Question pages: `multichoice`, `truefalse`, `shortanswer`, `numerical`, `essay`, `matching`. Structure: `end_of_branch` (closes the branch a content page opened), `cluster` and `end_of_cluster` (delimit a pool of questions asked at random).
-                     * @enum {string}
-                     */
-                    page_type?: "content" | "multichoice" | "truefalse" | "shortanswer" | "numerical" | "essay" | "matching" | "end_of_branch" | "cluster" | "end_of_cluster";
-                    /** @description The text of the page (for a question page, the question). */
-                    contents?: {
-                        /** @enum {string} */
-                        format: "html" | "markdown" | "plain";
-                        content: string;
-                    } | null;
-                    /** @description By page type: `content` any number (its buttons); `multichoice` and `matching` at least 2; `truefalse` exactly 2; `shortanswer` and `numerical` at least 1; `essay`, `end_of_branch`, `cluster` and `end_of_cluster` at most 1 (its jump and score). Texts must not be blank except on `essay` and structural pages; a `numerical` text is a number or a `min:max` range; a `matching` answer needs `response`. */
-                    answers?: {
-                        /** @description The button label, choice, accepted answer, number or range (`min:max`) or matched item, by page type. */
-                        text: string;
-                        /** @description Feedback; required on `matching` pages, where it is the item the text matches. */
-                        response?: string | null;
-                        /**
-                         * @description Points for choosing this answer (custom scoring), -1000 to 1000.
-                         * @default 0
-                         */
-                        score?: number;
-                        /**
-                         * @description Where the learner goes after choosing this answer: `this_page`, `next_page`, `previous_page`, `end_of_lesson`, `unseen_question` (an unseen question of the cluster), `random_question` (a random question of the cluster), or the id of a live page of the same lesson.
-                         * @default next_page
-                         */
-                        jump_to?: ("this_page" | "next_page" | "previous_page" | "end_of_lesson" | "unseen_question" | "random_question") | string;
-                    }[];
-                    /**
-                     * Format: uuid
-                     * @description Place the page right after this live page of the same lesson; null places it first. Left out: at the end (create) or where it is (update).
-                     */
-                    after_page_id?: string | null;
-                };
+                "application/json": components["schemas"]["UpsertLessonPage"];
             };
         };
         responses: {
@@ -16625,48 +15904,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The lesson activity the page belongs to.
-                         */
-                        lesson_id: string;
-                        /**
-                         * Format: uuid
-                         * @description The lesson’s course.
-                         */
-                        course_id: string;
-                        title: string;
-                        /** @description `content`: a page of text whose answers are the buttons a learner chooses from (a branch table). Question pages: `multichoice`, `truefalse`, `shortanswer`, `numerical`, `essay`, `matching`. Structure: `end_of_branch` (closes the branch a content page opened), `cluster` and `end_of_cluster` (delimit a pool of questions asked at random). */
-                        page_type: string;
-                        /** @description The text of the page (for a question page, the question). */
-                        contents: {
-                            /** @enum {string} */
-                            format: "html" | "markdown" | "plain";
-                            content: string;
-                        } | null;
-                        answers: {
-                            /** @description The button label, choice, accepted answer, number or range (`min:max`) or matched item, by page type. */
-                            text: string;
-                            /** @description Feedback shown after the answer is chosen; on a `matching` page, the item the text matches. */
-                            response: string | null;
-                            /** @description Points for choosing this answer (custom scoring), -1000 to 1000. */
-                            score: number;
-                            /** @description Where the learner goes after choosing this answer: `this_page`, `next_page`, `previous_page`, `end_of_lesson`, `unseen_question` (an unseen question of the cluster), `random_question` (a random question of the cluster), or the id of a live page of the same lesson. */
-                            jump_to: string;
-                        }[];
-                        /** @description Orders the pages of a lesson (compare as bytes: lexicographic, case-sensitive). */
-                        sort_key: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["LessonPage"];
                 };
             };
             /** @description Created (201) or updated (200). */
@@ -16707,48 +15945,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The lesson activity the page belongs to.
-                         */
-                        lesson_id: string;
-                        /**
-                         * Format: uuid
-                         * @description The lesson’s course.
-                         */
-                        course_id: string;
-                        title: string;
-                        /** @description `content`: a page of text whose answers are the buttons a learner chooses from (a branch table). Question pages: `multichoice`, `truefalse`, `shortanswer`, `numerical`, `essay`, `matching`. Structure: `end_of_branch` (closes the branch a content page opened), `cluster` and `end_of_cluster` (delimit a pool of questions asked at random). */
-                        page_type: string;
-                        /** @description The text of the page (for a question page, the question). */
-                        contents: {
-                            /** @enum {string} */
-                            format: "html" | "markdown" | "plain";
-                            content: string;
-                        } | null;
-                        answers: {
-                            /** @description The button label, choice, accepted answer, number or range (`min:max`) or matched item, by page type. */
-                            text: string;
-                            /** @description Feedback shown after the answer is chosen; on a `matching` page, the item the text matches. */
-                            response: string | null;
-                            /** @description Points for choosing this answer (custom scoring), -1000 to 1000. */
-                            score: number;
-                            /** @description Where the learner goes after choosing this answer: `this_page`, `next_page`, `previous_page`, `end_of_lesson`, `unseen_question` (an unseen question of the cluster), `random_question` (a random question of the cluster), or the id of a live page of the same lesson. */
-                            jump_to: string;
-                        }[];
-                        /** @description Orders the pages of a lesson (compare as bytes: lexicographic, case-sensitive). */
-                        sort_key: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["LessonPage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -16936,55 +16133,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            /**
-                             * Format: uuid
-                             * @description The lesson activity the page belongs to.
-                             */
-                            lesson_id: string;
-                            /**
-                             * Format: uuid
-                             * @description The lesson’s course.
-                             */
-                            course_id: string;
-                            title: string;
-                            /** @description `content`: a page of text whose answers are the buttons a learner chooses from (a branch table). Question pages: `multichoice`, `truefalse`, `shortanswer`, `numerical`, `essay`, `matching`. Structure: `end_of_branch` (closes the branch a content page opened), `cluster` and `end_of_cluster` (delimit a pool of questions asked at random). */
-                            page_type: string;
-                            /** @description The text of the page (for a question page, the question). */
-                            contents: {
-                                /** @enum {string} */
-                                format: "html" | "markdown" | "plain";
-                                content: string;
-                            } | null;
-                            answers: {
-                                /** @description The button label, choice, accepted answer, number or range (`min:max`) or matched item, by page type. */
-                                text: string;
-                                /** @description Feedback shown after the answer is chosen; on a `matching` page, the item the text matches. */
-                                response: string | null;
-                                /** @description Points for choosing this answer (custom scoring), -1000 to 1000. */
-                                score: number;
-                                /** @description Where the learner goes after choosing this answer: `this_page`, `next_page`, `previous_page`, `end_of_lesson`, `unseen_question` (an unseen question of the cluster), `random_question` (a random question of the cluster), or the id of a live page of the same lesson. */
-                                jump_to: string;
-                            }[];
-                            /** @description Orders the pages of a lesson (compare as bytes: lexicographic, case-sensitive). */
-                            sort_key: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** Format: date-time */
-                            deleted_at: string | null;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["LessonPageList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -17109,50 +16258,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description A live lesson activity.
-                     */
-                    lesson_id: string;
-                    /** @description 1 to 255 characters, not only white space. */
-                    title: string;
-                    /**
-                     * @description `content`: a page of text whose answers are the buttons a learner chooses from (a branch table). Question pages: `multichoice`, `truefalse`, `shortanswer`, `numerical`, `essay`, `matching`. Structure: `end_of_branch` (closes the branch a content page opened), `cluster` and `end_of_cluster` (delimit a pool of questions asked at random).
-                     * @enum {string}
-                     */
-                    page_type?: "content" | "multichoice" | "truefalse" | "shortanswer" | "numerical" | "essay" | "matching" | "end_of_branch" | "cluster" | "end_of_cluster";
-                    /** @description The text of the page (for a question page, the question). */
-                    contents?: {
-                        /** @enum {string} */
-                        format: "html" | "markdown" | "plain";
-                        content: string;
-                    } | null;
-                    /** @description By page type: `content` any number (its buttons); `multichoice` and `matching` at least 2; `truefalse` exactly 2; `shortanswer` and `numerical` at least 1; `essay`, `end_of_branch`, `cluster` and `end_of_cluster` at most 1 (its jump and score). Texts must not be blank except on `essay` and structural pages; a `numerical` text is a number or a `min:max` range; a `matching` answer needs `response`. */
-                    answers?: {
-                        /** @description The button label, choice, accepted answer, number or range (`min:max`) or matched item, by page type. */
-                        text: string;
-                        /** @description Feedback; required on `matching` pages, where it is the item the text matches. */
-                        response?: string | null;
-                        /**
-                         * @description Points for choosing this answer (custom scoring), -1000 to 1000.
-                         * @default 0
-                         */
-                        score?: number;
-                        /**
-                         * @description Where the learner goes after choosing this answer: `this_page`, `next_page`, `previous_page`, `end_of_lesson`, `unseen_question` (an unseen question of the cluster), `random_question` (a random question of the cluster), or the id of a live page of the same lesson.
-                         * @default next_page
-                         */
-                        jump_to?: ("this_page" | "next_page" | "previous_page" | "end_of_lesson" | "unseen_question" | "random_question") | string;
-                    }[];
-                    /**
-                     * Format: uuid
-                     * @description Place the page right after this live page of the same lesson; null places it first. Left out: at the end (create) or where it is (update).
-                     */
-                    after_page_id?: string | null;
-                    /** @description Your own identifier for this record, unique per organisation and resource type. */
-                    external_id?: string | null;
-                };
+                "application/json": components["schemas"]["CreateLessonPage"];
             };
         };
         responses: {
@@ -17194,48 +16300,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The lesson activity the page belongs to.
-                         */
-                        lesson_id: string;
-                        /**
-                         * Format: uuid
-                         * @description The lesson’s course.
-                         */
-                        course_id: string;
-                        title: string;
-                        /** @description `content`: a page of text whose answers are the buttons a learner chooses from (a branch table). Question pages: `multichoice`, `truefalse`, `shortanswer`, `numerical`, `essay`, `matching`. Structure: `end_of_branch` (closes the branch a content page opened), `cluster` and `end_of_cluster` (delimit a pool of questions asked at random). */
-                        page_type: string;
-                        /** @description The text of the page (for a question page, the question). */
-                        contents: {
-                            /** @enum {string} */
-                            format: "html" | "markdown" | "plain";
-                            content: string;
-                        } | null;
-                        answers: {
-                            /** @description The button label, choice, accepted answer, number or range (`min:max`) or matched item, by page type. */
-                            text: string;
-                            /** @description Feedback shown after the answer is chosen; on a `matching` page, the item the text matches. */
-                            response: string | null;
-                            /** @description Points for choosing this answer (custom scoring), -1000 to 1000. */
-                            score: number;
-                            /** @description Where the learner goes after choosing this answer: `this_page`, `next_page`, `previous_page`, `end_of_lesson`, `unseen_question` (an unseen question of the cluster), `random_question` (a random question of the cluster), or the id of a live page of the same lesson. */
-                            jump_to: string;
-                        }[];
-                        /** @description Orders the pages of a lesson (compare as bytes: lexicographic, case-sensitive). */
-                        sort_key: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["LessonPage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -17391,48 +16456,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The lesson activity the page belongs to.
-                         */
-                        lesson_id: string;
-                        /**
-                         * Format: uuid
-                         * @description The lesson’s course.
-                         */
-                        course_id: string;
-                        title: string;
-                        /** @description `content`: a page of text whose answers are the buttons a learner chooses from (a branch table). Question pages: `multichoice`, `truefalse`, `shortanswer`, `numerical`, `essay`, `matching`. Structure: `end_of_branch` (closes the branch a content page opened), `cluster` and `end_of_cluster` (delimit a pool of questions asked at random). */
-                        page_type: string;
-                        /** @description The text of the page (for a question page, the question). */
-                        contents: {
-                            /** @enum {string} */
-                            format: "html" | "markdown" | "plain";
-                            content: string;
-                        } | null;
-                        answers: {
-                            /** @description The button label, choice, accepted answer, number or range (`min:max`) or matched item, by page type. */
-                            text: string;
-                            /** @description Feedback shown after the answer is chosen; on a `matching` page, the item the text matches. */
-                            response: string | null;
-                            /** @description Points for choosing this answer (custom scoring), -1000 to 1000. */
-                            score: number;
-                            /** @description Where the learner goes after choosing this answer: `this_page`, `next_page`, `previous_page`, `end_of_lesson`, `unseen_question` (an unseen question of the cluster), `random_question` (a random question of the cluster), or the id of a live page of the same lesson. */
-                            jump_to: string;
-                        }[];
-                        /** @description Orders the pages of a lesson (compare as bytes: lexicographic, case-sensitive). */
-                        sort_key: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["LessonPage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -17694,43 +16718,7 @@ export interface operations {
                  *       "title": "Which gas do plants take in from the air?"
                  *     }
                  */
-                "application/json": {
-                    /** @description 1 to 255 characters, not only white space. */
-                    title?: string;
-                    /**
-                     * @description `content`: a page of text whose answers are the buttons a learner chooses from (a branch table). Question pages: `multichoice`, `truefalse`, `shortanswer`, `numerical`, `essay`, `matching`. Structure: `end_of_branch` (closes the branch a content page opened), `cluster` and `end_of_cluster` (delimit a pool of questions asked at random).
-                     * @enum {string}
-                     */
-                    page_type?: "content" | "multichoice" | "truefalse" | "shortanswer" | "numerical" | "essay" | "matching" | "end_of_branch" | "cluster" | "end_of_cluster";
-                    /** @description The text of the page (for a question page, the question). */
-                    contents?: {
-                        /** @enum {string} */
-                        format: "html" | "markdown" | "plain";
-                        content: string;
-                    } | null;
-                    /** @description By page type: `content` any number (its buttons); `multichoice` and `matching` at least 2; `truefalse` exactly 2; `shortanswer` and `numerical` at least 1; `essay`, `end_of_branch`, `cluster` and `end_of_cluster` at most 1 (its jump and score). Texts must not be blank except on `essay` and structural pages; a `numerical` text is a number or a `min:max` range; a `matching` answer needs `response`. */
-                    answers?: {
-                        /** @description The button label, choice, accepted answer, number or range (`min:max`) or matched item, by page type. */
-                        text: string;
-                        /** @description Feedback; required on `matching` pages, where it is the item the text matches. */
-                        response?: string | null;
-                        /**
-                         * @description Points for choosing this answer (custom scoring), -1000 to 1000.
-                         * @default 0
-                         */
-                        score?: number;
-                        /**
-                         * @description Where the learner goes after choosing this answer: `this_page`, `next_page`, `previous_page`, `end_of_lesson`, `unseen_question` (an unseen question of the cluster), `random_question` (a random question of the cluster), or the id of a live page of the same lesson.
-                         * @default next_page
-                         */
-                        jump_to?: ("this_page" | "next_page" | "previous_page" | "end_of_lesson" | "unseen_question" | "random_question") | string;
-                    }[];
-                    /**
-                     * Format: uuid
-                     * @description Place the page right after this live page of the same lesson; null places it first. Left out: at the end (create) or where it is (update).
-                     */
-                    after_page_id?: string | null;
-                };
+                "application/json": components["schemas"]["UpdateLessonPage"];
             };
         };
         responses: {
@@ -17772,48 +16760,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The lesson activity the page belongs to.
-                         */
-                        lesson_id: string;
-                        /**
-                         * Format: uuid
-                         * @description The lesson’s course.
-                         */
-                        course_id: string;
-                        title: string;
-                        /** @description `content`: a page of text whose answers are the buttons a learner chooses from (a branch table). Question pages: `multichoice`, `truefalse`, `shortanswer`, `numerical`, `essay`, `matching`. Structure: `end_of_branch` (closes the branch a content page opened), `cluster` and `end_of_cluster` (delimit a pool of questions asked at random). */
-                        page_type: string;
-                        /** @description The text of the page (for a question page, the question). */
-                        contents: {
-                            /** @enum {string} */
-                            format: "html" | "markdown" | "plain";
-                            content: string;
-                        } | null;
-                        answers: {
-                            /** @description The button label, choice, accepted answer, number or range (`min:max`) or matched item, by page type. */
-                            text: string;
-                            /** @description Feedback shown after the answer is chosen; on a `matching` page, the item the text matches. */
-                            response: string | null;
-                            /** @description Points for choosing this answer (custom scoring), -1000 to 1000. */
-                            score: number;
-                            /** @description Where the learner goes after choosing this answer: `this_page`, `next_page`, `previous_page`, `end_of_lesson`, `unseen_question` (an unseen question of the cluster), `random_question` (a random question of the cluster), or the id of a live page of the same lesson. */
-                            jump_to: string;
-                        }[];
-                        /** @description Orders the pages of a lesson (compare as bytes: lexicographic, case-sensitive). */
-                        sort_key: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["LessonPage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -17977,29 +16924,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": {
-                    /** @description Up to 500 operations (100 when `atomic`), each with a distinct `ref`. More is a 413 `bulk.too_many_operations` and nothing runs. */
-                    operations: {
-                        /** @description Your label for the operation, unique in the request, echoed in its result. */
-                        ref: string;
-                        /** @enum {string} */
-                        op: "create" | "update" | "upsert" | "delete";
-                        /**
-                         * Format: uuid
-                         * @description The record to update or delete.
-                         */
-                        id?: string;
-                        /** @description Your own identifier for this record, unique per organisation and resource type. */
-                        external_id?: string;
-                        /** @description The record’s fields, validated per operation against the schema under `x-data-schemas` for its `op`; invalid data fails that operation alone (status 422). */
-                        data?: Record<string, never>;
-                    }[];
-                    /**
-                     * @description true: all operations succeed or none does; the first failure rolls back the others, which report 409 `bulk.rolled_back`. At most 100 operations.
-                     * @default false
-                     */
-                    atomic?: boolean;
-                };
+                "application/json": components["schemas"]["LessonPageBulkRequest"];
             };
         };
         responses: {
@@ -18063,117 +16988,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @example {
-                         *       "total": 2,
-                         *       "succeeded": 1,
-                         *       "failed": 1
-                         *     }
-                         */
-                        summary: {
-                            total: number;
-                            succeeded: number;
-                            failed: number;
-                        };
-                        /**
-                         * @description One per operation, in request order.
-                         * @example [
-                         *       {
-                         *         "ref": "intro",
-                         *         "status": 201,
-                         *         "data": {
-                         *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
-                         *           "external_id": "sis-4711",
-                         *           "lesson_id": "0193a5b2-0cab-7b7a-8ec6-f8dc8a9986ed",
-                         *           "course_id": "0193a5b2-3075-74b0-83be-28395dcdec83",
-                         *           "title": "Week 1: Foundations",
-                         *           "page_type": "content",
-                         *           "contents": {
-                         *             "format": "html",
-                         *             "content": "Read chapter 1 before the first lecture."
-                         *           },
-                         *           "answers": [
-                         *             {
-                         *               "text": "True",
-                         *               "response": "Correct: plants give off oxygen.",
-                         *               "score": 1,
-                         *               "jump_to": "next_page"
-                         *             }
-                         *           ],
-                         *           "sort_key": "a0",
-                         *           "created_at": "2026-11-02T09:30:00.000Z",
-                         *           "updated_at": "2026-11-02T09:30:00.000Z",
-                         *           "deleted_at": null
-                         *         }
-                         *       },
-                         *       {
-                         *         "ref": "quiz",
-                         *         "status": 422,
-                         *         "error": {
-                         *           "code": "validation.invalid_body",
-                         *           "category": "validation",
-                         *           "detail": "/operations/1/data/title: `title` must not be empty."
-                         *         }
-                         *       }
-                         *     ]
-                         */
-                        results: {
-                            ref: string;
-                            /** @description The HTTP status the operation would have had alone: 201 created, 200 updated, 204 deleted, 404/409/422 for its failure; 409 `bulk.rolled_back` for an atomic request’s other operations when one failed. */
-                            status: number;
-                            /** @description A page of a lesson activity: content, a question, or the end of a branch or cluster. */
-                            data?: {
-                                /** Format: uuid */
-                                id: string;
-                                external_id: string | null;
-                                /**
-                                 * Format: uuid
-                                 * @description The lesson activity the page belongs to.
-                                 */
-                                lesson_id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description The lesson’s course.
-                                 */
-                                course_id: string;
-                                title: string;
-                                /** @description `content`: a page of text whose answers are the buttons a learner chooses from (a branch table). Question pages: `multichoice`, `truefalse`, `shortanswer`, `numerical`, `essay`, `matching`. Structure: `end_of_branch` (closes the branch a content page opened), `cluster` and `end_of_cluster` (delimit a pool of questions asked at random). */
-                                page_type: string;
-                                /** @description The text of the page (for a question page, the question). */
-                                contents: {
-                                    /** @enum {string} */
-                                    format: "html" | "markdown" | "plain";
-                                    content: string;
-                                } | null;
-                                answers: {
-                                    /** @description The button label, choice, accepted answer, number or range (`min:max`) or matched item, by page type. */
-                                    text: string;
-                                    /** @description Feedback shown after the answer is chosen; on a `matching` page, the item the text matches. */
-                                    response: string | null;
-                                    /** @description Points for choosing this answer (custom scoring), -1000 to 1000. */
-                                    score: number;
-                                    /** @description Where the learner goes after choosing this answer: `this_page`, `next_page`, `previous_page`, `end_of_lesson`, `unseen_question` (an unseen question of the cluster), `random_question` (a random question of the cluster), or the id of a live page of the same lesson. */
-                                    jump_to: string;
-                                }[];
-                                /** @description Orders the pages of a lesson (compare as bytes: lexicographic, case-sensitive). */
-                                sort_key: string;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                /** Format: date-time */
-                                deleted_at: string | null;
-                            };
-                            /** @description Why the operation failed: the error document the operation would have had alone, without its envelope. */
-                            error?: {
-                                code: string;
-                                category: string;
-                                /** @description Names each invalid field by its JSON Pointer into the request body (`/operations/3/data/title: …`). */
-                                detail: string;
-                            };
-                        }[];
-                    };
+                    "application/json": components["schemas"]["LessonPageBulkResponse"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -18368,67 +17183,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            subject: string;
-                            /** @description The text of the mail. */
-                            body: {
-                                /** @description `html` is sent as an HTML mail; `markdown` and `plain` as plain text (Markdown reads well as it is). */
-                                format: "html" | "markdown" | "plain";
-                                /** @description 1 to 100000 characters, not only white space. */
-                                content: string;
-                            };
-                            /** @description Who receives the message, resolved when sending starts. A course's participants are the people with an active enrolment in it (through a method that is not deleted). */
-                            audience: {
-                                /** @description `people`: the people listed. `course`: the participants of a course. */
-                                type: "people" | "course";
-                                /** @description With `people` (required): 1 to 1000 people of this organisation. */
-                                person_ids?: string[];
-                                /**
-                                 * Format: uuid
-                                 * @description With `course` (required): the course whose participants receive it.
-                                 */
-                                course_id?: string;
-                                /** @description With `course`: only participants enrolled with one of these roles. Left out: every participant. */
-                                roles?: ("student" | "non_editing_teacher" | "teacher")[];
-                            };
-                            /** Format: date-time */
-                            send_at: string | null;
-                            /** @description `draft` → `scheduled` (needs `send_at`) → `sending` → `sent`. `scheduled` → `draft` or `cancelled`; `draft` → `cancelled`. `sending` is set by the service when `send_at` comes; `sent` and `cancelled` are final. */
-                            status: "draft" | "scheduled" | "sending" | "sent" | "cancelled";
-                            /**
-                             * Format: date-time
-                             * @description When sending finished.
-                             */
-                            sent_at: string | null;
-                            /** @description Null until sending starts; `total - sent - failed` are still pending. */
-                            recipient_counts: {
-                                /** @description Recipients the audience resolved to when sending started. */
-                                total: number;
-                                sent: number;
-                                failed: number;
-                            } | null;
-                            /**
-                             * Format: uuid
-                             * @description The person who created it.
-                             */
-                            created_by: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** Format: date-time */
-                            deleted_at: string | null;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["EmailMessageList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -18546,40 +17301,7 @@ export interface operations {
                  *       "status": "draft"
                  *     }
                  */
-                "application/json": {
-                    /** @description 1 to 255 characters, not only white space. */
-                    subject: string;
-                    /** @description The text of the mail. */
-                    body: {
-                        /** @description `html` is sent as an HTML mail; `markdown` and `plain` as plain text (Markdown reads well as it is). */
-                        format: "html" | "markdown" | "plain";
-                        /** @description 1 to 100000 characters, not only white space. */
-                        content: string;
-                    };
-                    /** @description Who receives the message, resolved when sending starts. A course's participants are the people with an active enrolment in it (through a method that is not deleted). */
-                    audience: {
-                        /** @description `people`: the people listed. `course`: the participants of a course. */
-                        type: "people" | "course";
-                        /** @description With `people` (required): 1 to 1000 people of this organisation. */
-                        person_ids?: string[];
-                        /**
-                         * Format: uuid
-                         * @description With `course` (required): the course whose participants receive it.
-                         */
-                        course_id?: string;
-                        /** @description With `course`: only participants enrolled with one of these roles. Left out: every participant. */
-                        roles?: ("student" | "non_editing_teacher" | "teacher")[];
-                    };
-                    /**
-                     * Format: date-time
-                     * @description When to send it (RFC 3339; stored in UTC). Required to schedule; null: not planned.
-                     */
-                    send_at?: string | null;
-                    /** @description `scheduled` needs `send_at` (not in the past); `cancelled` is final. A new message is `draft` (the default) or `scheduled`. */
-                    status?: "draft" | "scheduled" | "cancelled";
-                    /** @description Your own identifier for this record, unique per organisation and resource type. */
-                    external_id?: string | null;
-                };
+                "application/json": components["schemas"]["CreateEmailMessage"];
             };
         };
         responses: {
@@ -18628,60 +17350,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        subject: string;
-                        /** @description The text of the mail. */
-                        body: {
-                            /** @description `html` is sent as an HTML mail; `markdown` and `plain` as plain text (Markdown reads well as it is). */
-                            format: "html" | "markdown" | "plain";
-                            /** @description 1 to 100000 characters, not only white space. */
-                            content: string;
-                        };
-                        /** @description Who receives the message, resolved when sending starts. A course's participants are the people with an active enrolment in it (through a method that is not deleted). */
-                        audience: {
-                            /** @description `people`: the people listed. `course`: the participants of a course. */
-                            type: "people" | "course";
-                            /** @description With `people` (required): 1 to 1000 people of this organisation. */
-                            person_ids?: string[];
-                            /**
-                             * Format: uuid
-                             * @description With `course` (required): the course whose participants receive it.
-                             */
-                            course_id?: string;
-                            /** @description With `course`: only participants enrolled with one of these roles. Left out: every participant. */
-                            roles?: ("student" | "non_editing_teacher" | "teacher")[];
-                        };
-                        /** Format: date-time */
-                        send_at: string | null;
-                        /** @description `draft` → `scheduled` (needs `send_at`) → `sending` → `sent`. `scheduled` → `draft` or `cancelled`; `draft` → `cancelled`. `sending` is set by the service when `send_at` comes; `sent` and `cancelled` are final. */
-                        status: "draft" | "scheduled" | "sending" | "sent" | "cancelled";
-                        /**
-                         * Format: date-time
-                         * @description When sending finished.
-                         */
-                        sent_at: string | null;
-                        /** @description Null until sending starts; `total - sent - failed` are still pending. */
-                        recipient_counts: {
-                            /** @description Recipients the audience resolved to when sending started. */
-                            total: number;
-                            sent: number;
-                            failed: number;
-                        } | null;
-                        /**
-                         * Format: uuid
-                         * @description The person who created it.
-                         */
-                        created_by: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EmailMessage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -18844,60 +17513,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        subject: string;
-                        /** @description The text of the mail. */
-                        body: {
-                            /** @description `html` is sent as an HTML mail; `markdown` and `plain` as plain text (Markdown reads well as it is). */
-                            format: "html" | "markdown" | "plain";
-                            /** @description 1 to 100000 characters, not only white space. */
-                            content: string;
-                        };
-                        /** @description Who receives the message, resolved when sending starts. A course's participants are the people with an active enrolment in it (through a method that is not deleted). */
-                        audience: {
-                            /** @description `people`: the people listed. `course`: the participants of a course. */
-                            type: "people" | "course";
-                            /** @description With `people` (required): 1 to 1000 people of this organisation. */
-                            person_ids?: string[];
-                            /**
-                             * Format: uuid
-                             * @description With `course` (required): the course whose participants receive it.
-                             */
-                            course_id?: string;
-                            /** @description With `course`: only participants enrolled with one of these roles. Left out: every participant. */
-                            roles?: ("student" | "non_editing_teacher" | "teacher")[];
-                        };
-                        /** Format: date-time */
-                        send_at: string | null;
-                        /** @description `draft` → `scheduled` (needs `send_at`) → `sending` → `sent`. `scheduled` → `draft` or `cancelled`; `draft` → `cancelled`. `sending` is set by the service when `send_at` comes; `sent` and `cancelled` are final. */
-                        status: "draft" | "scheduled" | "sending" | "sent" | "cancelled";
-                        /**
-                         * Format: date-time
-                         * @description When sending finished.
-                         */
-                        sent_at: string | null;
-                        /** @description Null until sending starts; `total - sent - failed` are still pending. */
-                        recipient_counts: {
-                            /** @description Recipients the audience resolved to when sending started. */
-                            total: number;
-                            sent: number;
-                            failed: number;
-                        } | null;
-                        /**
-                         * Format: uuid
-                         * @description The person who created it.
-                         */
-                        created_by: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EmailMessage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -19160,38 +17776,7 @@ export interface operations {
                  *       "send_at": "2026-11-10T07:00:00Z"
                  *     }
                  */
-                "application/json": {
-                    /** @description 1 to 255 characters, not only white space. */
-                    subject?: string;
-                    /** @description The text of the mail. */
-                    body?: {
-                        /** @description `html` is sent as an HTML mail; `markdown` and `plain` as plain text (Markdown reads well as it is). */
-                        format: "html" | "markdown" | "plain";
-                        /** @description 1 to 100000 characters, not only white space. */
-                        content: string;
-                    };
-                    /** @description Who receives the message, resolved when sending starts. A course's participants are the people with an active enrolment in it (through a method that is not deleted). */
-                    audience?: {
-                        /** @description `people`: the people listed. `course`: the participants of a course. */
-                        type: "people" | "course";
-                        /** @description With `people` (required): 1 to 1000 people of this organisation. */
-                        person_ids?: string[];
-                        /**
-                         * Format: uuid
-                         * @description With `course` (required): the course whose participants receive it.
-                         */
-                        course_id?: string;
-                        /** @description With `course`: only participants enrolled with one of these roles. Left out: every participant. */
-                        roles?: ("student" | "non_editing_teacher" | "teacher")[];
-                    };
-                    /**
-                     * Format: date-time
-                     * @description When to send it (RFC 3339; stored in UTC). Required to schedule; null: not planned.
-                     */
-                    send_at?: string | null;
-                    /** @description `scheduled` needs `send_at` (not in the past); `cancelled` is final. A new message is `draft` (the default) or `scheduled`. */
-                    status?: "draft" | "scheduled" | "cancelled";
-                };
+                "application/json": components["schemas"]["UpdateEmailMessage"];
             };
         };
         responses: {
@@ -19240,60 +17825,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        subject: string;
-                        /** @description The text of the mail. */
-                        body: {
-                            /** @description `html` is sent as an HTML mail; `markdown` and `plain` as plain text (Markdown reads well as it is). */
-                            format: "html" | "markdown" | "plain";
-                            /** @description 1 to 100000 characters, not only white space. */
-                            content: string;
-                        };
-                        /** @description Who receives the message, resolved when sending starts. A course's participants are the people with an active enrolment in it (through a method that is not deleted). */
-                        audience: {
-                            /** @description `people`: the people listed. `course`: the participants of a course. */
-                            type: "people" | "course";
-                            /** @description With `people` (required): 1 to 1000 people of this organisation. */
-                            person_ids?: string[];
-                            /**
-                             * Format: uuid
-                             * @description With `course` (required): the course whose participants receive it.
-                             */
-                            course_id?: string;
-                            /** @description With `course`: only participants enrolled with one of these roles. Left out: every participant. */
-                            roles?: ("student" | "non_editing_teacher" | "teacher")[];
-                        };
-                        /** Format: date-time */
-                        send_at: string | null;
-                        /** @description `draft` → `scheduled` (needs `send_at`) → `sending` → `sent`. `scheduled` → `draft` or `cancelled`; `draft` → `cancelled`. `sending` is set by the service when `send_at` comes; `sent` and `cancelled` are final. */
-                        status: "draft" | "scheduled" | "sending" | "sent" | "cancelled";
-                        /**
-                         * Format: date-time
-                         * @description When sending finished.
-                         */
-                        sent_at: string | null;
-                        /** @description Null until sending starts; `total - sent - failed` are still pending. */
-                        recipient_counts: {
-                            /** @description Recipients the audience resolved to when sending started. */
-                            total: number;
-                            sent: number;
-                            failed: number;
-                        } | null;
-                        /**
-                         * Format: uuid
-                         * @description The person who created it.
-                         */
-                        created_by: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EmailMessage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -19465,29 +17997,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /**
-                             * Format: uuid
-                             * @description Derived from the message and the person: the same before and after sending starts.
-                             */
-                            id: string;
-                            /** Format: uuid */
-                            person_id: string;
-                            /** @description The address it was (or will be) sent to. */
-                            address: string;
-                            outcome: "pending" | "sent" | "failed";
-                            /** @description Why it failed: the mail server's answer where it gave one. */
-                            error: string | null;
-                            /** Format: date-time */
-                            sent_at: string | null;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["EmailMessageRecipientList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -19635,20 +18145,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            external_id: string | null;
-                            /** Format: date-time */
-                            deleted_at: string;
-                        }[];
-                        page: {
-                            next_cursor: string | null;
-                            has_more: boolean;
-                            limit: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["TombstoneList"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -19749,7 +18246,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The email_message. */
+            /** @description The email message. */
             200: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -19793,60 +18290,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        subject: string;
-                        /** @description The text of the mail. */
-                        body: {
-                            /** @description `html` is sent as an HTML mail; `markdown` and `plain` as plain text (Markdown reads well as it is). */
-                            format: "html" | "markdown" | "plain";
-                            /** @description 1 to 100000 characters, not only white space. */
-                            content: string;
-                        };
-                        /** @description Who receives the message, resolved when sending starts. A course's participants are the people with an active enrolment in it (through a method that is not deleted). */
-                        audience: {
-                            /** @description `people`: the people listed. `course`: the participants of a course. */
-                            type: "people" | "course";
-                            /** @description With `people` (required): 1 to 1000 people of this organisation. */
-                            person_ids?: string[];
-                            /**
-                             * Format: uuid
-                             * @description With `course` (required): the course whose participants receive it.
-                             */
-                            course_id?: string;
-                            /** @description With `course`: only participants enrolled with one of these roles. Left out: every participant. */
-                            roles?: ("student" | "non_editing_teacher" | "teacher")[];
-                        };
-                        /** Format: date-time */
-                        send_at: string | null;
-                        /** @description `draft` → `scheduled` (needs `send_at`) → `sending` → `sent`. `scheduled` → `draft` or `cancelled`; `draft` → `cancelled`. `sending` is set by the service when `send_at` comes; `sent` and `cancelled` are final. */
-                        status: "draft" | "scheduled" | "sending" | "sent" | "cancelled";
-                        /**
-                         * Format: date-time
-                         * @description When sending finished.
-                         */
-                        sent_at: string | null;
-                        /** @description Null until sending starts; `total - sent - failed` are still pending. */
-                        recipient_counts: {
-                            /** @description Recipients the audience resolved to when sending started. */
-                            total: number;
-                            sent: number;
-                            failed: number;
-                        } | null;
-                        /**
-                         * Format: uuid
-                         * @description The person who created it.
-                         */
-                        created_by: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EmailMessage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -19980,38 +18424,7 @@ export interface operations {
                  *       "status": "draft"
                  *     }
                  */
-                "application/json": {
-                    /** @description 1 to 255 characters, not only white space. */
-                    subject: string;
-                    /** @description The text of the mail. */
-                    body: {
-                        /** @description `html` is sent as an HTML mail; `markdown` and `plain` as plain text (Markdown reads well as it is). */
-                        format: "html" | "markdown" | "plain";
-                        /** @description 1 to 100000 characters, not only white space. */
-                        content: string;
-                    };
-                    /** @description Who receives the message, resolved when sending starts. A course's participants are the people with an active enrolment in it (through a method that is not deleted). */
-                    audience: {
-                        /** @description `people`: the people listed. `course`: the participants of a course. */
-                        type: "people" | "course";
-                        /** @description With `people` (required): 1 to 1000 people of this organisation. */
-                        person_ids?: string[];
-                        /**
-                         * Format: uuid
-                         * @description With `course` (required): the course whose participants receive it.
-                         */
-                        course_id?: string;
-                        /** @description With `course`: only participants enrolled with one of these roles. Left out: every participant. */
-                        roles?: ("student" | "non_editing_teacher" | "teacher")[];
-                    };
-                    /**
-                     * Format: date-time
-                     * @description When to send it (RFC 3339; stored in UTC). Required to schedule; null: not planned.
-                     */
-                    send_at?: string | null;
-                    /** @description `scheduled` needs `send_at` (not in the past); `cancelled` is final. A new message is `draft` (the default) or `scheduled`. */
-                    status?: "draft" | "scheduled" | "cancelled";
-                };
+                "application/json": components["schemas"]["UpsertEmailMessage"];
             };
         };
         responses: {
@@ -20060,60 +18473,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        subject: string;
-                        /** @description The text of the mail. */
-                        body: {
-                            /** @description `html` is sent as an HTML mail; `markdown` and `plain` as plain text (Markdown reads well as it is). */
-                            format: "html" | "markdown" | "plain";
-                            /** @description 1 to 100000 characters, not only white space. */
-                            content: string;
-                        };
-                        /** @description Who receives the message, resolved when sending starts. A course's participants are the people with an active enrolment in it (through a method that is not deleted). */
-                        audience: {
-                            /** @description `people`: the people listed. `course`: the participants of a course. */
-                            type: "people" | "course";
-                            /** @description With `people` (required): 1 to 1000 people of this organisation. */
-                            person_ids?: string[];
-                            /**
-                             * Format: uuid
-                             * @description With `course` (required): the course whose participants receive it.
-                             */
-                            course_id?: string;
-                            /** @description With `course`: only participants enrolled with one of these roles. Left out: every participant. */
-                            roles?: ("student" | "non_editing_teacher" | "teacher")[];
-                        };
-                        /** Format: date-time */
-                        send_at: string | null;
-                        /** @description `draft` → `scheduled` (needs `send_at`) → `sending` → `sent`. `scheduled` → `draft` or `cancelled`; `draft` → `cancelled`. `sending` is set by the service when `send_at` comes; `sent` and `cancelled` are final. */
-                        status: "draft" | "scheduled" | "sending" | "sent" | "cancelled";
-                        /**
-                         * Format: date-time
-                         * @description When sending finished.
-                         */
-                        sent_at: string | null;
-                        /** @description Null until sending starts; `total - sent - failed` are still pending. */
-                        recipient_counts: {
-                            /** @description Recipients the audience resolved to when sending started. */
-                            total: number;
-                            sent: number;
-                            failed: number;
-                        } | null;
-                        /**
-                         * Format: uuid
-                         * @description The person who created it.
-                         */
-                        created_by: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EmailMessage"];
                 };
             };
             /** @description Created (201) or updated (200). */
@@ -20161,60 +18521,7 @@ export interface operations {
                      *       "deleted_at": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        external_id: string | null;
-                        subject: string;
-                        /** @description The text of the mail. */
-                        body: {
-                            /** @description `html` is sent as an HTML mail; `markdown` and `plain` as plain text (Markdown reads well as it is). */
-                            format: "html" | "markdown" | "plain";
-                            /** @description 1 to 100000 characters, not only white space. */
-                            content: string;
-                        };
-                        /** @description Who receives the message, resolved when sending starts. A course's participants are the people with an active enrolment in it (through a method that is not deleted). */
-                        audience: {
-                            /** @description `people`: the people listed. `course`: the participants of a course. */
-                            type: "people" | "course";
-                            /** @description With `people` (required): 1 to 1000 people of this organisation. */
-                            person_ids?: string[];
-                            /**
-                             * Format: uuid
-                             * @description With `course` (required): the course whose participants receive it.
-                             */
-                            course_id?: string;
-                            /** @description With `course`: only participants enrolled with one of these roles. Left out: every participant. */
-                            roles?: ("student" | "non_editing_teacher" | "teacher")[];
-                        };
-                        /** Format: date-time */
-                        send_at: string | null;
-                        /** @description `draft` → `scheduled` (needs `send_at`) → `sending` → `sent`. `scheduled` → `draft` or `cancelled`; `draft` → `cancelled`. `sending` is set by the service when `send_at` comes; `sent` and `cancelled` are final. */
-                        status: "draft" | "scheduled" | "sending" | "sent" | "cancelled";
-                        /**
-                         * Format: date-time
-                         * @description When sending finished.
-                         */
-                        sent_at: string | null;
-                        /** @description Null until sending starts; `total - sent - failed` are still pending. */
-                        recipient_counts: {
-                            /** @description Recipients the audience resolved to when sending started. */
-                            total: number;
-                            sent: number;
-                            failed: number;
-                        } | null;
-                        /**
-                         * Format: uuid
-                         * @description The person who created it.
-                         */
-                        created_by: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["EmailMessage"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -20361,29 +18668,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": {
-                    /** @description Up to 500 operations (100 when `atomic`), each with a distinct `ref`. More is a 413 `bulk.too_many_operations` and nothing runs. */
-                    operations: {
-                        /** @description Your label for the operation, unique in the request, echoed in its result. */
-                        ref: string;
-                        /** @enum {string} */
-                        op: "create" | "upsert";
-                        /**
-                         * Format: uuid
-                         * @description The record to update or delete.
-                         */
-                        id?: string;
-                        /** @description Your own identifier for this record, unique per organisation and resource type. */
-                        external_id?: string;
-                        /** @description The record’s fields, validated per operation against the schema under `x-data-schemas` for its `op`; invalid data fails that operation alone (status 422). */
-                        data?: Record<string, never>;
-                    }[];
-                    /**
-                     * @description true: all operations succeed or none does; the first failure rolls back the others, which report 409 `bulk.rolled_back`. At most 100 operations.
-                     * @default false
-                     */
-                    atomic?: boolean;
-                };
+                "application/json": components["schemas"]["EmailMessageBulkRequest"];
             };
         };
         responses: {
@@ -20454,136 +18739,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * @example {
-                         *       "total": 2,
-                         *       "succeeded": 1,
-                         *       "failed": 1
-                         *     }
-                         */
-                        summary: {
-                            total: number;
-                            succeeded: number;
-                            failed: number;
-                        };
-                        /**
-                         * @description One per operation, in request order.
-                         * @example [
-                         *       {
-                         *         "ref": "intro",
-                         *         "status": 201,
-                         *         "data": {
-                         *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
-                         *           "external_id": "sis-4711",
-                         *           "subject": "Welcome to {{course.fullname}}",
-                         *           "body": {
-                         *             "format": "html",
-                         *             "content": "Read chapter 1 before the first lecture."
-                         *           },
-                         *           "audience": {
-                         *             "type": "people",
-                         *             "person_ids": [
-                         *               "0193a5b2-7312-700a-887b-2f296ea94932"
-                         *             ],
-                         *             "course_id": "0193a5b2-3075-74b0-83be-28395dcdec83",
-                         *             "roles": [
-                         *               "student"
-                         *             ]
-                         *           },
-                         *           "send_at": "2026-11-02T09:30:00.000Z",
-                         *           "status": "draft",
-                         *           "sent_at": "2026-11-02T09:30:00.000Z",
-                         *           "recipient_counts": {
-                         *             "total": 3,
-                         *             "sent": 3,
-                         *             "failed": 0
-                         *           },
-                         *           "created_by": "0193a5b2-117d-7bb1-89db-72ab17c98e4e",
-                         *           "created_at": "2026-11-02T09:30:00.000Z",
-                         *           "updated_at": "2026-11-02T09:30:00.000Z",
-                         *           "deleted_at": null
-                         *         }
-                         *       },
-                         *       {
-                         *         "ref": "quiz",
-                         *         "status": 422,
-                         *         "error": {
-                         *           "code": "validation.invalid_body",
-                         *           "category": "validation",
-                         *           "detail": "/operations/1/data/title: `title` must not be empty."
-                         *         }
-                         *       }
-                         *     ]
-                         */
-                        results: {
-                            ref: string;
-                            /** @description The HTTP status the operation would have had alone: 201 created, 200 updated, 204 deleted, 404/409/422 for its failure; 409 `bulk.rolled_back` for an atomic request’s other operations when one failed. */
-                            status: number;
-                            /** @description A campaign email message. */
-                            data?: {
-                                /** Format: uuid */
-                                id: string;
-                                external_id: string | null;
-                                subject: string;
-                                /** @description The text of the mail. */
-                                body: {
-                                    /** @description `html` is sent as an HTML mail; `markdown` and `plain` as plain text (Markdown reads well as it is). */
-                                    format: "html" | "markdown" | "plain";
-                                    /** @description 1 to 100000 characters, not only white space. */
-                                    content: string;
-                                };
-                                /** @description Who receives the message, resolved when sending starts. A course's participants are the people with an active enrolment in it (through a method that is not deleted). */
-                                audience: {
-                                    /** @description `people`: the people listed. `course`: the participants of a course. */
-                                    type: "people" | "course";
-                                    /** @description With `people` (required): 1 to 1000 people of this organisation. */
-                                    person_ids?: string[];
-                                    /**
-                                     * Format: uuid
-                                     * @description With `course` (required): the course whose participants receive it.
-                                     */
-                                    course_id?: string;
-                                    /** @description With `course`: only participants enrolled with one of these roles. Left out: every participant. */
-                                    roles?: ("student" | "non_editing_teacher" | "teacher")[];
-                                };
-                                /** Format: date-time */
-                                send_at: string | null;
-                                /** @description `draft` → `scheduled` (needs `send_at`) → `sending` → `sent`. `scheduled` → `draft` or `cancelled`; `draft` → `cancelled`. `sending` is set by the service when `send_at` comes; `sent` and `cancelled` are final. */
-                                status: "draft" | "scheduled" | "sending" | "sent" | "cancelled";
-                                /**
-                                 * Format: date-time
-                                 * @description When sending finished.
-                                 */
-                                sent_at: string | null;
-                                /** @description Null until sending starts; `total - sent - failed` are still pending. */
-                                recipient_counts: {
-                                    /** @description Recipients the audience resolved to when sending started. */
-                                    total: number;
-                                    sent: number;
-                                    failed: number;
-                                } | null;
-                                /**
-                                 * Format: uuid
-                                 * @description The person who created it.
-                                 */
-                                created_by: string;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                                /** Format: date-time */
-                                deleted_at: string | null;
-                            };
-                            /** @description Why the operation failed: the error document the operation would have had alone, without its envelope. */
-                            error?: {
-                                code: string;
-                                category: string;
-                                /** @description Names each invalid field by its JSON Pointer into the request body (`/operations/3/data/title: …`). */
-                                detail: string;
-                            };
-                        }[];
-                    };
+                    "application/json": components["schemas"]["EmailMessageBulkResponse"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */

@@ -5,7 +5,7 @@ import { addExamples } from './openapi-examples.ts';
 import type { Operation } from './operation.ts';
 import { API_PREFIX } from './registry.ts';
 import type { Revisions } from './revisions.ts';
-import { ProblemSchema } from './schemas.ts';
+import { ProblemSchema, schemaName } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 
@@ -41,6 +41,68 @@ function stripIds(schema: unknown): unknown {
     return out;
   }
   return schema;
+}
+
+/**
+ * The document's `components/schemas`: each named schema (http/schemas.ts `named`) is written there once and
+ * `$ref`d wherever a body holds it, so that client generators make one `Section` model rather than one per
+ * response. A success body is always a `$ref`: one without a name (an earlier revision's shape) is named after
+ * its operation (`CreateWidgetResponse`), and so is one whose name a different shape took first in this
+ * document, as when a revision changes a resource for some of its operations only.
+ */
+function schemaComponents() {
+  const schemas: Record<string, Json> = {};
+  const texts = new Map<string, string>();
+  const refTo = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  /** Writes `schema` under `name`; false when a different schema has the name already. */
+  const put = (name: string, schema: object): boolean => {
+    const written = inline(schema);
+    const text = JSON.stringify(written);
+    const known = texts.get(name);
+    if (known === undefined) {
+      texts.set(name, text);
+      schemas[name] = written;
+    }
+    return known === undefined || known === text;
+  };
+  const write = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(write);
+    if (value === null || typeof value !== 'object') return value;
+    const name = schemaName(value);
+    return name !== undefined && put(name, value) ? refTo(name) : inline(value);
+  };
+  // TypeBox's own markers are not enumerable; `$id` is dropped (the document names schemas by their key).
+  function inline(schema: object): Json {
+    const out: Json = {};
+    for (const [k, v] of Object.entries(schema)) if (k !== '$id') out[k] = write(v);
+    return out;
+  }
+  return {
+    schemas,
+    write,
+    successBody(schema: object, op: Operation): Json {
+      const name = schemaName(schema);
+      if (name !== undefined && put(name, schema)) return refTo(name);
+      const own = `${op.id.charAt(0).toUpperCase()}${op.id.slice(1)}Response`;
+      if (!put(own, schema)) throw new Error(`two success schemas of ${op.id}`);
+      return refTo(own);
+    },
+  };
+}
+
+/** Replaces the bodies' schemas in `document` (written with the declarations' own objects) by components and `$ref`s. */
+function moveSchemasToComponents(document: Json, operations: readonly Operation[]): Record<string, Json> {
+  const components = schemaComponents();
+  for (const op of operations) {
+    const entry = (document.paths as Record<string, Record<string, any>>)[op.path][op.method.toLowerCase()];
+    const request = entry.requestBody?.content?.['application/json'];
+    if (request) request.schema = components.write(request.schema);
+    for (const [status, response] of Object.entries(entry.responses as Record<string, { content?: Record<string, Json> }>)) {
+      const media = Number(status) < 300 ? response.content?.['application/json'] : undefined;
+      if (media) media.schema = components.successBody(media.schema as object, op);
+    }
+  }
+  return Object.fromEntries(Object.entries(components.schemas).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 function parameters(op: Operation): Json[] {
@@ -99,7 +161,7 @@ function operationObject(op: Operation): Json {
       description: op.success.description,
       headers: responseHeaders,
       ...(op.success.binary ? { content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } } : {}),
-      ...(op.success.schema ? { content: { 'application/json': { schema: stripIds(op.success.schema) } } } : {}),
+      ...(op.success.schema ? { content: { 'application/json': { schema: op.success.schema } } } : {}),
     };
   }
   for (const status of documentedStatuses(op)) {
@@ -126,7 +188,7 @@ function operationObject(op: Operation): Json {
     ...(op.destructive ? { 'x-destructive': true } : {}),
     parameters: parameters(op),
     ...(op.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: stripIds(op.body), ...(op.bodyExample !== undefined ? { example: op.bodyExample } : {}) } } } }
+      ? { requestBody: { required: true, content: { 'application/json': { schema: op.body, ...(op.bodyExample !== undefined ? { example: op.bodyExample } : {}) } } } }
       : {}),
     responses,
   };
@@ -179,5 +241,8 @@ export function buildOpenApiDocument(operations: Operation[], opts: { serverUrl:
     },
     'x-error-codes': Object.fromEntries(Object.entries(errorCatalog).map(([code, e]) => [code, { status: e.status, category: e.category, title: e.title }])),
   };
-  return addExamples(document, asOfThisRevision, opts.errorsUrl ?? 'https://errors.atrium.example');
+  // The examples are made from the schemas where they stand, before these become `$ref`s.
+  addExamples(document, asOfThisRevision, opts.errorsUrl ?? 'https://errors.atrium.example');
+  Object.assign(document.components.schemas, moveSchemasToComponents(document, asOfThisRevision));
+  return document;
 }

@@ -7,12 +7,27 @@ import type { ErrorCode } from './error-catalog.ts';
 import type { EventType } from '../events/catalog.ts';
 import { defineOperation, Outcome, type Operation, type OperationContext } from './operation.ts';
 import { PageQuery } from './pagination.ts';
-import { ExternalId, IdParams, ListEnvelope, Nullable, Timestamp, Uuid } from './schemas.ts';
+import { ExternalId, IdParams, ListEnvelope, named, Nullable, Timestamp, Uuid } from './schemas.ts';
 
-export const Tombstone = Type.Object(
-  { id: Uuid(), external_id: Nullable(Type.String()), deleted_at: Timestamp() },
-  { additionalProperties: false, description: 'A deleted resource.' },
+export const Tombstone = named(
+  'Tombstone',
+  Type.Object({ id: Uuid(), external_id: Nullable(Type.String()), deleted_at: Timestamp() }, { additionalProperties: false, description: 'A deleted resource.' }),
 );
+
+/**
+ * How summaries, descriptions, MCP tool descriptions and error pages name a resource: `wiki page` and
+ * `wiki pages`, never the `wiki_page` of paths and payloads. Declared once per resource, next to its operations.
+ */
+export interface ResourceName {
+  singular: string;
+  plural: string;
+}
+
+/** `an activity`, `a section`: the article goes by the sound, so `a unique`, `a user`, `an upload`. */
+export function withArticle(noun: string): string {
+  const vowelSound = /^[aeiou]/i.test(noun) && !/^(uni|use|usu|ure|eu|one)/i.test(noun);
+  return `${vowelSound ? 'an' : 'a'} ${noun}`;
+}
 
 const ExternalIdParams = Type.Object({ external_id: ExternalId }, { additionalProperties: false });
 
@@ -20,6 +35,7 @@ export interface SyncOperationsSpec {
   collection: string;
   /** Singular name, as in `deletions.resource_type` and error details. */
   resourceType: string;
+  name: ResourceName;
   tag: string;
   item: TSchema;
   notFoundCode: ErrorCode;
@@ -39,15 +55,15 @@ export interface SyncOperationsSpec {
 const capitalise = (s: string) => s.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase());
 
 export function syncOperations(spec: SyncOperationsSpec): Operation[] {
-  const { collection, resourceType, tag } = spec;
+  const { collection, resourceType, tag, name } = spec;
   return [
     defineOperation({
       id: `listDeleted${capitalise(collection)}`,
       method: 'GET',
       path: `/${collection}/deletions`,
       tag,
-      summary: `List deleted ${collection}`,
-      description: `Tombstones of deleted ${collection}, in order of deletion. Combine with \`updated_since\` on the list to keep a copy in sync.`,
+      summary: `List deleted ${name.plural}`,
+      description: `Tombstones of deleted ${name.plural}, in order of deletion. Combine with \`updated_since\` on the list to keep a copy in sync.`,
       scope: spec.read.scope,
       capability: spec.read.capability,
       writes: false,
@@ -64,13 +80,13 @@ export function syncOperations(spec: SyncOperationsSpec): Operation[] {
       method: 'GET',
       path: `/${collection}/ext:{external_id}`,
       tag,
-      summary: `Read a ${resourceType} by external_id`,
+      summary: `Read ${withArticle(name.singular)} by external_id`,
       scope: spec.read.scope,
       capability: spec.read.capability,
       writes: false,
       params: ExternalIdParams,
       notFoundCode: spec.notFoundCode,
-      success: { status: 200, schema: spec.item, description: `The ${resourceType}.` },
+      success: { status: 200, schema: spec.item, description: `The ${name.singular}.` },
       errors: [404],
       handler: (ctx, { params }) => spec.getByExternalId(ctx, params.external_id),
     }),
@@ -79,8 +95,8 @@ export function syncOperations(spec: SyncOperationsSpec): Operation[] {
       method: 'PUT',
       path: `/${collection}/ext:{external_id}`,
       tag,
-      summary: `Create or update a ${resourceType} by external_id`,
-      description: `Creates the ${resourceType} with this external_id (201) or updates the existing one (200).`,
+      summary: `Create or update ${withArticle(name.singular)} by external_id`,
+      description: `Creates the ${name.singular} with this \`external_id\` (201) or updates the existing one (200).`,
       scope: spec.write.scope,
       capability: spec.write.capability,
       writes: true,
@@ -114,7 +130,7 @@ interface ByIdSpec {
 }
 
 /** `GET /<collection>/{id}`: the shape every resource's read has. */
-export function readByIdOperation(spec: ByIdSpec & { item: TSchema; itemName: string; read(ctx: OperationContext, id: string): Promise<unknown> }): Operation {
+export function readByIdOperation(spec: ByIdSpec & { item: TSchema; name: ResourceName; read(ctx: OperationContext, id: string): Promise<unknown> }): Operation {
   return defineOperation({
     id: spec.id,
     method: 'GET',
@@ -127,7 +143,7 @@ export function readByIdOperation(spec: ByIdSpec & { item: TSchema; itemName: st
     writes: false,
     params: IdParams,
     notFoundCode: spec.notFoundCode,
-    success: { status: 200, schema: spec.item, description: `The ${spec.itemName}.` },
+    success: { status: 200, schema: spec.item, description: `The ${spec.name.singular}.` },
     errors: [404],
     handler: (ctx, { params }) => spec.read(ctx, params.id),
   });

@@ -52,8 +52,36 @@ export const ProblemSchema = Type.Object(
   { additionalProperties: false, $id: 'Problem' },
 );
 
+// The names of schemas in the OpenAPI document's `components/schemas` (`Section`, `SectionList`), which every
+// operation that takes or returns them `$ref`s, so that client generators make one model per resource. Kept
+// beside the schema objects rather than in them (as an `$id`): request validation, response serialisation and
+// the MCP tools' input schemas go on seeing the very same plain, self-contained schemas.
+const schemaNames = new WeakMap<object, string>();
+
+/** Names `schema` in the OpenAPI document and returns it. */
+export function named<T extends TSchema>(name: string, schema: T): T {
+  schemaNames.set(schema, name);
+  return schema;
+}
+
+/** Names each schema after its key: `nameSchemas({ Section, CreateSection })`, in the module that declares them. */
+export function nameSchemas(schemas: Record<string, TSchema>): void {
+  for (const [name, schema] of Object.entries(schemas)) named(name, schema);
+}
+
+export function schemaName(schema: unknown): string | undefined {
+  return typeof schema === 'object' && schema !== null ? schemaNames.get(schema) : undefined;
+}
+
+/** Names `schema` after `item`'s name and `suffix` (`SectionList`), when `item` has a name. */
+export function namedAfter<T extends TSchema>(item: TSchema, suffix: string, schema: T): T {
+  const itemName = schemaName(item);
+  return itemName === undefined ? schema : named(`${itemName}${suffix}`, schema);
+}
+
+/** A page of `item`s; named `<Item>List` when the item is named. */
 export function ListEnvelope<T extends TSchema>(item: T) {
-  return Type.Object(
+  const envelope = Type.Object(
     {
       data: Type.Array(item),
       page: Type.Object(
@@ -67,6 +95,7 @@ export function ListEnvelope<T extends TSchema>(item: T) {
     },
     { additionalProperties: false },
   );
+  return namedAfter(item, 'List', envelope);
 }
 
 export const IdParams = Type.Object({ id: Uuid() }, { additionalProperties: false });

@@ -11,6 +11,7 @@ import { errorCodesOf } from '../../src/http/operation-errors.ts';
 import { API_PREFIX } from '../../src/http/registry.ts';
 import { apiChanges, createRevisions } from '../../src/http/revisions.ts';
 import { ProblemSchema } from '../../src/http/schemas.ts';
+import { standalone } from './openapi-schemas.ts';
 
 type Json = Record<string, any>;
 
@@ -85,7 +86,7 @@ export function createContractChecker(operations: Operation[]) {
       } else {
         let validate = route.validators.get(String(status));
         if (validate === undefined) {
-          validate = ajv.compile(schema);
+          validate = ajv.compile(standalone(doc, schema));
           route.validators.set(String(status), validate);
         }
         if (validate && !validate(JSON.parse(body))) problems.push(`${method} ${pathOnly} ${status} body invalid: ${ajv.errorsText(validate.errors)}`);

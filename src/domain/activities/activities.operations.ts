@@ -1,12 +1,13 @@
 import Type from 'typebox';
 import { defineOperation } from '../../http/operation.ts';
 import { ListQuery } from '../../http/pagination.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations } from '../../http/resource-operations.ts';
+import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
 import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
 import { namesOfKind } from '../extensions/extensions.catalog.ts';
 import { Activity, CreateActivity, UpdateActivity, UpsertActivity } from './activities.schemas.ts';
 
 const tag = 'Activities';
+const name: ResourceName = { singular: 'activity', plural: 'activities' };
 const notFoundCode = 'activity.not_found' as const;
 const read = { scope: 'courses:read', capability: 'course/view' } as const;
 const example = { course_id: '0193a5b2-7c1d-7000-8000-000000000001', type: 'wiki', name: 'Course glossary', settings: { mode: 'collaborative' } };
@@ -15,6 +16,7 @@ export const activityOperations = [
   ...syncOperations({
     collection: 'activities',
     resourceType: 'activity',
+    name,
     upsertErrorCodes: ['course.deleted', 'extension.disabled', 'activity.deleted', 'resource.external_id_taken'],
     upsertEmits: ['activity.created', 'activity.updated'],
     tag,
@@ -58,7 +60,7 @@ export const activityOperations = [
     ...read,
     notFoundCode,
     item: Activity,
-    itemName: 'activity',
+    name,
     read: (ctx, id) => ctx.services.activities.get(ctx.db, ctx.organisation.id, id),
   }),
   defineOperation({

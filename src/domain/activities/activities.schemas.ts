@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { namesOfKind } from '../extensions/extensions.catalog.ts';
 
 // The spec names wiki pages and lesson pages but not the activities they belong to; these are the fields an
@@ -61,3 +61,6 @@ export const UpdateActivity = Type.Object(
 
 /** `PUT /activities/ext:{external_id}`: the external id is in the path. */
 export const UpsertActivity = Type.Omit(CreateActivity, ['external_id'], { additionalProperties: false });
+
+// Their names in the OpenAPI document's components/schemas.
+nameSchemas({ Activity, CreateActivity, UpdateActivity, UpsertActivity });

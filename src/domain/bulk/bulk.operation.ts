@@ -6,6 +6,7 @@ import type { Capability, Scope } from '../../auth/capabilities.ts';
 import type { EventType } from '../../events/catalog.ts';
 import { defineOperation, type Operation, type OperationContext } from '../../http/operation.ts';
 import { createBulkEngine, type BulkExecutors, type BulkItem, type BulkOpDeclarations, type BulkRequestBody } from './bulk-engine.ts';
+import { namedAfter } from '../../http/schemas.ts';
 import { BulkRequest, BulkResponse, MAX_ATOMIC_OPERATIONS, MAX_OPERATIONS, type BulkOpName } from './bulk.schemas.ts';
 
 export interface BulkOperationSpec<O extends BulkOpDeclarations> {
@@ -59,7 +60,7 @@ export function bulkOperation<O extends BulkOpDeclarations>(spec: BulkOperationS
     writes: true,
     idempotency: 'required',
     emits: spec.emits,
-    body: BulkRequest(ops, dataSchemas),
+    body: namedAfter(spec.item, 'BulkRequest', BulkRequest(ops, dataSchemas)),
     bodyExample: { operations: [spec.example] },
     success: { status: 200, schema: BulkResponse(spec.item), description: 'One result per operation, in request order, and a summary.' },
     errors: [409, 413, 422],

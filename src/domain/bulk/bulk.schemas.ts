@@ -3,7 +3,7 @@
 // against the resource's own create or update schema, so that one bad item fails alone.
 import Type, { type TSchema } from 'typebox';
 import { exampleOf } from '../../http/example-values.ts';
-import { ExternalId, Uuid } from '../../http/schemas.ts';
+import { ExternalId, namedAfter, Uuid } from '../../http/schemas.ts';
 
 // spec: Limits — operations per bulk request, and per atomic bulk request.
 export const MAX_OPERATIONS = 500;
@@ -67,6 +67,7 @@ const BulkError = Type.Object(
   { additionalProperties: false, description: 'Why the operation failed: the error document the operation would have had alone, without its envelope.' },
 );
 
+/** The response of a resource's bulk endpoint, named after the resource (`LessonPageBulkResponse`). */
 export function BulkResponse(item: TSchema) {
   const Result = Type.Object(
     {
@@ -74,12 +75,13 @@ export function BulkResponse(item: TSchema) {
       status: Type.Integer({
         description: 'The HTTP status the operation would have had alone: 201 created, 200 updated, 204 deleted, 404/409/422 for its failure; 409 `bulk.rolled_back` for an atomic request’s other operations when one failed.',
       }),
-      data: Type.Optional(item),
+      // Optional copies the item's schema; the copy keeps its name, so the document refers to the resource.
+      data: namedAfter(item, '', Type.Optional(item)),
       error: Type.Optional(BulkError),
     },
     { additionalProperties: false },
   );
-  return Type.Object(
+  return namedAfter(item, 'BulkResponse', Type.Object(
     {
       summary: Type.Object(
         { total: Type.Integer(), succeeded: Type.Integer(), failed: Type.Integer() },
@@ -97,5 +99,5 @@ export function BulkResponse(item: TSchema) {
       }),
     },
     { additionalProperties: false },
-  );
+  ));
 }

@@ -1,10 +1,12 @@
 import Type from 'typebox';
 import { defineOperation } from '../../http/operation.ts';
 import { ListQuery } from '../../http/pagination.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations } from '../../http/resource-operations.ts';
+import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
 import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
 import { Category, Course, CreateCategory, CreateCourse, UpdateCategory, UpdateCourse, UpsertCategory, UpsertCourse } from './courses.schemas.ts';
 
+const courseName: ResourceName = { singular: 'course', plural: 'courses' };
+const categoryName: ResourceName = { singular: 'course category', plural: 'course categories' };
 const read = { scope: 'courses:read', capability: 'course/view' } as const;
 
 export const courseOperations = [
@@ -31,7 +33,7 @@ export const courseOperations = [
     capability: 'course/view',
     notFoundCode: 'course.not_found',
     item: Course,
-    itemName: 'course',
+    name: courseName,
     read: (ctx, id) => ctx.services.courses.getCourse(ctx.db, ctx.organisation.id, id),
   }),
   defineOperation({
@@ -109,7 +111,7 @@ export const courseOperations = [
     capability: 'course/view',
     notFoundCode: 'category.not_found',
     item: Category,
-    itemName: 'category',
+    name: categoryName,
     read: (ctx, id) => ctx.services.courses.getCategory(ctx.db, ctx.organisation.id, id),
   }),
   defineOperation({
@@ -167,6 +169,7 @@ export const courseOperations = [
   ...syncOperations({
     collection: 'courses',
     resourceType: 'course',
+    name: courseName,
     upsertErrorCodes: ['course.deleted', 'resource.external_id_taken'],
     upsertEmits: ['course.created', 'course.updated'],
     tag: 'Categories',
@@ -182,6 +185,7 @@ export const courseOperations = [
   ...syncOperations({
     collection: 'categories',
     resourceType: 'category',
+    name: categoryName,
     upsertErrorCodes: ['category.deleted', 'resource.external_id_taken'],
     upsertEmits: ['category.created', 'category.updated'],
     tag: 'Categories',

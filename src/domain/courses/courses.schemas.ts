@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 
 export const Course = Type.Object(
   {
@@ -72,3 +72,6 @@ export const UpdateCategory = Type.Object(
 /** `PUT /courses/ext:{external_id}` and `/categories/ext:{external_id}`: the external id is in the path. */
 export const UpsertCourse = Type.Omit(CreateCourse, ['external_id'], { additionalProperties: false });
 export const UpsertCategory = Type.Omit(CreateCategory, ['external_id'], { additionalProperties: false });
+
+// Their names in the OpenAPI document's components/schemas.
+nameSchemas({ Course, CreateCourse, UpdateCourse, UpsertCourse, Category, CreateCategory, UpdateCategory, UpsertCategory });

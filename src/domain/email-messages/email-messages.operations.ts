@@ -1,10 +1,11 @@
 import { defineOperation } from '../../http/operation.ts';
 import { bulkOperation } from '../bulk/bulk.operation.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations } from '../../http/resource-operations.ts';
+import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
 import { IdParams, ListEnvelope } from '../../http/schemas.ts';
 import { CreateEmailMessage, EmailMessage, ListEmailMessagesQuery, ListRecipientsQuery, Recipient, UpdateEmailMessage, UpsertEmailMessage } from './email-messages.schemas.ts';
 
 const tag = 'Email messages';
+const name: ResourceName = { singular: 'email message', plural: 'email messages' };
 const notFoundCode = 'email_message.not_found' as const;
 const capability = 'email/campaign_manage' as const;
 const example = {
@@ -41,7 +42,7 @@ export const emailMessageOperations = [
     capability,
     notFoundCode,
     item: EmailMessage,
-    itemName: 'email message',
+    name,
     read: (ctx, id) => ctx.services.emailMessages.get(ctx.db, ctx.organisation.id, id),
   }),
   defineOperation({
@@ -125,6 +126,7 @@ export const emailMessageOperations = [
   ...syncOperations({
     collection: 'email_messages',
     resourceType: 'email_message',
+    name,
     upsertErrorCodes: ['course.deleted', 'email_message.deleted', 'email_message.sending', 'email_message.sent', 'email_message.cancelled', 'email_message.concurrent_change', 'resource.external_id_taken'],
     upsertEmits: ['email_message.created', 'email_message.updated'],
     tag,

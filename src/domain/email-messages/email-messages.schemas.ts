@@ -2,7 +2,7 @@
 // resource (operation 8) but not its fields; these are what an integrator scheduling a campaign needs.
 import Type from 'typebox';
 import { PageQuery, ListQuery } from '../../http/pagination.ts';
-import { ExternalId, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { Role } from '../enrolment-methods/enrolment-methods.schemas.ts';
 
 export const MAX_PERSON_IDS = 1000;
@@ -130,3 +130,6 @@ export const Recipient = Type.Object(
 );
 
 export const ListRecipientsQuery = Type.Object({ ...PageQuery, outcome: Type.Optional(RecipientOutcome) }, { additionalProperties: false });
+
+// Their names in the OpenAPI document's components/schemas.
+nameSchemas({ EmailMessage, CreateEmailMessage, UpdateEmailMessage, UpsertEmailMessage, EmailMessageRecipient: Recipient });

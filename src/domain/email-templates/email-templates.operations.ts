@@ -10,6 +10,7 @@ import {
   TemplateScopeQuery,
   VersionParams,
 } from './email-templates.schemas.ts';
+import { namedAfter } from '../../http/schemas.ts';
 
 const tag = 'Email templates';
 const scopeRules =
@@ -27,7 +28,7 @@ export const emailTemplateOperations = [
     scope: 'email:read',
     capability: 'email_template/edit',
     writes: false,
-    success: { status: 200, schema: Type.Object({ data: Type.Array(CatalogMessage) }, { additionalProperties: false }), description: 'The message catalog.' },
+    success: { status: 200, schema: namedAfter(CatalogMessage, 'List', Type.Object({ data: Type.Array(CatalogMessage) }, { additionalProperties: false })), description: 'The message catalog.' },
     errors: [],
     handler: async (ctx) => ({ data: ctx.services.emailTemplates.catalog() }),
   }),

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import type { TemplateScopeLevel } from '../../db/tables.ts';
-import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { LanguageTag } from './language-tag.ts';
 import { messageCategories, type MessageCategory } from './message-catalog.ts';
 
@@ -117,3 +117,6 @@ export const CatalogMessage = Type.Object(
   },
   { additionalProperties: false, description: 'A message the platform sends, whose wording templates override.' },
 );
+
+// Their names in the OpenAPI document's components/schemas.
+nameSchemas({ EmailTemplateView, EmailTemplateVersion, EmailTemplateDraft, CatalogMessage });

@@ -1,11 +1,12 @@
 import Type from 'typebox';
 import { defineOperation } from '../../http/operation.ts';
 import { ListQuery } from '../../http/pagination.ts';
-import { readByIdOperation, syncOperations } from '../../http/resource-operations.ts';
+import { readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
 import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
 import { CreateEnrolmentMethod, DeleteEnrolmentMethodQuery, EnrolmentMethod, UpdateEnrolmentMethod, UpsertEnrolmentMethod } from './enrolment-methods.schemas.ts';
 
 const tag = 'Enrolment methods';
+const name: ResourceName = { singular: 'enrolment method', plural: 'enrolment methods' };
 const notFoundCode = 'enrolment_method.not_found' as const;
 const capability = 'enrol/configure_method' as const;
 const example = { course_id: '0193a5b2-7c1d-7000-8000-000000000001', type: 'self', name: 'Self enrolment (key)', settings: { enrolment_key: 'stats-2027' } };
@@ -34,7 +35,7 @@ export const enrolmentMethodOperations = [
     capability,
     notFoundCode,
     item: EnrolmentMethod,
-    itemName: 'enrolment method',
+    name,
     read: (ctx, id) => ctx.services.enrolmentMethods.get(ctx.db, ctx.organisation.id, id),
   }),
   defineOperation({
@@ -103,6 +104,7 @@ export const enrolmentMethodOperations = [
   ...syncOperations({
     collection: 'enrolment_methods',
     resourceType: 'enrolment_method',
+    name,
     upsertErrorCodes: ['course.deleted', 'extension.disabled', 'enrolment_method.deleted', 'resource.external_id_taken'],
     upsertEmits: ['enrolment_method.created', 'enrolment_method.updated'],
     tag,

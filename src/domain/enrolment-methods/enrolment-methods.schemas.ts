@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { namesOfKind } from '../extensions/extensions.catalog.ts';
 
 // The spec does not show the record's fields; these are what an integrator configuring enrolment needs.
@@ -72,3 +72,6 @@ export const DeleteEnrolmentMethodQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+// Their names in the OpenAPI document's components/schemas.
+nameSchemas({ EnrolmentMethod, CreateEnrolmentMethod, UpdateEnrolmentMethod, UpsertEnrolmentMethod });

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { defineOperation } from '../../http/operation.ts';
 import { Extension } from './extensions.schemas.ts';
+import { namedAfter } from '../../http/schemas.ts';
 
 export const extensionOperations = [
   defineOperation({
@@ -13,7 +14,7 @@ export const extensionOperations = [
     scope: 'tenants:read',
     capability: 'tenant/configure',
     writes: false,
-    success: { status: 200, schema: Type.Object({ data: Type.Array(Extension) }, { additionalProperties: false }), description: 'Every extension.' },
+    success: { status: 200, schema: namedAfter(Extension, 'List', Type.Object({ data: Type.Array(Extension) }, { additionalProperties: false })), description: 'Every extension.' },
     errors: [],
     handler: async (ctx) => ({ data: await ctx.services.extensions.list(ctx.db, ctx.organisation.id) }),
   }),

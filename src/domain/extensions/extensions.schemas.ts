@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { Nullable, Timestamp } from '../../http/schemas.ts';
+import { nameSchemas, Nullable, Timestamp } from '../../http/schemas.ts';
 import { extensionKinds, type ExtensionKind } from './extensions.catalog.ts';
 
 export const Extension = Type.Object(
@@ -14,3 +14,6 @@ export const Extension = Type.Object(
   },
   { additionalProperties: false, description: 'A compiled-in extension and whether this organisation has it switched on.' },
 );
+
+// Their names in the OpenAPI document's components/schemas.
+nameSchemas({ Extension });

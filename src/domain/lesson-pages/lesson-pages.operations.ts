@@ -1,13 +1,14 @@
 import Type from 'typebox';
 import { defineOperation } from '../../http/operation.ts';
 import { ListQuery } from '../../http/pagination.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations } from '../../http/resource-operations.ts';
+import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
 import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
 import { bulkOperation } from '../bulk/bulk.operation.ts';
 import { CreateLessonPage, LessonPage, UpdateLessonPage, UpsertLessonPage } from './lesson-pages.schemas.ts';
 import { lessonPageLookups } from './lesson-pages.service.ts';
 
 const tag = 'Lesson pages';
+const name: ResourceName = { singular: 'lesson page', plural: 'lesson pages' };
 const notFoundCode = 'lesson_page.not_found' as const;
 const read = { scope: 'courses:read', capability: 'course/view' } as const;
 const manage = { scope: 'courses:write', capability: 'lesson/manage_pages' } as const;
@@ -27,6 +28,7 @@ export const lessonPageOperations = [
   ...syncOperations({
     collection: 'lesson_pages',
     resourceType: 'lesson_page',
+    name,
     upsertErrorCodes: ['activity.deleted', 'lesson_page.deleted', 'resource.external_id_taken'],
     upsertEmits: [events.created, events.updated],
     tag,
@@ -62,7 +64,7 @@ export const lessonPageOperations = [
     ...read,
     notFoundCode,
     item: LessonPage,
-    itemName: 'lesson page',
+    name,
     read: (ctx, id) => ctx.services.lessonPages.get(ctx.db, ctx.organisation.id, id),
   }),
   defineOperation({

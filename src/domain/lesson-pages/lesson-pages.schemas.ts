@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { jumpKeywords, pageTypeNames, type JumpKeyword, type PageTypeName } from './page-types.ts';
 
 // The spec names lesson pages but shows none of their fields ("Fields of … lesson page records: not shown").
@@ -106,3 +106,6 @@ export const UpdateLessonPage = Type.Object(
 
 /** `PUT /lesson_pages/ext:{external_id}` and bulk `upsert`: the external id is in the path (or the operation). */
 export const UpsertLessonPage = Type.Omit(CreateLessonPage, ['external_id'], { additionalProperties: false });
+
+// Their names in the OpenAPI document's components/schemas.
+nameSchemas({ LessonPage, CreateLessonPage, UpdateLessonPage, UpsertLessonPage });

@@ -1,9 +1,11 @@
 import Type from 'typebox';
 import { ApiError } from '../../http/api-error.ts';
 import { defineOperation } from '../../http/operation.ts';
-import { Uuid } from '../../http/schemas.ts';
+import { named, Uuid } from '../../http/schemas.ts';
 
-const Me = Type.Object(
+const Me = named(
+  'Me',
+  Type.Object(
   {
     organisation: Type.Object({ id: Uuid(), address: Type.String(), name: Type.String(), plan: Type.String() }, { additionalProperties: false }),
     subject: Type.Object({ person_id: Uuid(), email: Type.String(), name: Type.String() }, { additionalProperties: false }),
@@ -20,6 +22,7 @@ const Me = Type.Object(
     capabilities: Type.Array(Type.String()),
   },
   { additionalProperties: false },
+  ),
 );
 
 export const meOperations = [

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { Nullable, Uuid } from '../../http/schemas.ts';
+import { nameSchemas, Nullable, Uuid } from '../../http/schemas.ts';
 import { EmailTemplateDraft, emailTemplateDraftExample, EmailTemplateVersion, MessageKey } from '../email-templates/email-templates.schemas.ts';
 
 // spec: Resources — a platform version is an organisation version without from_name, reply_to and text_part.
@@ -40,3 +40,6 @@ export const PlatformEmailTemplateDraft = Type.Omit(EmailTemplateDraft, orgOnly,
 
 const { from_name: _f, reply_to: _r, text_part: _t, ...platformExample } = emailTemplateDraftExample;
 export const platformEmailTemplateDraftExample = platformExample;
+
+// Their names in the OpenAPI document's components/schemas.
+nameSchemas({ PlatformEmailTemplateView, PlatformEmailTemplateVersion, PlatformEmailTemplateDraft });

@@ -1,17 +1,19 @@
 import Type from 'typebox';
 import { defineOperation } from '../../http/operation.ts';
 import { ListQuery } from '../../http/pagination.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations } from '../../http/resource-operations.ts';
+import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
 import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
 import { CreateSection, Section, UpdateSection, UpsertSection } from './sections.schemas.ts';
 
 const tag = 'Sections';
+const name: ResourceName = { singular: 'section', plural: 'sections' };
 const notFoundCode = 'section.not_found' as const;
 
 export const sectionOperations = [
   ...syncOperations({
     collection: 'sections',
     resourceType: 'section',
+    name,
     upsertErrorCodes: ['course.deleted', 'section.deleted', 'resource.external_id_taken'],
     upsertEmits: ['section.created', 'section.updated'],
     tag,
@@ -49,7 +51,7 @@ export const sectionOperations = [
     capability: 'course/view',
     notFoundCode,
     item: Section,
-    itemName: 'section',
+    name,
     read: (ctx, id) => ctx.services.sections.get(ctx.db, ctx.organisation.id, id),
   }),
   defineOperation({

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 
 // The spec leaves the summary's shape open; we store formatted text, as course pages render it.
 export const SectionSummary = Type.Object(
@@ -52,3 +52,6 @@ export const UpdateSection = Type.Object(
 
 /** `PUT /sections/ext:{external_id}`: the external id is in the path. */
 export const UpsertSection = Type.Omit(CreateSection, ['external_id'], { additionalProperties: false });
+
+// Their names in the OpenAPI document's components/schemas.
+nameSchemas({ Section, CreateSection, UpdateSection, UpsertSection });

@@ -1,9 +1,10 @@
-import { readByIdOperation } from '../../http/resource-operations.ts';
+import { readByIdOperation, type ResourceName } from '../../http/resource-operations.ts';
 import { defineOperation, Outcome } from '../../http/operation.ts';
 import { IdParams } from '../../http/schemas.ts';
 import { CreateStorageTarget, EmptyBody, File, Ok, StorageTarget, StorageTargetList, UploadFile } from './storage.schemas.ts';
 
 const tag = 'Storage';
+const name: ResourceName = { singular: 'file', plural: 'files' };
 
 export const storageOperations = [
   defineOperation({
@@ -106,7 +107,7 @@ export const storageOperations = [
     capability: 'file/view',
     notFoundCode: 'file.not_found',
     item: File,
-    itemName: 'file',
+    name,
     read: (ctx, id) => ctx.services.storage.getFile(ctx.db, ctx.organisation.id, id),
   }),
   defineOperation({

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 
 // The spec does not show the storage target record; this is what an administrator choosing storage needs.
 export const StorageTarget = Type.Object(
@@ -60,3 +60,6 @@ export const UploadFile = Type.Object(
   },
   { additionalProperties: false, description: 'The file’s bytes in base64 (the request body limit applies).' },
 );
+
+// Their names in the OpenAPI document's components/schemas.
+nameSchemas({ StorageTarget, StorageTargetList, CreateStorageTarget, EmptyBody, Ok, File, UploadFile });

@@ -1,9 +1,9 @@
 import Type from 'typebox';
 import { eventCatalog } from '../../events/catalog.ts';
-import { deleteByIdOperation, readByIdOperation } from '../../http/resource-operations.ts';
+import { deleteByIdOperation, readByIdOperation, type ResourceName } from '../../http/resource-operations.ts';
 import { defineOperation } from '../../http/operation.ts';
 import { PageQuery } from '../../http/pagination.ts';
-import { IdParams, ListEnvelope } from '../../http/schemas.ts';
+import { IdParams, ListEnvelope, namedAfter } from '../../http/schemas.ts';
 import type { VerifiedEndpoint } from './webhooks.service.ts';
 import {
   CreateWebhookSubscription,
@@ -17,6 +17,7 @@ import {
 } from './webhooks.schemas.ts';
 
 const tag = 'Webhooks';
+const name: ResourceName = { singular: 'webhook subscription', plural: 'webhook subscriptions' };
 const manage = { capability: 'webhook/manage' as const };
 const notFoundCode = 'webhook_subscription.not_found' as const;
 
@@ -68,7 +69,7 @@ export const webhookOperations = [
     ...manage,
     notFoundCode,
     item: WebhookSubscription,
-    itemName: 'subscription',
+    name,
     read: (ctx, id) => ctx.services.webhooks.get(ctx.db, ctx.organisation.id, id),
   }),
   defineOperation({
@@ -188,7 +189,7 @@ export const webhookOperations = [
     scope: 'webhooks:read',
     ...manage,
     writes: false,
-    success: { status: 200, schema: Type.Object({ data: Type.Array(EventTypeEntry) }, { additionalProperties: false }), description: 'Every event type.' },
+    success: { status: 200, schema: namedAfter(EventTypeEntry, 'List', Type.Object({ data: Type.Array(EventTypeEntry) }, { additionalProperties: false })), description: 'Every event type.' },
     errors: [],
     handler: async () => ({ data: Object.entries(eventCatalog).map(([name, description]) => ({ name, area: name.split('.')[0], description })) }),
   }),

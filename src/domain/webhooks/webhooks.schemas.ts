@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 
 // Filters match identifiers in an event's data: `{"course_id": "…"}` or `{"course_id": ["…", "…"]}`.
 // An event passes when every key is present in its data with one of the given values.
@@ -113,3 +113,6 @@ export const WebhookDelivery = Type.Object(
 export const EventTypeEntry = Type.Object({ name: Type.String(), area: Type.String(), description: Type.String() }, { additionalProperties: false });
 
 export const SubscriptionDeliveryParams = Type.Object({ id: Uuid(), delivery_id: Uuid() }, { additionalProperties: false });
+
+// Their names in the OpenAPI document's components/schemas.
+nameSchemas({ WebhookSubscription, WebhookSubscriptionWithSecret, CreateWebhookSubscription, UpdateWebhookSubscription, RotatedWebhookSecret: RotatedSecret, WebhookDelivery, EventType: EventTypeEntry });

@@ -1,11 +1,12 @@
 import Type from 'typebox';
 import { defineOperation } from '../../http/operation.ts';
 import { ListQuery, PageQuery } from '../../http/pagination.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations } from '../../http/resource-operations.ts';
+import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
 import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
 import { CreateWikiPage, RestoreWikiPage, UpdateWikiPage, UpsertWikiPage, VersionParams, WikiPage, WikiPageVersion } from './wiki-pages.schemas.ts';
 
 const tag = 'Wiki pages';
+const name: ResourceName = { singular: 'wiki page', plural: 'wiki pages' };
 const notFoundCode = 'wiki_page.not_found' as const;
 const read = { scope: 'courses:read', capability: 'course/view' } as const;
 const edit = { scope: 'courses:write', capability: 'wiki/edit' } as const;
@@ -15,6 +16,7 @@ export const wikiPageOperations = [
   ...syncOperations({
     collection: 'wiki_pages',
     resourceType: 'wiki_page',
+    name,
     upsertErrorCodes: ['activity.deleted', 'wiki_page.deleted', 'wiki_page.title_taken', 'wiki_page.edit_conflict', 'resource.external_id_taken'],
     upsertEmits: ['wiki_page.created', 'wiki_page.updated'],
     tag,
@@ -59,7 +61,7 @@ export const wikiPageOperations = [
     ...read,
     notFoundCode,
     item: WikiPage,
-    itemName: 'wiki page',
+    name,
     read: (ctx, id) => ctx.services.wikiPages.get(ctx.db, ctx.organisation.id, id),
   }),
   defineOperation({

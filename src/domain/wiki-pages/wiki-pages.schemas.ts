@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, MAX_SAFE, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ExternalId, MAX_SAFE, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 
 // spec: Resources and fields — Wiki page: exactly these fields, all required.
 export const WikiPage = Type.Object(
@@ -78,3 +78,6 @@ export const VersionParams = Type.Object(
   { id: Uuid(), version: Type.Integer({ minimum: 1, maximum: MAX_SAFE }) },
   { additionalProperties: false },
 );
+
+// Their names in the OpenAPI document's components/schemas.
+nameSchemas({ WikiPage, WikiPageVersion, CreateWikiPage, UpdateWikiPage, UpsertWikiPage, RestoreWikiPage });
