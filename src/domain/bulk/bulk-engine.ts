@@ -31,12 +31,21 @@ export interface BulkResultEntry {
   ref: string;
   status: number;
   data?: unknown;
+  /** An upsert that found the record already as asked: nothing was written, no event (status 200). */
+  unchanged?: true;
   error?: { code: string; category: string; detail: string };
 }
 
 export interface BulkResponseBody {
   summary: { total: number; succeeded: number; failed: number };
   results: BulkResultEntry[];
+}
+
+/** What an upsert executor answers; `changed: false` (nothing written) shows as `unchanged: true` in its result. */
+export interface UpsertResult {
+  created: boolean;
+  view: unknown;
+  changed?: boolean;
 }
 
 /** The record an update or delete names: by id or by the caller's external id, never both. */
@@ -59,14 +68,14 @@ export type BulkExecutors<O extends BulkOpDeclarations> = {
     : K extends 'update'
       ? (target: BulkTarget, data: DataOf<O[K]>) => Promise<unknown>
       : K extends 'upsert'
-        ? (externalId: string, data: DataOf<O[K]>) => Promise<{ created: boolean; view: unknown }>
+        ? (externalId: string, data: DataOf<O[K]>) => Promise<UpsertResult>
         : (target: BulkTarget) => Promise<void>;
 };
 
 type AnyExecutors = {
   create?(data: unknown, externalId: string | undefined): Promise<unknown>;
   update?(target: BulkTarget, data: unknown): Promise<unknown>;
-  upsert?(externalId: string, data: unknown): Promise<{ created: boolean; view: unknown }>;
+  upsert?(externalId: string, data: unknown): Promise<UpsertResult>;
   delete?(target: BulkTarget): Promise<void>;
 };
 
@@ -176,8 +185,9 @@ export function createBulkEngine(declarations: BulkOpDeclarations) {
         if (bad) return bad;
         const externalId = item.external_id;
         return async () => {
-          const { created, view } = await run.upsert!(externalId, item.data);
-          return succeeded(ref, created ? 201 : 200, view);
+          const { created, view, changed } = await run.upsert!(externalId, item.data);
+          const result = succeeded(ref, created ? 201 : 200, view);
+          return changed === false ? { ...result, unchanged: true } : result;
         };
       }
       case 'delete': {

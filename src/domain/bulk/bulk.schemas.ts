@@ -75,6 +75,9 @@ export function BulkResponse(item: TSchema) {
         description: 'The HTTP status the operation would have had alone: 201 created, 200 updated, 204 deleted, 404/409/422 for its failure; 409 `bulk.rolled_back` for an atomic request’s other operations when one failed.',
       }),
       data: Type.Optional(item),
+      unchanged: Type.Optional(
+        Type.Literal(true, { description: 'Only on an upsert (status 200) that found the record already as asked: nothing was written, `updated_at` kept, no event.' }),
+      ),
       error: Type.Optional(BulkError),
     },
     { additionalProperties: false },

@@ -6,6 +6,7 @@ import { hashPassword } from '../../auth/passwords.ts';
 import { sessionsRepository } from '../../auth/sessions.repository.ts';
 import { bumpCredentialEpoch } from '../../auth/credential-epoch.ts';
 import { peopleRepository } from './people.repository.ts';
+import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
 
 export class InvalidPersonRequest extends Error {}
 
@@ -21,8 +22,8 @@ export interface CreatePersonInput {
 /** Shortest password accepted (NIST SP 800-63B's minimum for a password chosen by its owner). */
 export const MIN_PASSWORD_LENGTH = 8;
 
-export function createPeopleService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+export function createPeopleService(deps: { db: Db; clock: Clock; enrolments: Pick<EnrolmentService, 'endEnrolmentsOfUser'> }) {
+  const { db, clock, enrolments } = deps;
 
   function checkPassword(password: string): void {
     if ([...password].length < MIN_PASSWORD_LENGTH) throw new InvalidPersonRequest(`a password needs at least ${MIN_PASSWORD_LENGTH} characters`);
@@ -74,6 +75,8 @@ export function createPeopleService(deps: { db: Db; clock: Clock }) {
         const result = await peopleRepository.update(tx, organisationId, personId, { deleted_at: at, updated_at: at });
         await sessionsRepository.deleteAllOf(tx, personId);
         if (Number(result.numUpdatedRows) === 0) return false;
+        // A removed person is a deleted user: their enrolments end with them, each with its event.
+        await enrolments.endEnrolmentsOfUser(tx, organisationId, personId);
         // Every process's cached credentials of the organisation are checked again (src/auth/README.md).
         await bumpCredentialEpoch(tx, organisationId);
         return true;
