@@ -19,6 +19,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
   await sql`update enrolments set role = (select m.role from enrolment_methods m where m.id = enrolments.enrolment_method_id), updated_at = coalesce(ended_at, created_at)`.execute(db);
   await sql`update enrolments set deleted_at = ended_at, status = 'active' where status = 'ended'`.execute(db);
+  // Operation 7 counted by (method, status); the live-pair index below answers its question now.
+  await db.schema.dropIndex('enrolments_method').execute();
   await db.schema.alterTable('enrolments').dropColumn('ended_at').execute();
 
   await db.schema.createIndex('enrolments_org_external_unique').on('enrolments').columns(['organisation_id', 'external_id']).unique().execute();

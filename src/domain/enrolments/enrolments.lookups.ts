@@ -42,6 +42,8 @@ export interface NamedInBulk {
   methodIds: string[];
   enrolmentIds: string[];
   externalIds: string[];
+  /** The (method, person) pairs creates and upserts name. */
+  pairs: Array<[methodId: string, personId: string]>;
 }
 
 const pairKey = (methodId: string, personId: string) => `${methodId} ${personId}`;
@@ -64,14 +66,12 @@ export async function prefetchedLookups(db: Db, organisationId: string, named: N
     if (row.external_id !== null) external.set(row.external_id, row);
   };
   for (const row of [...byId, ...byExternal] as EnrolmentRow[]) keep(row);
-  // The live pairs among the named methods and people: every pair an operation can ask about, and a few more.
-  for (const row of await enrolmentsRepository.livePairs(db, organisationId, named.methodIds, named.personIds)) pairs.add(pairKey(row.enrolment_method_id, row.person_id));
+  for (const row of await enrolmentsRepository.livePairs(db, organisationId, named.pairs)) pairs.add(pairKey(row.enrolment_method_id, row.person_id));
   const index = <R extends { id: string }>(rows: R[]) => new Map(rows.map((r) => [r.id, r]));
   const courseMap = index(courses as CourseRow[]);
   const personMap = index(people as Array<{ id: string; deleted_at: string | null }>);
   const methodMap = index(methods as EnrolmentMethodRow[]);
-  const namedMethods = new Set(named.methodIds);
-  const namedPeople = new Set(named.personIds);
+  const namedPairs = new Set(named.pairs.map(([m, p]) => pairKey(m, p)));
   const namedExternal = new Set(named.externalIds);
   const namedIds = new Set(named.enrolmentIds);
   // A name the prefetch covered answers from memory (found or not); any other goes to the database.
@@ -79,12 +79,14 @@ export async function prefetchedLookups(db: Db, organisationId: string, named: N
     names.has(key) || map.has(key) ? Promise.resolve(map.get(key)) : fallback(key);
   return {
     course: from(new Set(named.courseIds), courseMap, direct.course),
-    person: from(namedPeople, personMap, direct.person),
-    method: from(namedMethods, methodMap, direct.method),
+    person: from(new Set(named.personIds), personMap, direct.person),
+    method: from(new Set(named.methodIds), methodMap, direct.method),
     enrolment: from(namedIds, enrolments, direct.enrolment),
     byExternalId: from(namedExternal, external, direct.byExternalId),
-    livePair: (methodId, personId) =>
-      namedMethods.has(methodId) && namedPeople.has(personId) ? Promise.resolve(pairs.has(pairKey(methodId, personId))) : direct.livePair(methodId, personId),
+    livePair: (methodId, personId) => {
+      const key = pairKey(methodId, personId);
+      return namedPairs.has(key) || pairs.has(key) ? Promise.resolve(pairs.has(key)) : direct.livePair(methodId, personId);
+    },
     remember(row) {
       keep(row);
       const key = pairKey(row.enrolment_method_id, row.person_id);

@@ -24,6 +24,7 @@ const example = {
 /** The ids a bulk request's operations name, so that one query per kind reads them all before any runs. */
 function namedIn(body: BulkRequestBody) {
   const sets = { courseIds: new Set<string>(), personIds: new Set<string>(), methodIds: new Set<string>(), enrolmentIds: new Set<string>(), externalIds: new Set<string>() };
+  const pairs = new Map<string, [string, string]>();
   const add = (set: Set<string>, value: unknown) => {
     if (typeof value === 'string') set.add(value);
   };
@@ -35,8 +36,9 @@ function namedIn(body: BulkRequestBody) {
     add(sets.personIds, data.user_id);
     add(sets.methodIds, data.enrolment_method_id);
     add(sets.externalIds, data.external_id);
+    if (typeof data.enrolment_method_id === 'string' && typeof data.user_id === 'string') pairs.set(`${data.enrolment_method_id} ${data.user_id}`, [data.enrolment_method_id, data.user_id]);
   }
-  return Object.fromEntries(Object.entries(sets).map(([k, v]) => [k, [...v]])) as { [K in keyof typeof sets]: string[] };
+  return { ...(Object.fromEntries(Object.entries(sets).map(([k, v]) => [k, [...v]])) as { [K in keyof typeof sets]: string[] }), pairs: [...pairs.values()] };
 }
 
 export const enrolmentOperations = [
