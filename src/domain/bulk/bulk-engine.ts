@@ -61,8 +61,14 @@ export interface BulkOpDeclarations {
 
 type DataOf<D> = D extends { data: infer S extends TSchema } ? Static<S> : never;
 
-/** What each allowed op runs: the resource's own service functions, bound to the request. */
+/**
+ * What each allowed op runs: the resource's own service functions, bound to the request. `upsertProbe`
+ * (optional) answers an upsert that would write nothing without running it, and so without its savepoint; it
+ * must not write, and must answer exactly what `upsert` would, or undefined.
+ */
 export type BulkExecutors<O extends BulkOpDeclarations> = {
+  upsertProbe?: O extends { upsert: { data: infer S extends TSchema } } ? (externalId: string, data: Static<S>) => Promise<UpsertResult | undefined> : never;
+} & {
   [K in keyof O & BulkOpName]-?: K extends 'create'
     ? (data: DataOf<O[K]>, externalId: string | undefined) => Promise<unknown>
     : K extends 'update'
@@ -76,6 +82,7 @@ type AnyExecutors = {
   create?(data: unknown, externalId: string | undefined): Promise<unknown>;
   update?(target: BulkTarget, data: unknown): Promise<unknown>;
   upsert?(externalId: string, data: unknown): Promise<UpsertResult>;
+  upsertProbe?(externalId: string, data: unknown): Promise<UpsertResult | undefined>;
   delete?(target: BulkTarget): Promise<void>;
 };
 
@@ -108,7 +115,11 @@ function succeeded(ref: string, status: number, data?: unknown): BulkResultEntry
   return data === undefined ? { ref, status } : { ref, status, data };
 }
 
-type Step = OperationFailure | (() => Promise<BulkResultEntry>);
+/**
+ * What runs an operation; `probe`, when there is one, first looks whether the operation has nothing to write
+ * (its result then, without a savepoint: there is nothing to undo) or must run (undefined).
+ */
+type Step = OperationFailure | ((() => Promise<BulkResultEntry>) & { probe?: () => Promise<BulkResultEntry | undefined> });
 
 export function createBulkEngine(declarations: BulkOpDeclarations) {
   // Compiled once per resource, with the same rules (strict types, defaults) as the single operations' bodies.
@@ -184,11 +195,17 @@ export function createBulkEngine(declarations: BulkOpDeclarations) {
         const bad = validData(item, i);
         if (bad) return bad;
         const externalId = item.external_id;
-        return async () => {
-          const { created, view, changed } = await run.upsert!(externalId, item.data);
+        const outcome = ({ created, view, changed }: UpsertResult) => {
           const result = succeeded(ref, created ? 201 : 200, view);
-          return changed === false ? { ...result, unchanged: true } : result;
+          return changed === false ? { ...result, unchanged: true as const } : result;
         };
+        const probe = run.upsertProbe;
+        return Object.assign(async () => outcome(await run.upsert!(externalId, item.data)), {
+          probe: probe && (async () => {
+            const found = await probe(externalId, item.data);
+            return found && outcome(found);
+          }),
+        });
       }
       case 'delete': {
         const t = target(item, i);
@@ -218,7 +235,7 @@ export function createBulkEngine(declarations: BulkOpDeclarations) {
         continue;
       }
       try {
-        results.push(await inSavepoint(db, 'bulk_operation', step));
+        results.push((await step.probe?.()) ?? (await inSavepoint(db, 'bulk_operation', step)));
       } catch (err) {
         results.push(failed(item.ref, asFailure(err, i)));
       }

@@ -160,6 +160,7 @@ export const enrolmentOperations = [
         create: async (data, externalId) => svc.create(db, organisation.id, { ...data, ...(externalId !== undefined ? { external_id: externalId } : {}) }, await look()),
         update: async (target, data) => svc.update(db, organisation.id, target, data, await look()),
         upsert: async (externalId, data) => svc.upsertByExternalId(db, organisation.id, externalId, data, await look()),
+        upsertProbe: async (externalId, data) => svc.unchangedUpsert(externalId, data, await look()),
         delete: async (target) => svc.remove(db, organisation.id, target, await look()),
       };
     },

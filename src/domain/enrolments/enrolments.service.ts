@@ -150,6 +150,18 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     return (await applyPatch(db, organisationId, await live(look, target), patch, look)).view;
   }
 
+  /**
+   * Reads only: the upsert's outcome when it would write nothing (the enrolment exists, live, and already as
+   * `input` says), otherwise undefined. A bulk resend of a roster answers most operations this way.
+   */
+  async function unchangedUpsert(externalId: string, input: Static<typeof UpsertEnrolment>, look: EnrolmentLookups): Promise<UpsertOutcome | undefined> {
+    const existing = await look.byExternalId(externalId);
+    if (!existing || existing.deleted_at !== null || input.course_id !== existing.course_id || input.user_id !== existing.person_id || input.enrolment_method_id !== existing.enrolment_method_id) {
+      return undefined;
+    }
+    return Object.keys(changesOf(existing, input)).length === 0 ? { created: false, changed: false, view: toEnrolmentView(existing) } : undefined;
+  }
+
   async function upsertByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof UpsertEnrolment>, look: EnrolmentLookups = directLookups(db, organisationId)): Promise<UpsertOutcome> {
     const existing = await look.byExternalId(externalId);
     if (!existing) return { created: true, changed: true, view: await create(db, organisationId, { ...input, external_id: externalId }, look) };
@@ -203,6 +215,7 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     create,
     update,
     upsertByExternalId,
+    unchangedUpsert,
     remove,
     /** For the users area (deleting a user) and `atrium person remove`: call it in the deletion's transaction. */
     endEnrolmentsOfUser: (trx: Db, organisationId: string, userId: string) => endAll(trx, organisationId, { person_id: userId }, 'the user was deleted'),
