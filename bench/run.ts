@@ -8,12 +8,13 @@ import { httpSuite } from './http-scenarios.ts';
 import { bulkSuite } from './bulk-scenarios.ts';
 import { webhookSuite } from './webhook-scenarios.ts';
 import { scaleSuite } from './scale-scenarios.ts';
+import { rosterSuite } from './roster-scenarios.ts';
 import type { Measurement, Suite } from './measurement.ts';
 import { formatTable, verdict } from './report.ts';
 import { startServer } from './server-process.ts';
 import { readSettings } from './settings.ts';
 
-const suites: Suite[] = [httpSuite, bulkSuite, webhookSuite, scaleSuite];
+const suites: Suite[] = [httpSuite, bulkSuite, rosterSuite, webhookSuite, scaleSuite];
 
 const settings = readSettings();
 const log = (text: string) => process.stderr.write(text + '\n');

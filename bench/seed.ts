@@ -1,5 +1,6 @@
 // The data every scenario works on, created through the real services (not SQL) so that it is exactly
 // what the API itself would have written. A new scenario that needs more data adds it here.
+import { seedRosterPeople } from './roster-scenarios.ts';
 import { scopes } from '../src/auth/capabilities.ts';
 import type { Db } from '../src/db/database.ts';
 import type { Services } from '../src/services.ts';
@@ -27,6 +28,8 @@ export interface Fixture {
   upsertExternalIds: string[];
   /** The scale suite's organisation, grown to each size by bench/scale-data.ts. */
   scale: ScaleFixture;
+  /** The people the roster-sync suite enrols (bench/roster-scenarios.ts). */
+  rosterPersonIds: string[];
 }
 
 /** How many pages the upsert scenario finds in place. */
@@ -55,6 +58,7 @@ export async function seed(services: Services, db: Db): Promise<Fixture> {
   });
   return {
     scale: await seedScaleOrganisation(services, db),
+    rosterPersonIds: await seedRosterPeople(db, org.id),
     host: org.address,
     organisationId: org.id,
     personId: person.id,

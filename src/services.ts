@@ -39,6 +39,7 @@ import { createMailer } from './mail/mailer.ts';
 import type { MailSettings } from './mail/mail.ts';
 import { createMailLogReader } from './domain/mail-log/mail-log.service.ts';
 import { createDeletionService } from './domain/deletions/deletions.service.ts';
+import { createEnrolmentService } from './domain/enrolments/enrolments.service.ts';
 
 export interface ServiceDeps {
   db: Db;
@@ -67,10 +68,12 @@ export function createServices(baseDeps: ServiceDeps) {
     secrets: createSecretBox(baseDeps.webhooks.secretKey),
   };
   const apiKeys = createApiKeyService(deps);
+  // Deleting a course, a person or an enrolment method ends its enrolments: their services call this one.
+  const enrolments = createEnrolmentService(deps);
   const oauthTokens = createAccessTokenAuthenticator(deps);
   return {
     organisations,
-    people: createPeopleService(deps),
+    people: createPeopleService({ ...deps, enrolments }),
     sessions: createSessionService(deps),
     oauthClients: createOAuthClientService(deps),
     oauthClientStore: createOAuthClientStore(deps),
@@ -81,12 +84,13 @@ export function createServices(baseDeps: ServiceDeps) {
     // How /mcp authenticates, and how a tool call's REST request carries the caller's credential.
     mcpDispatch: createDispatchCredentials({ apiKeys: apiKeys.authenticator, accessTokens: oauthTokens }),
     apiKeys,
-    courses: createCourseService(deps),
+    courses: createCourseService({ ...deps, enrolments }),
+    enrolments,
     sections: createSectionService(deps),
     emailTemplates: createEmailTemplateService(deps),
     platformEmailTemplates: createPlatformEmailTemplateService(deps),
     extensions,
-    enrolmentMethods: createEnrolmentMethodService({ ...deps, extensions }),
+    enrolmentMethods: createEnrolmentMethodService({ ...deps, extensions, enrolments }),
     // One entry per activity type that has settings or rows of its own (see activities/activity-types.ts).
     activities: createActivityService({ ...deps, extensions, types: { wiki: wikiActivityType } }),
     wikiPages: createWikiPageService(deps),

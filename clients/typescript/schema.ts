@@ -1545,6 +1545,140 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/enrolments/deletions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deleted enrolments
+         * @description Tombstones of deleted enrolments, in order of deletion. Combine with `updated_since` on the list to keep a copy in sync.
+         *
+         *     Requires: Scope `enrolments:read`; capability `enrol/view`.
+         */
+        get: operations["listDeletedEnrolments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/enrolments/ext:{external_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an enrolment by external_id
+         * @description Requires: Scope `enrolments:read`; capability `enrol/view`.
+         */
+        get: operations["getEnrolmentByExternalId"];
+        /**
+         * Create or update an enrolment by external_id
+         * @description Creates the enrolment with this `external_id` (201) or updates the existing one (200).
+         *
+         *     Requires: Scope `enrolments:write`; capability `enrol/manage`.
+         */
+        put: operations["upsertEnrolmentByExternalId"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/enrolments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List enrolments
+         * @description Enrolments in creation order (or in order of change with `updated_since`), optionally of one course, one user or one status.
+         *
+         *     Requires: Scope `enrolments:read`; capability `enrol/view`.
+         */
+        get: operations["listEnrolments"];
+        put?: never;
+        /**
+         * Enrol a user in a course
+         * @description Through one of the course’s enrolment methods, which must be enabled; `role` defaults to the method’s role. A method of another course is a 422 at `/enrolment_method_id`; a disabled or deleted method a 409 `enrolment_method.disabled`; the same user already enrolled through that method a 409 `enrolment.exists`; a deleted course or user a 409 `course.deleted` / `user.deleted`.
+         *
+         *     Requires: Scope `enrolments:write`; capability `enrol/manage`.
+         */
+        post: operations["createEnrolment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/enrolments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an enrolment
+         * @description A deleted (ended) enrolment is still readable, with `deleted_at` set.
+         *
+         *     Requires: Scope `enrolments:read`; capability `enrol/view`.
+         */
+        get: operations["getEnrolment"];
+        put?: never;
+        post?: never;
+        /**
+         * Unenrol: end an enrolment
+         * @description Soft delete: the enrolment keeps its row with `deleted_at` set, leaves lists unless `include_deleted=true`, and its tombstone appears in `/enrolments/deletions`.
+         *
+         *     Requires: Scope `enrolments:delete`; capability `enrol/manage`.
+         */
+        delete: operations["deleteEnrolment"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an enrolment’s role, status or dates
+         * @description Partial update: fields absent from the body are left as they are; a body that changes nothing writes nothing. A deleted enrolment cannot change (409).
+         *
+         *     Requires: Scope `enrolments:write`; capability `enrol/manage`.
+         */
+        patch: operations["updateEnrolment"];
+        trace?: never;
+    };
+    "/enrolments/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create, change, upsert or end many enrolments
+         * @description For a roster sync: send the whole roster as `upsert`s by `external_id` every night. An upsert that finds the enrolment already as asked writes nothing (no `updated_at` change, no event) and its result says `unchanged: true`.
+         *
+         *     Up to 500 operations (`op`: `create`, `update`, `upsert`, `delete`), run in request order. Without `atomic`, each operation runs on its own and reports its own outcome; a failed one changes nothing and the others are unaffected. With `atomic: true` (at most 100), the first failure undoes every operation. The response is 200 whenever the envelope is valid, with one result per operation; check each result’s `status`. A malformed envelope (missing `operations`, an unknown `op`, a duplicate `ref`) is a 422 and too many operations a 413 `bulk.too_many_operations`: nothing runs. The Idempotency-Key is required: a retry returns the recorded response, and the record commits with the effects.
+         *
+         *     Requires: Scope `enrolments:write`; capability `enrol/manage`.
+         */
+        post: operations["bulkEnrolments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1738,6 +1872,33 @@ export interface components {
             send_at?: string | null;
             /** @description `scheduled` needs `send_at` (not in the past); `cancelled` is final. A new message is `draft` (the default) or `scheduled`. */
             status?: "draft" | "scheduled" | "cancelled";
+            /** @description Your own identifier for this record, unique per organisation and resource type. */
+            external_id?: string | null;
+        };
+        CreateEnrolment: {
+            /** Format: uuid */
+            course_id: string;
+            /** Format: uuid */
+            user_id: string;
+            /**
+             * Format: uuid
+             * @description An enrolment method of the same course, enabled.
+             */
+            enrolment_method_id: string;
+            /** @description The person’s role in the course; left out, the enrolment method’s role. */
+            role?: "student" | "non_editing_teacher" | "teacher";
+            /** @description A suspended enrolment keeps its place but gives no access (and receives no course messages). */
+            status?: "active" | "suspended";
+            /**
+             * Format: date-time
+             * @description RFC 3339; null: from the start.
+             */
+            starts_at?: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, not before `starts_at`; null: open-ended.
+             */
+            ends_at?: string | null;
             /** @description Your own identifier for this record, unique per organisation and resource type. */
             external_id?: string | null;
         };
@@ -2025,6 +2186,11 @@ export interface components {
                 /** @description The HTTP status the operation would have had alone: 201 created, 200 updated, 204 deleted, 404/409/422 for its failure; 409 `bulk.rolled_back` for an atomic request’s other operations when one failed. */
                 status: number;
                 data?: components["schemas"]["EmailMessage"];
+                /**
+                 * @description Only on an upsert (status 200) that found the record already as asked: nothing was written, `updated_at` kept, no event.
+                 * @constant
+                 */
+                unchanged?: true;
                 /** @description Why the operation failed: the error document the operation would have had alone, without its envelope. */
                 error?: {
                     code: string;
@@ -2183,6 +2349,136 @@ export interface components {
         };
         /** @description An empty JSON object. */
         EmptyBody: Record<string, never>;
+        /** @description A person in a course, through one of the course’s enrolment methods. */
+        Enrolment: {
+            /** Format: uuid */
+            id: string;
+            external_id: string | null;
+            /** Format: uuid */
+            course_id: string;
+            /**
+             * Format: uuid
+             * @description The person enrolled.
+             */
+            user_id: string;
+            /** Format: uuid */
+            enrolment_method_id: string;
+            /** @description Role given to people enrolled through the method. */
+            role: "student" | "non_editing_teacher" | "teacher";
+            /** @description A suspended enrolment keeps its place but gives no access (and receives no course messages). */
+            status: "active" | "suspended";
+            /**
+             * Format: date-time
+             * @description null: from the start.
+             */
+            starts_at: string | null;
+            /**
+             * Format: date-time
+             * @description null: open-ended.
+             */
+            ends_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            deleted_at: string | null;
+        };
+        EnrolmentBulkRequest: {
+            /** @description Up to 500 operations (100 when `atomic`), each with a distinct `ref`. More is a 413 `bulk.too_many_operations` and nothing runs. */
+            operations: {
+                /** @description Your label for the operation, unique in the request, echoed in its result. */
+                ref: string;
+                /** @enum {string} */
+                op: "create" | "update" | "upsert" | "delete";
+                /**
+                 * Format: uuid
+                 * @description The record to update or delete.
+                 */
+                id?: string;
+                /** @description Your own identifier for this record, unique per organisation and resource type. */
+                external_id?: string;
+                /** @description The record’s fields, validated per operation against the schema under `x-data-schemas` for its `op`; invalid data fails that operation alone (status 422). */
+                data?: Record<string, never>;
+            }[];
+            /**
+             * @description true: all operations succeed or none does; the first failure rolls back the others, which report 409 `bulk.rolled_back`. At most 100 operations.
+             * @default false
+             */
+            atomic: boolean;
+        };
+        EnrolmentBulkResponse: {
+            /**
+             * @example {
+             *       "total": 2,
+             *       "succeeded": 1,
+             *       "failed": 1
+             *     }
+             */
+            summary: {
+                total: number;
+                succeeded: number;
+                failed: number;
+            };
+            /**
+             * @description One per operation, in request order.
+             * @example [
+             *       {
+             *         "ref": "intro",
+             *         "status": 201,
+             *         "data": {
+             *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+             *           "external_id": "sis-4711",
+             *           "course_id": "0193a5b2-3075-74b0-83be-28395dcdec83",
+             *           "user_id": "0193a5b2-f89d-76b6-8960-453241bc5b09",
+             *           "enrolment_method_id": "0193a5b2-e9d8-7aae-8a36-08855cfc8393",
+             *           "role": "student",
+             *           "status": "active",
+             *           "starts_at": "2026-11-02T09:30:00.000Z",
+             *           "ends_at": "2026-11-02T09:30:00.000Z",
+             *           "created_at": "2026-11-02T09:30:00.000Z",
+             *           "updated_at": "2026-11-02T09:30:00.000Z",
+             *           "deleted_at": null
+             *         }
+             *       },
+             *       {
+             *         "ref": "quiz",
+             *         "status": 422,
+             *         "error": {
+             *           "code": "validation.invalid_body",
+             *           "category": "validation",
+             *           "detail": "/operations/1/data/title: `title` must not be empty."
+             *         }
+             *       }
+             *     ]
+             */
+            results: {
+                ref: string;
+                /** @description The HTTP status the operation would have had alone: 201 created, 200 updated, 204 deleted, 404/409/422 for its failure; 409 `bulk.rolled_back` for an atomic request’s other operations when one failed. */
+                status: number;
+                data?: components["schemas"]["Enrolment"];
+                /**
+                 * @description Only on an upsert (status 200) that found the record already as asked: nothing was written, `updated_at` kept, no event.
+                 * @constant
+                 */
+                unchanged?: true;
+                /** @description Why the operation failed: the error document the operation would have had alone, without its envelope. */
+                error?: {
+                    code: string;
+                    category: string;
+                    /** @description Names each invalid field by its JSON Pointer into the request body (`/operations/3/data/title: …`). */
+                    detail: string;
+                };
+            }[];
+        };
+        EnrolmentList: {
+            data: components["schemas"]["Enrolment"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
+        };
         /** @description A way into a course (manual, self, guest, cohort). */
         EnrolmentMethod: {
             /** Format: uuid */
@@ -2395,6 +2691,11 @@ export interface components {
                 /** @description The HTTP status the operation would have had alone: 201 created, 200 updated, 204 deleted, 404/409/422 for its failure; 409 `bulk.rolled_back` for an atomic request’s other operations when one failed. */
                 status: number;
                 data?: components["schemas"]["LessonPage"];
+                /**
+                 * @description Only on an upsert (status 200) that found the record already as asked: nothing was written, `updated_at` kept, no event.
+                 * @constant
+                 */
+                unchanged?: true;
                 /** @description Why the operation failed: the error document the operation would have had alone, without its envelope. */
                 error?: {
                     code: string;
@@ -2663,6 +2964,23 @@ export interface components {
             /** @description `scheduled` needs `send_at` (not in the past); `cancelled` is final. A new message is `draft` (the default) or `scheduled`. */
             status?: "draft" | "scheduled" | "cancelled";
         };
+        /** @description Partial update: fields left out keep their value. Course, person and method do not change. */
+        UpdateEnrolment: {
+            /** @description Role given to people enrolled through the method. */
+            role?: "student" | "non_editing_teacher" | "teacher";
+            /** @description A suspended enrolment keeps its place but gives no access (and receives no course messages). */
+            status?: "active" | "suspended";
+            /**
+             * Format: date-time
+             * @description RFC 3339; null: from the start.
+             */
+            starts_at?: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, not before `starts_at`; null: open-ended.
+             */
+            ends_at?: string | null;
+        };
         /** @description Partial update; `settings` replaces the settings as a whole. */
         UpdateEnrolmentMethod: {
             name?: string | null;
@@ -2827,6 +3145,31 @@ export interface components {
             send_at?: string | null;
             /** @description `scheduled` needs `send_at` (not in the past); `cancelled` is final. A new message is `draft` (the default) or `scheduled`. */
             status?: "draft" | "scheduled" | "cancelled";
+        };
+        UpsertEnrolment: {
+            /** Format: uuid */
+            course_id: string;
+            /** Format: uuid */
+            user_id: string;
+            /**
+             * Format: uuid
+             * @description An enrolment method of the same course, enabled.
+             */
+            enrolment_method_id: string;
+            /** @description The person’s role in the course; left out, the enrolment method’s role. */
+            role?: "student" | "non_editing_teacher" | "teacher";
+            /** @description A suspended enrolment keeps its place but gives no access (and receives no course messages). */
+            status?: "active" | "suspended";
+            /**
+             * Format: date-time
+             * @description RFC 3339; null: from the start.
+             */
+            starts_at?: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, not before `starts_at`; null: open-ended.
+             */
+            ends_at?: string | null;
         };
         UpsertEnrolmentMethod: {
             /** Format: uuid */
@@ -18740,6 +19083,1451 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["EmailMessageBulkResponse"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
+            412: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large), [`bulk.too_many_operations`](https://errors.atrium.example/bulk.too_many_operations). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDeletedEnrolments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 200; default 50.
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description The `page.next_cursor` of the previous page, unchanged.
+                 * @example eyJsIjoic2VjdGlvbnMifQ.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+                /**
+                 * @description Only deletions after this RFC 3339 time.
+                 * @example 2026-11-02T09:30:00.000Z
+                 */
+                since?: string;
+            };
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tombstones. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *           "external_id": "sis-4711",
+                     *           "deleted_at": "2026-11-02T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "next_cursor": "eyJsIjoic2VjdGlvbnMifQ.c2lnbmF0dXJl",
+                     *         "has_more": true,
+                     *         "limit": 50
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TombstoneList"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEnrolmentByExternalId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path: {
+                /**
+                 * @description Your own identifier for this record, unique per organisation and resource type.
+                 * @example sis-4711
+                 */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The enrolment. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "external_id": "sis-4711",
+                     *       "course_id": "0193a5b2-3075-74b0-83be-28395dcdec83",
+                     *       "user_id": "0193a5b2-f89d-76b6-8960-453241bc5b09",
+                     *       "enrolment_method_id": "0193a5b2-e9d8-7aae-8a36-08855cfc8393",
+                     *       "role": "student",
+                     *       "status": "active",
+                     *       "starts_at": "2026-11-02T09:30:00.000Z",
+                     *       "ends_at": "2026-11-02T09:30:00.000Z",
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z",
+                     *       "deleted_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Enrolment"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or none the credential may know about. Codes: [`tenancy.unknown_organisation`](https://errors.atrium.example/tenancy.unknown_organisation), [`enrolment.not_found`](https://errors.atrium.example/enrolment.not_found). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    upsertEnrolmentByExternalId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /**
+                 * @description Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.
+                 * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Your own identifier for this record, unique per organisation and resource type.
+                 * @example sis-4711
+                 */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "course_id": "0193a5b2-7c1d-7000-8000-000000000001",
+                 *       "user_id": "0193a5b2-7c1d-7000-8000-000000000002",
+                 *       "enrolment_method_id": "0193a5b2-7c1d-7000-8000-000000000003",
+                 *       "role": "student"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpsertEnrolment"];
+            };
+        };
+        responses: {
+            /** @description Created (201) or updated (200). */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "external_id": "sis-4711",
+                     *       "course_id": "0193a5b2-7c1d-7000-8000-000000000001",
+                     *       "user_id": "0193a5b2-7c1d-7000-8000-000000000002",
+                     *       "enrolment_method_id": "0193a5b2-7c1d-7000-8000-000000000003",
+                     *       "role": "student",
+                     *       "status": "active",
+                     *       "starts_at": "2026-11-02T09:30:00.000Z",
+                     *       "ends_at": "2026-11-02T09:30:00.000Z",
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z",
+                     *       "deleted_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Enrolment"];
+                };
+            };
+            /** @description Created (201) or updated (200). */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "external_id": "sis-4711",
+                     *       "course_id": "0193a5b2-7c1d-7000-8000-000000000001",
+                     *       "user_id": "0193a5b2-7c1d-7000-8000-000000000002",
+                     *       "enrolment_method_id": "0193a5b2-7c1d-7000-8000-000000000003",
+                     *       "role": "student",
+                     *       "status": "active",
+                     *       "starts_at": "2026-11-02T09:30:00.000Z",
+                     *       "ends_at": "2026-11-02T09:30:00.000Z",
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z",
+                     *       "deleted_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Enrolment"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`course.deleted`](https://errors.atrium.example/course.deleted), [`enrolment_method.disabled`](https://errors.atrium.example/enrolment_method.disabled), [`enrolment.deleted`](https://errors.atrium.example/enrolment.deleted), [`enrolment.exists`](https://errors.atrium.example/enrolment.exists), [`user.deleted`](https://errors.atrium.example/user.deleted), [`resource.external_id_taken`](https://errors.atrium.example/resource.external_id_taken). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
+            412: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEnrolments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 200; default 50.
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description The `page.next_cursor` of the previous page, unchanged.
+                 * @example eyJsIjoic2VjdGlvbnMifQ.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+                /**
+                 * @description Include soft-deleted rows (with `deleted_at` set).
+                 * @example false
+                 */
+                include_deleted?: boolean;
+                /**
+                 * @description Only rows changed after this RFC 3339 time, in order of change (`updated_at`, then `id`).
+                 * @example 2026-11-02T09:30:00.000Z
+                 */
+                updated_since?: string;
+                /**
+                 * @description Only enrolments in this course.
+                 * @example 0193a5b2-3075-74b0-83be-28395dcdec83
+                 */
+                course_id?: string;
+                /**
+                 * @description Only enrolments of this person.
+                 * @example 0193a5b2-f89d-76b6-8960-453241bc5b09
+                 */
+                user_id?: string;
+                /**
+                 * @description A suspended enrolment keeps its place but gives no access (and receives no course messages).
+                 * @example active
+                 */
+                status?: "active" | "suspended";
+            };
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of enrolments. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *           "external_id": "sis-4711",
+                     *           "course_id": "0193a5b2-3075-74b0-83be-28395dcdec83",
+                     *           "user_id": "0193a5b2-f89d-76b6-8960-453241bc5b09",
+                     *           "enrolment_method_id": "0193a5b2-e9d8-7aae-8a36-08855cfc8393",
+                     *           "role": "student",
+                     *           "status": "active",
+                     *           "starts_at": "2026-11-02T09:30:00.000Z",
+                     *           "ends_at": "2026-11-02T09:30:00.000Z",
+                     *           "created_at": "2026-11-02T09:30:00.000Z",
+                     *           "updated_at": "2026-11-02T09:30:00.000Z",
+                     *           "deleted_at": null
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "next_cursor": "eyJsIjoic2VjdGlvbnMifQ.c2lnbmF0dXJl",
+                     *         "has_more": true,
+                     *         "limit": 50
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EnrolmentList"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createEnrolment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /**
+                 * @description Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.
+                 * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "course_id": "0193a5b2-7c1d-7000-8000-000000000001",
+                 *       "user_id": "0193a5b2-7c1d-7000-8000-000000000002",
+                 *       "enrolment_method_id": "0193a5b2-7c1d-7000-8000-000000000003",
+                 *       "role": "student"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateEnrolment"];
+            };
+        };
+        responses: {
+            /** @description The new enrolment. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "external_id": "sis-4711",
+                     *       "course_id": "0193a5b2-7c1d-7000-8000-000000000001",
+                     *       "user_id": "0193a5b2-7c1d-7000-8000-000000000002",
+                     *       "enrolment_method_id": "0193a5b2-7c1d-7000-8000-000000000003",
+                     *       "role": "student",
+                     *       "status": "active",
+                     *       "starts_at": "2026-11-02T09:30:00.000Z",
+                     *       "ends_at": "2026-11-02T09:30:00.000Z",
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z",
+                     *       "deleted_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Enrolment"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`course.deleted`](https://errors.atrium.example/course.deleted), [`enrolment_method.disabled`](https://errors.atrium.example/enrolment_method.disabled), [`enrolment.exists`](https://errors.atrium.example/enrolment.exists), [`user.deleted`](https://errors.atrium.example/user.deleted), [`resource.external_id_taken`](https://errors.atrium.example/resource.external_id_taken). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
+            412: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEnrolment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path: {
+                /** @example 0193a5b2-a561-7452-870c-e6b3bebd1dd0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The enrolment. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "external_id": "sis-4711",
+                     *       "course_id": "0193a5b2-3075-74b0-83be-28395dcdec83",
+                     *       "user_id": "0193a5b2-f89d-76b6-8960-453241bc5b09",
+                     *       "enrolment_method_id": "0193a5b2-e9d8-7aae-8a36-08855cfc8393",
+                     *       "role": "student",
+                     *       "status": "active",
+                     *       "starts_at": "2026-11-02T09:30:00.000Z",
+                     *       "ends_at": "2026-11-02T09:30:00.000Z",
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z",
+                     *       "deleted_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Enrolment"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or none the credential may know about. Codes: [`tenancy.unknown_organisation`](https://errors.atrium.example/tenancy.unknown_organisation), [`enrolment.not_found`](https://errors.atrium.example/enrolment.not_found). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteEnrolment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /**
+                 * @description Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.
+                 * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 0193a5b2-a561-7452-870c-e6b3bebd1dd0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or none the credential may know about. Codes: [`tenancy.unknown_organisation`](https://errors.atrium.example/tenancy.unknown_organisation), [`enrolment.not_found`](https://errors.atrium.example/enrolment.not_found). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`enrolment.deleted`](https://errors.atrium.example/enrolment.deleted). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
+            412: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateEnrolment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /**
+                 * @description Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.
+                 * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 0193a5b2-a561-7452-870c-e6b3bebd1dd0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "suspended",
+                 *       "ends_at": "2027-06-30T23:59:59Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateEnrolment"];
+            };
+        };
+        responses: {
+            /** @description The enrolment as it is now. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "external_id": "sis-4711",
+                     *       "course_id": "0193a5b2-3075-74b0-83be-28395dcdec83",
+                     *       "user_id": "0193a5b2-f89d-76b6-8960-453241bc5b09",
+                     *       "enrolment_method_id": "0193a5b2-e9d8-7aae-8a36-08855cfc8393",
+                     *       "role": "student",
+                     *       "status": "suspended",
+                     *       "starts_at": "2026-11-02T09:30:00.000Z",
+                     *       "ends_at": "2027-06-30T23:59:59Z",
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z",
+                     *       "deleted_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Enrolment"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or none the credential may know about. Codes: [`tenancy.unknown_organisation`](https://errors.atrium.example/tenancy.unknown_organisation), [`enrolment.not_found`](https://errors.atrium.example/enrolment.not_found). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`enrolment.deleted`](https://errors.atrium.example/enrolment.deleted). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
+            412: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    bulkEnrolments: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /**
+                 * @description Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.
+                 * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
+                 */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operations": [
+                 *         {
+                 *           "ref": "enrol-1",
+                 *           "op": "upsert",
+                 *           "external_id": "sis-2027-bio101-s1234",
+                 *           "data": {
+                 *             "course_id": "0193a5b2-7c1d-7000-8000-000000000001",
+                 *             "user_id": "0193a5b2-7c1d-7000-8000-000000000002",
+                 *             "enrolment_method_id": "0193a5b2-7c1d-7000-8000-000000000003",
+                 *             "role": "student"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["EnrolmentBulkRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per operation, in request order, and a summary. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "summary": {
+                     *         "total": 2,
+                     *         "succeeded": 1,
+                     *         "failed": 1
+                     *       },
+                     *       "results": [
+                     *         {
+                     *           "ref": "intro",
+                     *           "status": 201,
+                     *           "data": {
+                     *             "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *             "external_id": "sis-4711",
+                     *             "course_id": "0193a5b2-3075-74b0-83be-28395dcdec83",
+                     *             "user_id": "0193a5b2-f89d-76b6-8960-453241bc5b09",
+                     *             "enrolment_method_id": "0193a5b2-e9d8-7aae-8a36-08855cfc8393",
+                     *             "role": "student",
+                     *             "status": "active",
+                     *             "starts_at": "2026-11-02T09:30:00.000Z",
+                     *             "ends_at": "2026-11-02T09:30:00.000Z",
+                     *             "created_at": "2026-11-02T09:30:00.000Z",
+                     *             "updated_at": "2026-11-02T09:30:00.000Z",
+                     *             "deleted_at": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "ref": "quiz",
+                     *           "status": 422,
+                     *           "error": {
+                     *             "code": "validation.invalid_body",
+                     *             "category": "validation",
+                     *             "detail": "/operations/1/data/title: `title` must not be empty."
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EnrolmentBulkResponse"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */

@@ -18,6 +18,8 @@ export const organisationCapabilities = [
   'tenant/configure',
   'webhook/manage',
   'enrol/configure_method',
+  'enrol/view',
+  'enrol/manage',
   'person/view',
   'api_key/manage',
   'oauth_client/manage',
@@ -32,7 +34,7 @@ const integrationAdministration = new Set<Capability>(['tenant/configure', 'webh
 export const roles = {
   admin: [...organisationCapabilities],
   manager: organisationCapabilities.filter((c) => !integrationAdministration.has(c)),
-  teacher: ['course/view', 'course/update', 'wiki/edit', 'wiki/revert', 'lesson/manage_pages', 'file/upload', 'file/view', 'enrol/configure_method'],
+  teacher: ['course/view', 'course/update', 'wiki/edit', 'wiki/revert', 'lesson/manage_pages', 'file/upload', 'file/view', 'enrol/configure_method', 'enrol/view', 'enrol/manage'],
   integration: [
     'course/view',
     'course/create',
@@ -43,6 +45,8 @@ export const roles = {
     'file/upload',
     'file/view',
     'enrol/configure_method',
+    'enrol/view',
+    'enrol/manage',
     'person/view',
   ],
 } as const satisfies Record<string, readonly Capability[]>;

@@ -154,9 +154,16 @@ export interface EnrolmentsTable {
   enrolment_method_id: string;
   course_id: string;
   person_id: string;
-  status: 'active' | 'suspended' | 'ended';
+  external_id: string | null;
+  role: 'student' | 'non_editing_teacher' | 'teacher';
+  status: 'active' | 'suspended';
+  /** null: from the start (open-ended at `ends_at` null). */
+  starts_at: Timestamp | null;
+  ends_at: Timestamp | null;
   created_at: Timestamp;
-  ended_at: Timestamp | null;
+  updated_at: Timestamp;
+  /** Ended (deleted through the API, with its person, course or method): no longer counts anywhere. */
+  deleted_at: Timestamp | null;
 }
 
 export interface StorageTargetsTable {

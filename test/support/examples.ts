@@ -49,7 +49,7 @@ async function pointAtRealResources(make: Factories, value: unknown, org: Organi
   const object = value as Record<string, unknown>;
   for (const [field, inner] of Object.entries(object)) {
     const collection = referencedCollection(field);
-    if (typeof inner === 'string' && collection && make.resourceFor[collection]) object[field] = (await make.resourceFor[collection](org)).id;
+    if (typeof inner === 'string' && collection && make.resourceFor[collection]) object[field] = (await make.resourceFor[collection](org, object)).id;
     else await pointAtRealResources(make, inner, org);
   }
 }

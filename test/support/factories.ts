@@ -103,6 +103,14 @@ export function createFactories(services: Services, database: Database, endpoint
     return services.enrolmentMethods.create(db, o.id, { type: 'manual', external_id: `enrol-${suffix()}`, ...input, course_id: courseId } as never);
   }
 
+  /** A person enrolled in a course (a new one unless named) through a manual method of it (likewise). */
+  async function enrolment(o: Organisation, input: { course_id?: string; user_id?: string; enrolment_method_id?: string; external_id?: string; role?: 'student' | 'teacher'; status?: 'active' | 'suspended' } = {}) {
+    const courseId = input.course_id ?? (await course(o)).id;
+    const userId = input.user_id ?? (await person(o, { roles: [] })).id;
+    const methodId = input.enrolment_method_id ?? (await enrolmentMethod(o, { course_id: courseId })).id;
+    return services.enrolments.create(db, o.id, { external_id: `enr-${suffix()}`, ...input, course_id: courseId, user_id: userId, enrolment_method_id: methodId });
+  }
+
   async function storageTarget(o: Organisation, input: { name?: string; directory?: string } = {}) {
     return services.storage.createTarget(db, o.id, { name: 'Target', directory: `t-${suffix()}`, ...input });
   }
@@ -191,11 +199,14 @@ export function createFactories(services: Services, database: Database, endpoint
    * One existing resource per collection, for registry-driven suites that need a real id in a path
    * (`/sections/{id}` → a section). A new area adds its collection here.
    */
-  const resourceFor: Record<string, (o: Organisation) => Promise<{ id: string; external_id: string | null }>> = {
+  const resourceFor: Record<string, (o: Organisation, related?: Record<string, unknown>) => Promise<{ id: string; external_id: string | null }>> = {
     sections: (o) => section(o),
     courses: (o) => course(o),
     categories: (o) => category(o),
-    enrolment_methods: (o) => enrolmentMethod(o),
+    // Of the course the same body names, if it names one first (an enrolment's example: course, user, method).
+    enrolment_methods: (o, related) => enrolmentMethod(o, typeof related?.course_id === 'string' ? { course_id: related.course_id } : {}),
+    enrolments: (o) => enrolment(o),
+    users: async (o) => ({ ...(await person(o, { roles: [] })), external_id: null }),
     webhook_subscriptions: (o) => webhookSubscription(o),
     storage_targets: async (o) => ({ ...(await storageTarget(o)), external_id: null }),
     files: async (o) => ({ ...(await file(o)), external_id: null }),
@@ -248,7 +259,7 @@ export function createFactories(services: Services, database: Database, endpoint
     },
   };
 
-  return { accessToken, parametersFor, emailTemplate, platformEmailTemplate, preconditions, org, person, apiKey, caller, category, course, section, webhookSubscription, webhookUrl: endpoints.webhookUrl, enrolmentMethod, storageTarget, file, activity, wikiPage, lesson, lessonPage, emailMessage, resourceFor };
+  return { accessToken, parametersFor, emailTemplate, platformEmailTemplate, preconditions, org, person, apiKey, caller, category, course, section, webhookSubscription, webhookUrl: endpoints.webhookUrl, enrolmentMethod, enrolment, storageTarget, file, activity, wikiPage, lesson, lessonPage, emailMessage, resourceFor };
 }
 
 export type Factories = ReturnType<typeof createFactories>;

@@ -31,12 +31,21 @@ export interface BulkResultEntry {
   ref: string;
   status: number;
   data?: unknown;
+  /** An upsert that found the record already as asked: nothing was written, no event (status 200). */
+  unchanged?: true;
   error?: { code: string; category: string; detail: string };
 }
 
 export interface BulkResponseBody {
   summary: { total: number; succeeded: number; failed: number };
   results: BulkResultEntry[];
+}
+
+/** What an upsert executor answers; `changed: false` (nothing written) shows as `unchanged: true` in its result. */
+export interface UpsertResult {
+  created: boolean;
+  view: unknown;
+  changed?: boolean;
 }
 
 /** The record an update or delete names: by id or by the caller's external id, never both. */
@@ -52,21 +61,28 @@ export interface BulkOpDeclarations {
 
 type DataOf<D> = D extends { data: infer S extends TSchema } ? Static<S> : never;
 
-/** What each allowed op runs: the resource's own service functions, bound to the request. */
+/**
+ * What each allowed op runs: the resource's own service functions, bound to the request. `upsertProbe`
+ * (optional) answers an upsert that would write nothing without running it, and so without its savepoint; it
+ * must not write, and must answer exactly what `upsert` would, or undefined.
+ */
 export type BulkExecutors<O extends BulkOpDeclarations> = {
+  upsertProbe?: O extends { upsert: { data: infer S extends TSchema } } ? (externalId: string, data: Static<S>) => Promise<UpsertResult | undefined> : never;
+} & {
   [K in keyof O & BulkOpName]-?: K extends 'create'
     ? (data: DataOf<O[K]>, externalId: string | undefined) => Promise<unknown>
     : K extends 'update'
       ? (target: BulkTarget, data: DataOf<O[K]>) => Promise<unknown>
       : K extends 'upsert'
-        ? (externalId: string, data: DataOf<O[K]>) => Promise<{ created: boolean; view: unknown }>
+        ? (externalId: string, data: DataOf<O[K]>) => Promise<UpsertResult>
         : (target: BulkTarget) => Promise<void>;
 };
 
 type AnyExecutors = {
   create?(data: unknown, externalId: string | undefined): Promise<unknown>;
   update?(target: BulkTarget, data: unknown): Promise<unknown>;
-  upsert?(externalId: string, data: unknown): Promise<{ created: boolean; view: unknown }>;
+  upsert?(externalId: string, data: unknown): Promise<UpsertResult>;
+  upsertProbe?(externalId: string, data: unknown): Promise<UpsertResult | undefined>;
   delete?(target: BulkTarget): Promise<void>;
 };
 
@@ -99,7 +115,11 @@ function succeeded(ref: string, status: number, data?: unknown): BulkResultEntry
   return data === undefined ? { ref, status } : { ref, status, data };
 }
 
-type Step = OperationFailure | (() => Promise<BulkResultEntry>);
+/**
+ * What runs an operation; `probe`, when there is one, first looks whether the operation has nothing to write
+ * (its result then, without a savepoint: there is nothing to undo) or must run (undefined).
+ */
+type Step = OperationFailure | ((() => Promise<BulkResultEntry>) & { probe?: () => Promise<BulkResultEntry | undefined> });
 
 export function createBulkEngine(declarations: BulkOpDeclarations) {
   // Compiled once per resource, with the same rules (strict types, defaults) as the single operations' bodies.
@@ -175,10 +195,17 @@ export function createBulkEngine(declarations: BulkOpDeclarations) {
         const bad = validData(item, i);
         if (bad) return bad;
         const externalId = item.external_id;
-        return async () => {
-          const { created, view } = await run.upsert!(externalId, item.data);
-          return succeeded(ref, created ? 201 : 200, view);
+        const outcome = ({ created, view, changed }: UpsertResult) => {
+          const result = succeeded(ref, created ? 201 : 200, view);
+          return changed === false ? { ...result, unchanged: true as const } : result;
         };
+        const probe = run.upsertProbe;
+        return Object.assign(async () => outcome(await run.upsert!(externalId, item.data)), {
+          probe: probe && (async () => {
+            const found = await probe(externalId, item.data);
+            return found && outcome(found);
+          }),
+        });
       }
       case 'delete': {
         const t = target(item, i);
@@ -208,7 +235,7 @@ export function createBulkEngine(declarations: BulkOpDeclarations) {
         continue;
       }
       try {
-        results.push(await inSavepoint(db, 'bulk_operation', step));
+        results.push((await step.probe?.()) ?? (await inSavepoint(db, 'bulk_operation', step)));
       } catch (err) {
         results.push(failed(item.ref, asFailure(err, i)));
       }

@@ -30,8 +30,11 @@ export interface BulkOperationSpec<O extends BulkOpDeclarations> {
    * one event per successful request.
    */
   example: BulkItem;
-  /** Per request: the resource's service functions for each op, bound to the request's transaction. */
-  executors(ctx: OperationContext): BulkExecutors<O>;
+  /**
+   * Per request: the resource's service functions for each op, bound to the request's transaction. The
+   * validated envelope comes along, for resources that read what its operations name in one go.
+   */
+  executors(ctx: OperationContext, body: BulkRequestBody): BulkExecutors<O>;
 }
 
 export function bulkOperation<O extends BulkOpDeclarations>(spec: BulkOperationSpec<O>): Operation {
@@ -66,6 +69,6 @@ export function bulkOperation<O extends BulkOpDeclarations>(spec: BulkOperationS
     errors: [409, 413, 422],
     errorCodes: ['bulk.too_many_operations'],
     bulk: { collection: spec.collection, ops },
-    handler: (ctx, { body }) => engine.run(ctx.db, body as BulkRequestBody, spec.executors(ctx)),
+    handler: (ctx, { body }) => engine.run(ctx.db, body as BulkRequestBody, spec.executors(ctx, body as BulkRequestBody)),
   });
 }

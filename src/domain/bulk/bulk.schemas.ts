@@ -77,6 +77,9 @@ export function BulkResponse(item: TSchema) {
       }),
       // Optional copies the item's schema; the copy keeps its name, so the document refers to the resource.
       data: namedAfter(item, '', Type.Optional(item)),
+      unchanged: Type.Optional(
+        Type.Literal(true, { description: 'Only on an upsert (status 200) that found the record already as asked: nothing was written, `updated_at` kept, no event.' }),
+      ),
       error: Type.Optional(BulkError),
     },
     { additionalProperties: false },

@@ -79,7 +79,7 @@ export const courseOperations = [
     id: 'deleteCourse',
     errorCodes: ['course.deleted'],
     collection: 'courses',
-    emits: ['course.deleted'],
+    emits: ['course.deleted', 'enrolment.deleted'],
     tag: 'Courses',
     summary: 'Delete a course',
     description: 'Soft delete: the course keeps its row with `deleted_at` set.',

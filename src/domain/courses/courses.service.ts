@@ -11,6 +11,7 @@ import type { EventRecorder } from '../../events/outbox.ts';
 import { listPage, type ListParams } from '../listing.ts';
 import type { Category, Course, CreateCategory, CreateCourse, UpdateCategory, UpdateCourse } from './courses.schemas.ts';
 import { categoriesRepository, coursesRepository, type CategoryRow, type CourseRow } from './courses.repository.ts';
+import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
 
 type CourseView = Static<typeof Course>;
 type CategoryView = Static<typeof Category>;
@@ -48,8 +49,8 @@ function changedFields<R extends Record<string, unknown>>(row: R, patch: Record<
   return changes as Partial<R>;
 }
 
-export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder }) {
-  const { clock, cursors, events } = deps;
+export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder; enrolments: Pick<EnrolmentService, 'endEnrolmentsOfCourse'> }) {
+  const { clock, cursors, events, enrolments } = deps;
 
   async function liveCategoryRef(db: Db, organisationId: string, id: string, pointer: string): Promise<void> {
     const category = await categoriesRepository.findById(db, organisationId, id);
@@ -155,7 +156,9 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
       const at = clock.now().toISOString();
       await coursesRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at });
       await deletionsRepository.record(db, organisationId, 'course', row, at);
-      await events.record(db, organisationId, 'course.deleted', { id, summary: `Course ${JSON.stringify(row.shortname)} deleted.` });
+      // Its enrolments end with it, in this transaction, each with its own event (docs/api-guide.md#enrolments-and-roster-sync).
+      const ended = await enrolments.endEnrolmentsOfCourse(db, organisationId, id);
+      await events.record(db, organisationId, 'course.deleted', { id, summary: `Course ${JSON.stringify(row.shortname)} deleted${ended > 0 ? `; ${ended} enrolment(s) ended` : ''}.` });
     },
     async getCourseByExternalId(db: Db, organisationId: string, externalId: string) {
       const row = await coursesRepository.findByExternalId(db, organisationId, externalId);

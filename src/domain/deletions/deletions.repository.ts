@@ -17,6 +17,14 @@ export const deletionsRepository = {
       .execute();
   },
 
+  /** Tombstones of many resources deleted at once (a course's enrolments), in statements of up to 500 rows. */
+  async recordMany(db: Db, organisationId: string, resourceType: string, resources: { id: string; external_id: string | null }[], at: string): Promise<void> {
+    for (let i = 0; i < resources.length; i += 500) {
+      const rows = resources.slice(i, i + 500).map((r) => ({ id: newId(), organisation_id: organisationId, resource_type: resourceType, resource_id: r.id, external_id: r.external_id, deleted_at: at }));
+      await db.insertInto('deletions').values(rows).execute();
+    }
+  },
+
   /** Ordered by (deleted_at, tombstone id); `after` is the last row's pair. One extra row tells if more follow. */
   page(db: Db, organisationId: string, resourceType: string, q: { since?: string; after?: string[]; limit: number }) {
     let query = db

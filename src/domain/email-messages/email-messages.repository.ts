@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { v5 as uuidV5 } from 'uuid';
 import type { Db } from '../../db/database.ts';
-import type { EmailMessageRecipientsTable, EmailMessagesTable, EmailMessageStatus, RecipientOutcome } from '../../db/tables.ts';
+import type { EmailMessageRecipientsTable, EmailMessagesTable, EmailMessageStatus, EnrolmentsTable, RecipientOutcome } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 
 export type EmailMessageRow = Selectable<EmailMessagesTable>;
@@ -61,8 +61,9 @@ export const emailMessagesRepository = {
         .where('enrolments.organisation_id', '=', organisationId)
         .where('enrolments.course_id', '=', audience.course_id)
         .where('enrolments.status', '=', 'active')
+        .where('enrolments.deleted_at', 'is', null)
         .where('enrolment_methods.deleted_at', 'is', null);
-      if (audience.roles) participants = participants.where('enrolment_methods.role', 'in', audience.roles);
+      if (audience.roles) participants = participants.where('enrolments.role', 'in', audience.roles as EnrolmentsTable['role'][]);
       query = query.where('id', 'in', participants);
     }
     if (page.afterPersonId) query = query.where('id', '>', page.afterPersonId);

@@ -93,7 +93,7 @@ export const enrolmentMethodOperations = [
     writes: true,
     destructive: true,
     idempotency: 'optional',
-    emits: ['enrolment_method.deleted'],
+    emits: ['enrolment_method.deleted', 'enrolment.deleted'],
     params: IdParams,
     query: DeleteEnrolmentMethodQuery,
     notFoundCode,

@@ -2,6 +2,7 @@
 import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
+import type { EnrolmentsTable } from '../../db/tables.ts';
 import { insertWithExternalId } from '../external-ids.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../http/api-error.ts';
@@ -10,6 +11,7 @@ import { newId } from '../../ids.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
+import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
 import { listPage, type ListParams } from '../listing.ts';
 import type { CreateEnrolmentMethod, EnrolmentMethod, MethodSettings, UpdateEnrolmentMethod } from './enrolment-methods.schemas.ts';
 import { enrolmentMethodsRepository, type EnrolmentMethodRow } from './enrolment-methods.repository.ts';
@@ -51,8 +53,14 @@ export const toEnrolmentMethodView = (r: EnrolmentMethodRow): View => ({
   deleted_at: r.deleted_at,
 });
 
-export function createEnrolmentMethodService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder; extensions: ExtensionService }) {
-  const { clock, cursors, events, extensions } = deps;
+export function createEnrolmentMethodService(deps: {
+  clock: Clock;
+  cursors: CursorCodec;
+  events: EventRecorder;
+  extensions: ExtensionService;
+  enrolments: Pick<EnrolmentService, 'endEnrolmentsOfMethod' | 'countLiveOfMethod'>;
+}) {
+  const { clock, cursors, events, extensions, enrolments } = deps;
 
   async function live(db: Db, organisationId: string, id: string): Promise<EnrolmentMethodRow> {
     const row = await enrolmentMethodsRepository.findById(db, organisationId, id);
@@ -152,12 +160,13 @@ export function createEnrolmentMethodService(deps: { clock: Clock; cursors: Curs
      */
     async remove(db: Db, organisationId: string, id: string, opts: { unenrol: boolean }): Promise<void> {
       const row = await live(db, organisationId, id);
-      const active = await enrolmentMethodsRepository.activeEnrolments(db, organisationId, id);
+      const active = await enrolments.countLiveOfMethod(db, organisationId, id);
       if (active > 0 && !opts.unenrol) {
         throw new ApiError('enrolment_method.has_enrolments', `Enrolment method ${id} still has ${active} active enrolment(s); send \`unenrol=true\` to end them with it.`);
       }
       const at = clock.now().toISOString();
-      const ended = active > 0 ? await enrolmentMethodsRepository.endEnrolments(db, organisationId, id, at) : 0;
+      // Each ended enrolment gets its tombstone and its `enrolment.deleted` event, as when its course goes.
+      const ended = active > 0 ? await enrolments.endEnrolmentsOfMethod(db, organisationId, id) : 0;
       await enrolmentMethodsRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at });
       await deletionsRepository.record(db, organisationId, 'enrolment_method', row, at);
       await events.record(db, organisationId, 'enrolment_method.deleted', {
@@ -172,15 +181,21 @@ export function createEnrolmentMethodService(deps: { clock: Clock; cursors: Curs
       const method = await live(db, organisationId, methodId);
       if (method.status !== 'enabled') throw new ApiError('enrolment_method.disabled', `Enrolment method ${methodId} is disabled.`);
       const id = newId();
+      const at = clock.now().toISOString();
       await enrolmentMethodsRepository.insertEnrolment(db, {
         id,
         organisation_id: organisationId,
         enrolment_method_id: methodId,
         course_id: method.course_id,
         person_id: personId,
+        external_id: null,
+        role: method.role as EnrolmentsTable['role'],
         status: 'active',
-        created_at: clock.now().toISOString(),
-        ended_at: null,
+        starts_at: null,
+        ends_at: null,
+        created_at: at,
+        updated_at: at,
+        deleted_at: null,
       });
       return { id };
     },

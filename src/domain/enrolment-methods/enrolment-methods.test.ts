@@ -49,9 +49,10 @@ describe('enrolment methods', () => {
       await enrolSomeone(m.id);
       const res = await call('DELETE', `/enrolment_methods/${m.id}?unenrol=true`);
       assert.equal(res.status, 204);
-      const rows = await t.database.db.selectFrom('enrolments').select(['status', 'ended_at']).where('enrolment_method_id', '=', m.id).execute();
-      assert.equal(rows[0].status, 'ended');
-      assert.notEqual(rows[0].ended_at, null);
+      const rows = await t.database.db.selectFrom('enrolments').select(['id', 'deleted_at']).where('enrolment_method_id', '=', m.id).execute();
+      assert.notEqual(rows[0].deleted_at, null);
+      const ended = await call('GET', '/enrolments/deletions');
+      assert.ok(ended.body.data.some((d: { id: string }) => d.id === rows[0].id), 'the ended enrolment has its tombstone');
       const event = await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('type', '=', 'enrolment_method.deleted').orderBy('id', 'desc').executeTakeFirstOrThrow();
       assert.equal(JSON.parse(event.data).id, m.id);
       assert.match(JSON.parse(event.data).summary, /1 enrolment\(s\) ended/);

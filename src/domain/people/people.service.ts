@@ -7,6 +7,7 @@ import { sessionsRepository } from '../../auth/sessions.repository.ts';
 import { bumpCredentialEpoch } from '../../auth/credential-epoch.ts';
 import { ApiError, fieldError } from '../../http/api-error.ts';
 import { peopleRepository } from './people.repository.ts';
+import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
 
 export interface CreatePersonInput {
   organisationId: string;
@@ -20,8 +21,8 @@ export interface CreatePersonInput {
 /** Shortest password accepted (NIST SP 800-63B's minimum for a password chosen by its owner). */
 export const MIN_PASSWORD_LENGTH = 8;
 
-export function createPeopleService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+export function createPeopleService(deps: { db: Db; clock: Clock; enrolments: Pick<EnrolmentService, 'endEnrolmentsOfUser'> }) {
+  const { db, clock, enrolments } = deps;
 
   function checkPassword(password: string): void {
     if ([...password].length < MIN_PASSWORD_LENGTH) throw fieldError('/password', 'too_short', `a password needs at least ${MIN_PASSWORD_LENGTH} characters`);
@@ -73,6 +74,8 @@ export function createPeopleService(deps: { db: Db; clock: Clock }) {
         const result = await peopleRepository.update(tx, organisationId, personId, { deleted_at: at, updated_at: at });
         await sessionsRepository.deleteAllOf(tx, personId);
         if (Number(result.numUpdatedRows) === 0) return false;
+        // A removed person is a deleted user: their enrolments end with them, each with its event.
+        await enrolments.endEnrolmentsOfUser(tx, organisationId, personId);
         // Every process's cached credentials of the organisation are checked again (src/auth/README.md).
         await bumpCredentialEpoch(tx, organisationId);
         return true;

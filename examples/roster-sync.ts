@@ -1,0 +1,142 @@
+// Nightly roster sync: send a student information system's enrolment export to Atrium as bulk upserts.
+//
+//   ATRIUM_BASE_URL=https://school.example/api/v1 ATRIUM_API_KEY=atr_live_… node examples/roster-sync.ts roster.csv
+//
+// The CSV (UTF-8, a header row, comma-separated, RFC 4180 quoting) has one row per enrolment:
+//   enrolment_id  required  the SIS's id of the enrolment: its `external_id` in Atrium, the key of the upsert
+//   user_id       required  the Atrium user id of the person (stored by the SIS when it provisioned them)
+//   course_code   required  the course's `external_id` in Atrium
+//   role          optional  student | non_editing_teacher | teacher (empty: the enrolment method's role)
+//   status        optional  active | suspended (empty: active when created, unchanged after)
+//   starts_at     optional  RFC 3339 (empty: from the start)
+//   ends_at       optional  RFC 3339 (empty: open-ended)
+// Each course's first enabled `manual` enrolment method is used.
+//
+// Rows go in bulk requests of 500 `upsert`s. An enrolment already as the row says is reported `unchanged`:
+// Atrium writes nothing and sends no event for it, so resending the whole roster every night is cheap.
+// Each request carries an Idempotency-Key derived from the file's content hash, the run and the batch number.
+// If the run fails half-way (network, server restart), run the same command again: it finds the run's state
+// file (`<csv>.sync-state.json`), sends every batch again with the same keys, and Atrium replays the batches it
+// already applied instead of applying them twice. The state file is removed when a run completes, so the next
+// night's run, even of an identical file, is a new run that checks the roster afresh.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { createAtriumClient, type AtriumClient } from '../clients/typescript/index.ts';
+
+const BATCH_SIZE = Number(process.env.ROSTER_BATCH_SIZE ?? 500); // the API's limit per bulk request
+const ATTEMPTS = 3;
+
+type Row = Record<string, string>;
+
+/** RFC 4180: quoted fields may hold commas, quotes ("") and line breaks. */
+export function parseCsv(text: string): Row[] {
+  const records: string[][] = [];
+  let field = '';
+  let record: string[] = [];
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++;
+      else if (ch === '"') quoted = false;
+      else field += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') record.push(field), (field = '');
+    else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++;
+      record.push(field), records.push(record), (field = ''), (record = []);
+    } else field += ch;
+  }
+  if (field !== '' || record.length > 0) record.push(field), records.push(record);
+  const [header, ...rows] = records.filter((r) => r.some((f) => f.trim() !== ''));
+  return rows.map((r) => Object.fromEntries(header.map((name, i) => [name.trim(), (r[i] ?? '').trim()])));
+}
+
+interface Summary {
+  created: number;
+  updated: number;
+  unchanged: number;
+  failed: Map<string, number[]>;
+}
+
+/** The enrolment method each course's rows use: its first enabled manual method. */
+async function methodsByCourse(atrium: AtriumClient, codes: string[]): Promise<Map<string, { course_id: string; method_id: string } | string>> {
+  const found = new Map<string, { course_id: string; method_id: string } | string>();
+  for (const code of codes) {
+    const course = await atrium.GET('/courses/ext:{external_id}', { params: { path: { external_id: code } } });
+    if (course.error) {
+      found.set(code, course.error.code);
+      continue;
+    }
+    const methods = await atrium.GET('/enrolment_methods', { params: { query: { course_id: course.data.id, limit: 200 } } });
+    if (methods.error) throw new Error(`listing the enrolment methods of ${code}: ${methods.error.code}`);
+    const manual = methods.data.data.find((m) => m.type === 'manual' && m.status === 'enabled');
+    found.set(code, manual ? { course_id: course.data.id, method_id: manual.id } : 'enrolment_method.not_found');
+  }
+  return found;
+}
+
+/** One bulk request, retried with its key on a network failure or a 5xx/409 in_progress/429; throws when it gives up. */
+async function send(atrium: AtriumClient, key: string, operations: unknown[]) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await atrium.POST('/enrolments/bulk', { params: { header: { 'Idempotency-Key': key } }, body: { operations } as never });
+      if (res.data) return res.data;
+      const retryable = res.response.status >= 500 || res.response.status === 429 || res.error?.code === 'idempotency.in_progress';
+      if (!retryable || attempt === ATTEMPTS) throw new Error(`bulk request refused: ${res.response.status} ${res.error?.code}: ${res.error?.detail}`);
+    } catch (err) {
+      if (attempt === ATTEMPTS || (err as Error).message.startsWith('bulk request refused')) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+  }
+}
+
+export async function syncRoster(file: string, atrium: AtriumClient, log: (line: string) => void = console.log): Promise<Summary> {
+  const text = fs.readFileSync(file, 'utf8');
+  const contentHash = createHash('sha256').update(text).digest('hex');
+  // A run's identity survives a failure in the state file, so a resumed run sends the same keys.
+  const stateFile = `${file}.sync-state.json`;
+  const previous = fs.existsSync(stateFile) ? (JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { content_sha256: string; run: string }) : undefined;
+  const run = previous?.content_sha256 === contentHash ? previous.run : new Date().toISOString();
+  if (previous?.run === run) log(`resuming the run of ${run}`);
+  fs.writeFileSync(stateFile, JSON.stringify({ content_sha256: contentHash, run }));
+
+  const rows = parseCsv(text);
+  const summary: Summary = { created: 0, updated: 0, unchanged: 0, failed: new Map() };
+  const fail = (code: string, line: number) => summary.failed.set(code, [...(summary.failed.get(code) ?? []), line]);
+  const courses = await methodsByCourse(atrium, [...new Set(rows.map((r) => r.course_code))]);
+
+  const operations: Array<{ line: number; op: unknown }> = [];
+  rows.forEach((row, i) => {
+    const line = i + 2; // the header is line 1
+    const course = courses.get(row.course_code);
+    if (typeof course !== 'object') return fail(course ?? 'course.not_found', line);
+    const data: Record<string, string> = { course_id: course.course_id, user_id: row.user_id, enrolment_method_id: course.method_id };
+    for (const field of ['role', 'status', 'starts_at', 'ends_at']) if (row[field]) data[field] = row[field];
+    operations.push({ line, op: { ref: `line-${line}`, op: 'upsert', external_id: row.enrolment_id, data } });
+  });
+
+  const batches = Math.ceil(operations.length / BATCH_SIZE);
+  for (let b = 0; b < batches; b++) {
+    const batch = operations.slice(b * BATCH_SIZE, (b + 1) * BATCH_SIZE);
+    const key = `roster-${createHash('sha256').update(`${contentHash}:${run}:${b}`).digest('hex').slice(0, 40)}`;
+    const response = await send(atrium, key, batch.map((o) => o.op));
+    response.results.forEach((result, i) => {
+      if (result.status === 201) summary.created++;
+      else if (result.status === 200) summary[result.unchanged ? 'unchanged' : 'updated']++;
+      else fail(result.error?.code ?? String(result.status), batch[i].line);
+    });
+    log(`batch ${b + 1}/${batches}: ${batch.length} rows`);
+  }
+  fs.rmSync(stateFile);
+  return summary;
+}
+
+if (import.meta.main) {
+  const file = process.argv[2];
+  if (!file) throw new Error('usage: node examples/roster-sync.ts roster.csv');
+  const atrium = createAtriumClient({ baseUrl: process.env.ATRIUM_BASE_URL!, apiKey: process.env.ATRIUM_API_KEY!, serviceVersion: '2026-11-01' });
+  const summary = await syncRoster(file, atrium);
+  console.log(`created ${summary.created}, updated ${summary.updated}, unchanged ${summary.unchanged}, failed ${[...summary.failed.values()].flat().length}`);
+  for (const [code, lines] of summary.failed) console.log(`  ${code}: ${lines.length} (lines ${lines.join(', ')})`);
+}

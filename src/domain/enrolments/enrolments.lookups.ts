@@ -1,0 +1,97 @@
+// What an enrolment operation reads before it writes: the course, the person, the method, an existing
+// enrolment (by id, by external id, or by person and method). A single request reads each with one query;
+// a bulk request of up to 500 operations reads them all up front with one query per kind (prefetchedLookups),
+// and then keeps its copy current with what its own operations write (`remember`). The database's unique
+// indexes stay the guard against anything written meanwhile by another request.
+import type { Db } from '../../db/database.ts';
+import type { CourseRow } from '../courses/courses.repository.ts';
+import { coursesRepository } from '../courses/courses.repository.ts';
+import type { EnrolmentMethodRow } from '../enrolment-methods/enrolment-methods.repository.ts';
+import { enrolmentMethodsRepository } from '../enrolment-methods/enrolment-methods.repository.ts';
+import { enrolmentsRepository, type EnrolmentRow } from './enrolments.repository.ts';
+
+export interface EnrolmentLookups {
+  course(id: string): Promise<CourseRow | undefined>;
+  /** A person of the organisation, removed ones included (`deleted_at` set). */
+  person(id: string): Promise<{ id: string; deleted_at: string | null } | undefined>;
+  method(id: string): Promise<EnrolmentMethodRow | undefined>;
+  enrolment(id: string): Promise<EnrolmentRow | undefined>;
+  byExternalId(externalId: string): Promise<EnrolmentRow | undefined>;
+  /** Whether the person has a live enrolment through the method. */
+  livePair(methodId: string, personId: string): Promise<boolean>;
+  /** Told of each enrolment an operation wrote (created, changed or ended), once the operation succeeded. */
+  remember(row: EnrolmentRow): void;
+}
+
+export function directLookups(db: Db, organisationId: string): EnrolmentLookups {
+  return {
+    course: (id) => coursesRepository.findById(db, organisationId, id),
+    person: (id) => enrolmentsRepository.person(db, organisationId, id),
+    method: (id) => enrolmentMethodsRepository.findById(db, organisationId, id),
+    enrolment: (id) => enrolmentsRepository.findById(db, organisationId, id),
+    byExternalId: (externalId) => enrolmentsRepository.findByExternalId(db, organisationId, externalId),
+    livePair: async (methodId, personId) => (await enrolmentsRepository.livePair(db, organisationId, methodId, personId)) !== undefined,
+    remember: () => {},
+  };
+}
+
+/** What a bulk request's operations name, as far as it can be known before they run. */
+export interface NamedInBulk {
+  courseIds: string[];
+  personIds: string[];
+  methodIds: string[];
+  enrolmentIds: string[];
+  externalIds: string[];
+  /** The (method, person) pairs creates and upserts name. */
+  pairs: Array<[methodId: string, personId: string]>;
+}
+
+const pairKey = (methodId: string, personId: string) => `${methodId} ${personId}`;
+
+/** Everything `named` refers to, read in one query per kind; ids the request did not name fall back to a query. */
+export async function prefetchedLookups(db: Db, organisationId: string, named: NamedInBulk): Promise<EnrolmentLookups> {
+  const direct = directLookups(db, organisationId);
+  const [courses, people, methods, byId, byExternal] = await Promise.all([
+    enrolmentsRepository.byIds(db, 'courses', organisationId, named.courseIds),
+    enrolmentsRepository.byIds(db, 'people', organisationId, named.personIds),
+    enrolmentsRepository.byIds(db, 'enrolment_methods', organisationId, named.methodIds),
+    enrolmentsRepository.byIds(db, 'enrolments', organisationId, named.enrolmentIds),
+    enrolmentsRepository.byExternalIds(db, organisationId, named.externalIds),
+  ]);
+  const enrolments = new Map<string, EnrolmentRow>();
+  const external = new Map<string, EnrolmentRow>();
+  const pairs = new Set<string>();
+  const keep = (row: EnrolmentRow) => {
+    enrolments.set(row.id, row);
+    if (row.external_id !== null) external.set(row.external_id, row);
+  };
+  for (const row of [...byId, ...byExternal] as EnrolmentRow[]) keep(row);
+  for (const row of await enrolmentsRepository.livePairs(db, organisationId, named.pairs)) pairs.add(pairKey(row.enrolment_method_id, row.person_id));
+  const index = <R extends { id: string }>(rows: R[]) => new Map(rows.map((r) => [r.id, r]));
+  const courseMap = index(courses as CourseRow[]);
+  const personMap = index(people as Array<{ id: string; deleted_at: string | null }>);
+  const methodMap = index(methods as EnrolmentMethodRow[]);
+  const namedPairs = new Set(named.pairs.map(([m, p]) => pairKey(m, p)));
+  const namedExternal = new Set(named.externalIds);
+  const namedIds = new Set(named.enrolmentIds);
+  // A name the prefetch covered answers from memory (found or not); any other goes to the database.
+  const from = <R>(names: Set<string>, map: Map<string, R>, fallback: (key: string) => Promise<R | undefined>) => (key: string) =>
+    names.has(key) || map.has(key) ? Promise.resolve(map.get(key)) : fallback(key);
+  return {
+    course: from(new Set(named.courseIds), courseMap, direct.course),
+    person: from(new Set(named.personIds), personMap, direct.person),
+    method: from(new Set(named.methodIds), methodMap, direct.method),
+    enrolment: from(namedIds, enrolments, direct.enrolment),
+    byExternalId: from(namedExternal, external, direct.byExternalId),
+    livePair: (methodId, personId) => {
+      const key = pairKey(methodId, personId);
+      return namedPairs.has(key) || pairs.has(key) ? Promise.resolve(pairs.has(key)) : direct.livePair(methodId, personId);
+    },
+    remember(row) {
+      keep(row);
+      const key = pairKey(row.enrolment_method_id, row.person_id);
+      if (row.deleted_at === null) pairs.add(key);
+      else pairs.delete(key);
+    },
+  };
+}

@@ -1,0 +1,170 @@
+import Type from 'typebox';
+import { defineOperation } from '../../http/operation.ts';
+import { ListQuery } from '../../http/pagination.ts';
+import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
+import { IdParams, ListEnvelope } from '../../http/schemas.ts';
+import type { ErrorCode } from '../../http/error-catalog.ts';
+import { bulkOperation } from '../bulk/bulk.operation.ts';
+import type { BulkRequestBody } from '../bulk/bulk-engine.ts';
+import { prefetchedLookups, type EnrolmentLookups } from './enrolments.lookups.ts';
+import { CreateEnrolment, Enrolment, ListEnrolmentsFilters, UpdateEnrolment, UpsertEnrolment } from './enrolments.schemas.ts';
+
+const tag = 'Enrolments';
+const name: ResourceName = { singular: 'enrolment', plural: 'enrolments' };
+const notFoundCode = 'enrolment.not_found' as const;
+const read = { scope: 'enrolments:read', capability: 'enrol/view' } as const;
+const write = { scope: 'enrolments:write', capability: 'enrol/manage' } as const;
+const createRefusals: ErrorCode[] = ['course.deleted', 'user.deleted', 'enrolment_method.disabled', 'enrolment.exists', 'resource.external_id_taken'];
+const example = {
+  course_id: '0193a5b2-7c1d-7000-8000-000000000001',
+  user_id: '0193a5b2-7c1d-7000-8000-000000000002',
+  enrolment_method_id: '0193a5b2-7c1d-7000-8000-000000000003',
+  role: 'student',
+};
+
+/** The ids a bulk request's operations name, so that one query per kind reads them all before any runs. */
+function namedIn(body: BulkRequestBody) {
+  const sets = { courseIds: new Set<string>(), personIds: new Set<string>(), methodIds: new Set<string>(), enrolmentIds: new Set<string>(), externalIds: new Set<string>() };
+  const pairs = new Map<string, [string, string]>();
+  const add = (set: Set<string>, value: unknown) => {
+    if (typeof value === 'string') set.add(value);
+  };
+  for (const item of body.operations) {
+    add(sets.enrolmentIds, item.id);
+    add(sets.externalIds, item.external_id);
+    const data = item.data ?? {};
+    add(sets.courseIds, data.course_id);
+    add(sets.personIds, data.user_id);
+    add(sets.methodIds, data.enrolment_method_id);
+    add(sets.externalIds, data.external_id);
+    if (typeof data.enrolment_method_id === 'string' && typeof data.user_id === 'string') pairs.set(`${data.enrolment_method_id} ${data.user_id}`, [data.enrolment_method_id, data.user_id]);
+  }
+  return { ...(Object.fromEntries(Object.entries(sets).map(([k, v]) => [k, [...v]])) as { [K in keyof typeof sets]: string[] }), pairs: [...pairs.values()] };
+}
+
+export const enrolmentOperations = [
+  ...syncOperations({
+    collection: 'enrolments',
+    resourceType: 'enrolment',
+    name,
+    upsertErrorCodes: [...createRefusals, 'enrolment.deleted'],
+    upsertEmits: ['enrolment.created', 'enrolment.updated'],
+    tag,
+    item: Enrolment,
+    notFoundCode,
+    read,
+    write,
+    upsertBody: UpsertEnrolment,
+    upsertExample: example,
+    getByExternalId: (ctx, ext) => ctx.services.enrolments.getByExternalId(ctx.db, ctx.organisation.id, ext),
+    upsertByExternalId: (ctx, ext, body) => ctx.services.enrolments.upsertByExternalId(ctx.db, ctx.organisation.id, ext, body),
+  }),
+  defineOperation({
+    id: 'listEnrolments',
+    method: 'GET',
+    path: '/enrolments',
+    tag,
+    summary: 'List enrolments',
+    description: 'Enrolments in creation order (or in order of change with `updated_since`), optionally of one course, one user or one status.',
+    ...read,
+    writes: false,
+    query: Type.Object({ ...ListQuery, ...ListEnrolmentsFilters }, { additionalProperties: false }),
+    success: { status: 200, schema: ListEnvelope(Enrolment), description: 'A page of enrolments.' },
+    errors: [422],
+    handler: (ctx, { query }) => ctx.services.enrolments.list(ctx.db, ctx.organisation.id, query),
+  }),
+  readByIdOperation({
+    id: 'getEnrolment',
+    collection: 'enrolments',
+    tag,
+    summary: 'Read an enrolment',
+    description: 'A deleted (ended) enrolment is still readable, with `deleted_at` set.',
+    ...read,
+    notFoundCode,
+    item: Enrolment,
+    name,
+    read: (ctx, id) => ctx.services.enrolments.get(ctx.db, ctx.organisation.id, id),
+  }),
+  defineOperation({
+    id: 'createEnrolment',
+    errorCodes: createRefusals,
+    emits: ['enrolment.created'],
+    method: 'POST',
+    path: '/enrolments',
+    tag,
+    summary: 'Enrol a user in a course',
+    description:
+      'Through one of the course’s enrolment methods, which must be enabled; `role` defaults to the method’s role. ' +
+      'A method of another course is a 422 at `/enrolment_method_id`; a disabled or deleted method a 409 `enrolment_method.disabled`; ' +
+      'the same user already enrolled through that method a 409 `enrolment.exists`; a deleted course or user a 409 `course.deleted` / `user.deleted`.',
+    ...write,
+    writes: true,
+    idempotency: 'optional',
+    body: CreateEnrolment,
+    bodyExample: example,
+    success: { status: 201, schema: Enrolment, description: 'The new enrolment.' },
+    errors: [409, 422],
+    handler: (ctx, { body }) => ctx.services.enrolments.create(ctx.db, ctx.organisation.id, body),
+  }),
+  defineOperation({
+    id: 'updateEnrolment',
+    errorCodes: ['enrolment.deleted'],
+    emits: ['enrolment.updated'],
+    method: 'PATCH',
+    path: '/enrolments/{id}',
+    tag,
+    summary: 'Change an enrolment’s role, status or dates',
+    description: 'Partial update: fields absent from the body are left as they are; a body that changes nothing writes nothing. A deleted enrolment cannot change (409).',
+    ...write,
+    writes: true,
+    idempotency: 'optional',
+    params: IdParams,
+    body: UpdateEnrolment,
+    bodyExample: { status: 'suspended', ends_at: '2027-06-30T23:59:59Z' },
+    notFoundCode,
+    success: { status: 200, schema: Enrolment, description: 'The enrolment as it is now.' },
+    errors: [404, 409, 422],
+    handler: (ctx, { params, body }) => ctx.services.enrolments.update(ctx.db, ctx.organisation.id, { id: params.id }, body),
+  }),
+  deleteByIdOperation({
+    id: 'deleteEnrolment',
+    errorCodes: ['enrolment.deleted'],
+    collection: 'enrolments',
+    emits: ['enrolment.deleted'],
+    tag,
+    summary: 'Unenrol: end an enrolment',
+    description: 'Soft delete: the enrolment keeps its row with `deleted_at` set, leaves lists unless `include_deleted=true`, and its tombstone appears in `/enrolments/deletions`.',
+    scope: 'enrolments:delete',
+    capability: 'enrol/manage',
+    notFoundCode,
+    remove: (ctx, id) => ctx.services.enrolments.remove(ctx.db, ctx.organisation.id, { id }),
+  }),
+  bulkOperation({
+    id: 'bulkEnrolments',
+    collection: 'enrolments',
+    tag,
+    summary: 'Create, change, upsert or end many enrolments',
+    description:
+      'For a roster sync: send the whole roster as `upsert`s by `external_id` every night. An upsert that finds the enrolment already as asked writes nothing ' +
+      '(no `updated_at` change, no event) and its result says `unchanged: true`.',
+    ...write,
+    item: Enrolment,
+    emits: ['enrolment.created', 'enrolment.updated', 'enrolment.deleted'],
+    operations: { create: { data: CreateEnrolment }, update: { data: UpdateEnrolment }, upsert: { data: UpsertEnrolment }, delete: {} },
+    example: { ref: 'enrol-1', op: 'upsert', external_id: 'sis-2027-bio101-s1234', data: example },
+    executors(ctx, body) {
+      const { db, organisation, services } = ctx;
+      const svc = services.enrolments;
+      // Read once, when the first operation runs (after the envelope's checks, so a refused request reads nothing).
+      let lookups: Promise<EnrolmentLookups> | undefined;
+      const look = () => (lookups ??= prefetchedLookups(db, organisation.id, namedIn(body)));
+      return {
+        create: async (data, externalId) => svc.create(db, organisation.id, { ...data, ...(externalId !== undefined ? { external_id: externalId } : {}) }, await look()),
+        update: async (target, data) => svc.update(db, organisation.id, target, data, await look()),
+        upsert: async (externalId, data) => svc.upsertByExternalId(db, organisation.id, externalId, data, await look()),
+        upsertProbe: async (externalId, data) => svc.unchangedUpsert(externalId, data, await look()),
+        delete: async (target) => svc.remove(db, organisation.id, target, await look()),
+      };
+    },
+  }),
+];

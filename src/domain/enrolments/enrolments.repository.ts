@@ -1,0 +1,111 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { EnrolmentsTable } from '../../db/tables.ts';
+import { tenantRows } from '../../db/tenant-rows.ts';
+import { preparedQuery } from '../../db/prepared.ts';
+
+export type EnrolmentRow = Selectable<EnrolmentsTable>;
+/** What ending an enrolment needs to say: its tombstone and its event. */
+export type EndedEnrolment = Pick<EnrolmentRow, 'id' | 'external_id' | 'course_id' | 'person_id'>;
+export type EndedBy = { course_id: string } | { person_id: string } | { enrolment_method_id: string };
+
+const insertRow = preparedQuery(
+  (db: Db, ...v: [string, string, string, string, string, string | null, string, string, string | null, string | null, string, string]) =>
+    db.insertInto('enrolments').values({
+      id: v[0],
+      organisation_id: v[1],
+      enrolment_method_id: v[2],
+      course_id: v[3],
+      person_id: v[4],
+      external_id: v[5],
+      role: v[6] as EnrolmentRow['role'],
+      status: v[7] as EnrolmentRow['status'],
+      starts_at: v[8],
+      ends_at: v[9],
+      created_at: v[10],
+      updated_at: v[11],
+      deleted_at: null,
+    }),
+);
+
+// A bulk request looks up what its operations name in one query per kind (at most 500 ids: within every
+// engine's limit on parameters), rather than one query per operation.
+const byIdsIn = (db: Db, table: 'courses' | 'people' | 'enrolment_methods' | 'enrolments', organisationId: string, ids: string[]) =>
+  ids.length === 0 ? Promise.resolve([]) : (db.selectFrom(table as 'courses').selectAll().where('organisation_id', '=', organisationId).where('id', 'in', ids).execute() as Promise<any[]>);
+
+export const enrolmentsRepository = {
+  ...tenantRows('enrolments'),
+
+  async insertRow(db: Db, r: EnrolmentRow): Promise<void> {
+    await insertRow(db, r.id, r.organisation_id, r.enrolment_method_id, r.course_id, r.person_id, r.external_id, r.role, r.status, r.starts_at, r.ends_at, r.created_at, r.updated_at);
+  },
+
+  /** A person of the organisation, removed or not (a removed one is a deleted user: 409, not 422). */
+  person(db: Db, organisationId: string, id: string) {
+    return db.selectFrom('people').select(['id', 'deleted_at']).where('organisation_id', '=', organisationId).where('id', '=', id).executeTakeFirst();
+  },
+
+  /** The live enrolment of a person through a method, if any. */
+  livePair(db: Db, organisationId: string, methodId: string, personId: string) {
+    return db
+      .selectFrom('enrolments')
+      .selectAll()
+      .where('organisation_id', '=', organisationId)
+      .where('enrolment_method_id', '=', methodId)
+      .where('person_id', '=', personId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+  },
+
+  byIds: byIdsIn,
+
+  byExternalIds(db: Db, organisationId: string, externalIds: string[]): Promise<EnrolmentRow[]> {
+    if (externalIds.length === 0) return Promise.resolve([]);
+    return db.selectFrom('enrolments').selectAll().where('organisation_id', '=', organisationId).where('external_id', 'in', externalIds).execute();
+  },
+
+  /**
+   * Which of these (method, person) pairs have a live enrolment: one lookup per pair in the live-pair unique
+   * index, in one statement (rather than every live enrolment of the methods, thousands per course).
+   */
+  livePairs(db: Db, organisationId: string, pairs: Array<[methodId: string, personId: string]>) {
+    if (pairs.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom('enrolments')
+      .select(['enrolment_method_id', 'person_id'])
+      .where('organisation_id', '=', organisationId)
+      .where((eb) => eb(eb.refTuple('enrolment_method_id', 'person_id'), 'in', pairs.map(([m, p]) => eb.tuple(m, p))))
+      .where('deleted_at', 'is', null)
+      .execute();
+  },
+
+  /** Changes a live enrolment; undefined when it is not live any more. */
+  async updateLive(db: Db, organisationId: string, id: string, patch: Partial<EnrolmentRow>): Promise<EnrolmentRow | undefined> {
+    return db.updateTable('enrolments').set(patch).where('organisation_id', '=', organisationId).where('id', '=', id).where('deleted_at', 'is', null).returningAll().executeTakeFirst();
+  },
+
+  /** Ends every live enrolment of a course, a person or a method in one statement; returns those it ended. */
+  endAll(db: Db, organisationId: string, by: EndedBy, at: string): Promise<EndedEnrolment[]> {
+    const [column, value] = Object.entries(by)[0] as [keyof EndedBy & string, string];
+    return db
+      .updateTable('enrolments')
+      .set({ deleted_at: at, updated_at: at })
+      .where('organisation_id', '=', organisationId)
+      .where(column as 'course_id', '=', value)
+      .where('deleted_at', 'is', null)
+      .returning(['id', 'external_id', 'course_id', 'person_id'])
+      .execute();
+  },
+
+  async countLive(db: Db, organisationId: string, by: EndedBy): Promise<number> {
+    const [column, value] = Object.entries(by)[0] as [string, string];
+    const row = await db
+      .selectFrom('enrolments')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('organisation_id', '=', organisationId)
+      .where(column as 'course_id', '=', value)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+};

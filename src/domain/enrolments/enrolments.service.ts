@@ -1,0 +1,228 @@
+// Enrolments: a person (an API "user") in a course through one of the course's enrolment methods. Create,
+// read, list, partial update, soft delete, upsert by external id; and the ending of every enrolment of a
+// course, a person or a method when that goes, each with its tombstone and its `enrolment.deleted` event.
+import type { Static } from 'typebox';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { EventRecorder } from '../../events/outbox.ts';
+import { ApiError, fieldError } from '../../http/api-error.ts';
+import type { CursorCodec } from '../../http/pagination.ts';
+import { newId } from '../../ids.ts';
+import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { listPage, type ListParams } from '../listing.ts';
+import { directLookups, type EnrolmentLookups } from './enrolments.lookups.ts';
+import { enrolmentsRepository, type EndedBy, type EndedEnrolment, type EnrolmentRow } from './enrolments.repository.ts';
+import type { CreateEnrolment, Enrolment, UpdateEnrolment, UpsertEnrolment } from './enrolments.schemas.ts';
+
+export type EnrolmentView = Static<typeof Enrolment>;
+type Target = { id: string } | { external_id: string };
+type Patch = Static<typeof UpdateEnrolment>;
+
+/** What an upsert did: created (201), changed (200), or found everything already so (200, `unchanged`). */
+export interface UpsertOutcome {
+  created: boolean;
+  changed: boolean;
+  view: EnrolmentView;
+}
+
+export const toEnrolmentView = (r: EnrolmentRow): EnrolmentView => ({
+  id: r.id,
+  external_id: r.external_id,
+  course_id: r.course_id,
+  user_id: r.person_id,
+  enrolment_method_id: r.enrolment_method_id,
+  role: r.role,
+  status: r.status,
+  starts_at: r.starts_at,
+  ends_at: r.ends_at,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
+});
+
+const instant = (value: string | null | undefined) => (value === undefined || value === null ? value : new Date(value).toISOString());
+
+function checkDates(startsAt: string | null, endsAt: string | null): void {
+  if (startsAt !== null && endsAt !== null && endsAt < startsAt) throw fieldError('/ends_at', 'before_start', `\`ends_at\` (${endsAt}) is before \`starts_at\` (${startsAt}).`);
+}
+
+const eventData = (r: Pick<EnrolmentRow, 'id' | 'course_id' | 'person_id'>, summary: string) => ({ id: r.id, course_id: r.course_id, user_id: r.person_id, summary });
+
+/** On a unique violation: which of the two keys a caller controls clashed. */
+function clash(err: unknown, externalId: string | null): ApiError {
+  const e = err as { constraint?: string; message?: string };
+  if (/external/.test(e.constraint ?? e.message ?? '')) return new ApiError('resource.external_id_taken', `Another enrolment has external_id ${JSON.stringify(externalId)}.`);
+  return new ApiError('enrolment.exists', 'This person is already enrolled through this enrolment method.');
+}
+
+export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder }) {
+  const { clock, cursors, events } = deps;
+  const notFound = (target: Target) =>
+    new ApiError('enrolment.not_found', 'id' in target ? `No enrolment ${target.id} in this organisation.` : `No enrolment with external_id ${JSON.stringify(target.external_id)}.`);
+
+  async function find(look: EnrolmentLookups, target: Target): Promise<EnrolmentRow> {
+    const row = 'id' in target ? await look.enrolment(target.id) : await look.byExternalId(target.external_id);
+    if (!row) throw notFound(target);
+    return row;
+  }
+
+  async function live(look: EnrolmentLookups, target: Target): Promise<EnrolmentRow> {
+    const row = await find(look, target);
+    if (row.deleted_at !== null) throw new ApiError('enrolment.deleted', `Enrolment ${row.id} was deleted at ${row.deleted_at}; it can no longer change.`);
+    return row;
+  }
+
+  async function create(db: Db, organisationId: string, input: Static<typeof CreateEnrolment>, look: EnrolmentLookups = directLookups(db, organisationId)): Promise<EnrolmentView> {
+    const course = await look.course(input.course_id);
+    if (!course) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
+    const person = await look.person(input.user_id);
+    if (!person) throw fieldError('/user_id', 'not_found', `No user ${input.user_id} in this organisation.`);
+    const method = await look.method(input.enrolment_method_id);
+    if (!method || method.course_id !== course.id) {
+      throw fieldError('/enrolment_method_id', 'not_found', `No enrolment method ${input.enrolment_method_id} in course ${course.id}.`);
+    }
+    if (course.deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; it takes no new enrolments.`);
+    if (person.deleted_at !== null) throw new ApiError('user.deleted', `User ${person.id} was deleted; they cannot be enrolled.`);
+    if (method.deleted_at !== null || method.status !== 'enabled') {
+      throw new ApiError('enrolment_method.disabled', `Enrolment method ${method.id} is ${method.deleted_at !== null ? 'deleted' : 'disabled'}; it admits no one new.`);
+    }
+    if (await look.livePair(method.id, person.id)) throw new ApiError('enrolment.exists', `User ${person.id} is already enrolled through enrolment method ${method.id}.`);
+    const startsAt = instant(input.starts_at) ?? null;
+    const endsAt = instant(input.ends_at) ?? null;
+    checkDates(startsAt, endsAt);
+    const at = clock.now().toISOString();
+    const row: EnrolmentRow = {
+      id: newId(),
+      organisation_id: organisationId,
+      enrolment_method_id: method.id,
+      course_id: course.id,
+      person_id: person.id,
+      external_id: input.external_id ?? null,
+      role: input.role ?? (method.role as EnrolmentRow['role']),
+      status: input.status ?? 'active',
+      starts_at: startsAt,
+      ends_at: endsAt,
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    };
+    try {
+      await enrolmentsRepository.insertRow(db, row);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw clash(err, row.external_id);
+      throw err;
+    }
+    await events.record(db, organisationId, 'enrolment.created', eventData(row, `User enrolled as ${row.role}${row.status === 'suspended' ? ' (suspended)' : ''}.`));
+    look.remember(row);
+    return toEnrolmentView(row);
+  }
+
+  /** The fields of `patch` that differ from `row`, normalised; empty when the patch changes nothing. */
+  function changesOf(row: EnrolmentRow, patch: Patch): Partial<EnrolmentRow> {
+    const changes: Partial<EnrolmentRow> = {};
+    if (patch.role !== undefined && patch.role !== row.role) changes.role = patch.role;
+    if (patch.status !== undefined && patch.status !== row.status) changes.status = patch.status;
+    for (const field of ['starts_at', 'ends_at'] as const) {
+      const value = instant(patch[field]);
+      if (value !== undefined && value !== row[field]) changes[field] = value;
+    }
+    return changes;
+  }
+
+  /**
+   * Partial update of a live enrolment. A patch that changes nothing is no update: no write, no event, and
+   * `updated_at` stays (so a nightly resend of the same roster leaves changes-since feeds quiet).
+   */
+  async function applyPatch(db: Db, organisationId: string, row: EnrolmentRow, patch: Patch, look: EnrolmentLookups): Promise<{ changed: boolean; view: EnrolmentView }> {
+    const changes = changesOf(row, patch);
+    if (Object.keys(changes).length === 0) return { changed: false, view: toEnrolmentView(row) };
+    checkDates(changes.starts_at !== undefined ? changes.starts_at : row.starts_at, changes.ends_at !== undefined ? changes.ends_at : row.ends_at);
+    const fields = Object.keys(changes);
+    const updated = await enrolmentsRepository.updateLive(db, organisationId, row.id, { ...changes, updated_at: clock.now().toISOString() });
+    if (!updated) throw new ApiError('enrolment.deleted', `Enrolment ${row.id} was deleted; it can no longer change.`);
+    await events.record(db, organisationId, 'enrolment.updated', eventData(updated, `Enrolment changed: ${fields.join(', ')}.`));
+    look.remember(updated);
+    return { changed: true, view: toEnrolmentView(updated) };
+  }
+
+  async function update(db: Db, organisationId: string, target: Target, patch: Patch, look: EnrolmentLookups = directLookups(db, organisationId)): Promise<EnrolmentView> {
+    return (await applyPatch(db, organisationId, await live(look, target), patch, look)).view;
+  }
+
+  /**
+   * Reads only: the upsert's outcome when it would write nothing (the enrolment exists, live, and already as
+   * `input` says), otherwise undefined. A bulk resend of a roster answers most operations this way.
+   */
+  async function unchangedUpsert(externalId: string, input: Static<typeof UpsertEnrolment>, look: EnrolmentLookups): Promise<UpsertOutcome | undefined> {
+    const existing = await look.byExternalId(externalId);
+    if (!existing || existing.deleted_at !== null || input.course_id !== existing.course_id || input.user_id !== existing.person_id || input.enrolment_method_id !== existing.enrolment_method_id) {
+      return undefined;
+    }
+    return Object.keys(changesOf(existing, input)).length === 0 ? { created: false, changed: false, view: toEnrolmentView(existing) } : undefined;
+  }
+
+  async function upsertByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof UpsertEnrolment>, look: EnrolmentLookups = directLookups(db, organisationId)): Promise<UpsertOutcome> {
+    const existing = await look.byExternalId(externalId);
+    if (!existing) return { created: true, changed: true, view: await create(db, organisationId, { ...input, external_id: externalId }, look) };
+    if (existing.deleted_at !== null) throw new ApiError('enrolment.deleted', `Enrolment ${existing.id} (external_id ${JSON.stringify(externalId)}) was deleted at ${existing.deleted_at}; give the new one another external_id.`);
+    for (const [field, column] of [['course_id', 'course_id'], ['user_id', 'person_id'], ['enrolment_method_id', 'enrolment_method_id']] as const) {
+      if (input[field] !== existing[column]) throw fieldError(`/${field}`, 'immutable', `An enrolment keeps its ${field}; delete it and create another.`);
+    }
+    const { changed, view } = await applyPatch(db, organisationId, existing, input, look);
+    return { created: false, changed, view };
+  }
+
+  async function remove(db: Db, organisationId: string, target: Target, look: EnrolmentLookups = directLookups(db, organisationId)): Promise<void> {
+    const row = await live(look, target);
+    const at = clock.now().toISOString();
+    const ended = await enrolmentsRepository.updateLive(db, organisationId, row.id, { deleted_at: at, updated_at: at });
+    if (!ended) throw new ApiError('enrolment.deleted', `Enrolment ${row.id} was deleted; it can no longer change.`);
+    await deletionsRepository.record(db, organisationId, 'enrolment', row, at);
+    await events.record(db, organisationId, 'enrolment.deleted', eventData(row, 'Enrolment ended.'));
+    look.remember(ended);
+  }
+
+  /**
+   * Ends every live enrolment of a course, a person or a method, in the caller's transaction: one statement,
+   * then each enrolment's tombstone and `enrolment.deleted` event. Returns how many ended.
+   */
+  async function endAll(db: Db, organisationId: string, by: EndedBy, why: string): Promise<number> {
+    const at = clock.now().toISOString();
+    const ended: EndedEnrolment[] = await enrolmentsRepository.endAll(db, organisationId, by, at);
+    if (ended.length === 0) return 0;
+    await deletionsRepository.recordMany(db, organisationId, 'enrolment', ended, at);
+    for (const row of ended) await events.record(db, organisationId, 'enrolment.deleted', eventData(row, `Enrolment ended: ${why}.`));
+    return ended.length;
+  }
+
+  return {
+    async get(db: Db, organisationId: string, id: string): Promise<EnrolmentView> {
+      return toEnrolmentView(await find(directLookups(db, organisationId), { id }));
+    },
+    async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<EnrolmentView> {
+      return toEnrolmentView(await find(directLookups(db, organisationId), { external_id: externalId }));
+    },
+    list: (db: Db, organisationId: string, params: ListParams & { course_id?: string; user_id?: string; status?: string }) =>
+      listPage(cursors, {
+        list: 'enrolments',
+        organisationId,
+        params,
+        filters: { course_id: params.course_id, person_id: params.user_id, status: params.status },
+        fetch: (q) => enrolmentsRepository.page(db, organisationId, q),
+        map: toEnrolmentView,
+      }),
+    create,
+    update,
+    upsertByExternalId,
+    unchangedUpsert,
+    remove,
+    /** For the users area (deleting a user) and `atrium person remove`: call it in the deletion's transaction. */
+    endEnrolmentsOfUser: (trx: Db, organisationId: string, userId: string) => endAll(trx, organisationId, { person_id: userId }, 'the user was deleted'),
+    endEnrolmentsOfCourse: (trx: Db, organisationId: string, courseId: string) => endAll(trx, organisationId, { course_id: courseId }, 'the course was deleted'),
+    endEnrolmentsOfMethod: (trx: Db, organisationId: string, methodId: string) => endAll(trx, organisationId, { enrolment_method_id: methodId }, 'its enrolment method was deleted'),
+    countLiveOfMethod: (db: Db, organisationId: string, methodId: string) => enrolmentsRepository.countLive(db, organisationId, { enrolment_method_id: methodId }),
+  };
+}
+
+export type EnrolmentService = ReturnType<typeof createEnrolmentService>;
