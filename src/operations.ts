@@ -4,6 +4,9 @@ import type { Operation } from './http/operation.ts';
 import { courseOperations } from './domain/courses/courses.operations.ts';
 import { meOperations } from './domain/people/me.operations.ts';
 import { sectionOperations } from './domain/sections/sections.operations.ts';
+import { userOperations } from './domain/users/users.operations.ts';
+import { roleOperations } from './domain/roles/roles.operations.ts';
+import { organisationOperations } from './domain/organisation/organisation.operations.ts';
 import { extensionOperations } from './domain/extensions/extensions.operations.ts';
 import { enrolmentMethodOperations } from './domain/enrolment-methods/enrolment-methods.operations.ts';
 import { storageOperations } from './domain/storage/storage.operations.ts';
@@ -15,4 +18,4 @@ import { wikiPageOperations } from './domain/wiki-pages/wiki-pages.operations.ts
 import { lessonPageOperations } from './domain/lesson-pages/lesson-pages.operations.ts';
 import { emailMessageOperations } from './domain/email-messages/email-messages.operations.ts';
 
-export const operations: Operation[] = [...meOperations, ...courseOperations, ...sectionOperations, ...extensionOperations, ...enrolmentMethodOperations, ...storageOperations, ...webhookOperations, ...emailTemplateOperations, ...platformEmailTemplateOperations, ...activityOperations, ...wikiPageOperations, ...lessonPageOperations, ...emailMessageOperations];
+export const operations: Operation[] = [...meOperations, ...courseOperations, ...sectionOperations, ...extensionOperations, ...enrolmentMethodOperations, ...storageOperations, ...webhookOperations, ...emailTemplateOperations, ...platformEmailTemplateOperations, ...activityOperations, ...wikiPageOperations, ...lessonPageOperations, ...emailMessageOperations, ...organisationOperations, ...userOperations, ...roleOperations];

@@ -102,6 +102,15 @@ export const errorCatalog = {
   'extension.not_found': entry(404, 'not_found', 'No such extension'),
   'oauth_client.not_found': entry(404, 'not_found', 'No such OAuth client'),
   'oauth_client.public': entry(409, 'conflict', 'A public client has no secret'),
+  'user.not_found': entry(404, 'not_found', 'No such user'),
+  'user.deleted': entry(409, 'conflict', 'The user has been removed'),
+  'user.email_taken': entry(409, 'conflict', 'Another user of this organisation has that e-mail address'),
+  'user.self': entry(409, 'conflict', 'You cannot remove or suspend yourself'),
+  'user.last_admin': entry(409, 'conflict', "The organisation's last active administrator cannot be removed, suspended or lose the role"),
+  'role.not_found': entry(404, 'not_found', 'No such role'),
+  'role.built_in': entry(409, 'conflict', 'Built-in roles cannot change'),
+  'role.in_use': entry(409, 'conflict', 'Someone holds the role'),
+  'role.key_taken': entry(409, 'conflict', 'A role with that key exists already'),
   'resource.external_id_taken': entry(409, 'conflict', 'Another resource of this type has that external_id'),
 
   // Bulk operations (spec: Bulk semantics; CONTRACT: Bulk)
@@ -121,6 +130,8 @@ export const errorCatalog = {
   // Redis (REDIS_URL) unreachable where it cannot be done without: the sign-in lockout's counts.
   'shared_state.unavailable': entry(502, 'upstream', 'The shared store of the server processes is not reachable at the moment'),
 
+  // SMTP_URL's server refused or could not take a mail the request exists to send (an invitation).
+  'mail.unavailable': entry(502, 'upstream', 'The mail server did not accept the mail'),
   'internal.error': entry(500, 'internal', 'Something went wrong on our side'),
   'health.database_unreachable': entry(503, 'internal', 'The database is not reachable'),
 } as const satisfies Record<string, CatalogEntry>;

@@ -8,6 +8,7 @@ import type { Organisation } from '../../src/domain/organisations/organisations.
 import type { Plan } from '../../src/domain/organisations/organisations.service.ts';
 import type { Services } from '../../src/services.ts';
 import { newId } from '../../src/ids.ts';
+import { operatorAuthority } from '../../src/domain/users/users.service.ts';
 import { generateSigningSecret } from '../../src/domain/webhooks/secrets.ts';
 import { deliveriesRepository } from '../../src/domain/webhooks/webhooks.repository.ts';
 
@@ -187,6 +188,10 @@ export function createFactories(services: Services, database: Database, endpoint
     return services.webhooks.create(db, o.id, { event_types: ['*'], ...input, url }, verified);
   }
 
+  async function customRole(o: Organisation, input: { key?: string; capabilities?: string[] } = {}) {
+    return services.roles.create(db, o.id, { key: input.key ?? `role_${suffix()}`, name: 'Custom role', capabilities: input.capabilities ?? ['course/view'] });
+  }
+
   /**
    * One existing resource per collection, for registry-driven suites that need a real id in a path
    * (`/sections/{id}` → a section). A new area adds its collection here.
@@ -205,6 +210,7 @@ export function createFactories(services: Services, database: Database, endpoint
     lessons: (o) => lesson(o),
     lesson_pages: (o) => lessonPage(o),
     email_messages: (o) => emailMessage(o),
+    users: (o) => services.users.create(db, o.id, operatorAuthority, { email: `u-${suffix()}@example.test`, name: 'User', roles: ['teacher'], external_id: `user-${suffix()}` }),
   };
 
   /**
@@ -234,6 +240,10 @@ export function createFactories(services: Services, database: Database, endpoint
       await deliveriesRepository.update(db, delivery.id, { status: 'succeeded', delivered_at: new Date().toISOString() });
       return { path: { id: subscription.id, delivery_id: delivery.id } };
     },
+    // A custom role of the organisation, held by nobody (so that it can be deleted).
+    ...Object.fromEntries(
+      ['getRole', 'updateRole', 'deleteRole'].map((id) => [id, async (o: Organisation) => ({ path: { key: (await customRole(o)).key } })]),
+    ),
     ...Object.fromEntries(['getEmailTemplateVersions', 'saveEmailTemplateDraft', 'publishEmailTemplateDraft', 'restoreEmailTemplateVersion'].map((id) => [id, orgTemplateParameters])),
     ...Object.fromEntries(
       ['getPlatformEmailTemplateVersions', 'savePlatformEmailTemplateDraft', 'publishPlatformEmailTemplateDraft', 'restorePlatformEmailTemplateVersion'].map((id) => [id, platformTemplateParameters]),
@@ -248,7 +258,7 @@ export function createFactories(services: Services, database: Database, endpoint
     },
   };
 
-  return { accessToken, parametersFor, emailTemplate, platformEmailTemplate, preconditions, org, person, apiKey, caller, category, course, section, webhookSubscription, webhookUrl: endpoints.webhookUrl, enrolmentMethod, storageTarget, file, activity, wikiPage, lesson, lessonPage, emailMessage, resourceFor };
+  return { customRole, accessToken, parametersFor, emailTemplate, platformEmailTemplate, preconditions, org, person, apiKey, caller, category, course, section, webhookSubscription, webhookUrl: endpoints.webhookUrl, enrolmentMethod, storageTarget, file, activity, wikiPage, lesson, lessonPage, emailMessage, resourceFor };
 }
 
 export type Factories = ReturnType<typeof createFactories>;
