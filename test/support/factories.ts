@@ -210,6 +210,8 @@ export function createFactories(services: Services, database: Database, endpoint
     lessons: (o) => lesson(o),
     lesson_pages: (o) => lessonPage(o),
     email_messages: (o) => emailMessage(o),
+    // Roles are named by key in paths; parametersFor gives their operations one.
+    roles: async (o) => ({ id: (await customRole(o)).key, external_id: null }),
     users: (o) => services.users.create(db, o.id, operatorAuthority, { email: `u-${suffix()}@example.test`, name: 'User', roles: ['teacher'], external_id: `user-${suffix()}` }),
   };
 

@@ -135,7 +135,8 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     await bumpCredentialEpoch(db, organisationId);
   }
 
-  async function create(db: Db, organisationId: string, by: Authority, input: Static<typeof CreateUser>): Promise<UserView> {
+  /** `operator`: what only the CLI sets (a platform administrator, a first password, already hashed). */
+  async function create(db: Db, organisationId: string, by: Authority, input: Static<typeof CreateUser>, operator: { isPlatformAdmin?: boolean; passwordHash?: string } = {}): Promise<UserView> {
     const email = normaliseEmail(input.email);
     const roles = input.roles ?? [];
     await checkRoleChange(db, organisationId, by, [], roles);
@@ -146,9 +147,9 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
       organisation_id: organisationId,
       email,
       name: input.name,
-      password_hash: null,
+      password_hash: operator.passwordHash ?? null,
       roles: JSON.stringify(roles),
-      is_platform_admin: false,
+      is_platform_admin: operator.isPlatformAdmin ?? false,
       external_id: input.external_id ?? null,
       status: input.status ?? 'active',
       last_sign_in_at: null,
