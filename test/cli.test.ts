@@ -202,6 +202,8 @@ describe('atrium CLI', () => {
     const { host, email } = await orgWithAdmin(db);
     await runCli(db, ['person', 'set-password', '--org', host, '--email', email], undefined, 'a long enough secret');
     const key = await cliJson(db, ['api-key', 'create', '--org', host, '--person', email, '--scopes', 'courses:read']);
+    // Not the last administrator, whom the CLI refuses to remove like the API does.
+    await cliJson(db, ['person', 'create', '--org', host, '--email', `second@${host}`, '--name', 'Second', '--roles', 'admin']);
     const removed = await cliJson(db, ['person', 'remove', '--org', host, '--email', email]);
     assert.deepEqual(Object.keys(removed), ['id', 'removed']);
     assert.match(removed.id, UUID);

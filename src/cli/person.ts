@@ -10,7 +10,7 @@ import { InvalidPersonRequest, MIN_PASSWORD_LENGTH } from '../domain/people/peop
 import { CreateUser } from '../domain/users/users.schemas.ts';
 import { operatorAuthority } from '../domain/users/users.service.ts';
 import type { Command } from './command.ts';
-import { CommandError, UsageError } from './errors.ts';
+import { UsageError } from './errors.ts';
 import { findOrganisation, findPerson } from './lookup.ts';
 
 const create: Command = {

@@ -11,8 +11,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('people').addColumn('status', 'text', (c) => c.notNull().defaultTo('active')).execute();
   await db.schema.alterTable('people').addColumn('last_sign_in_at', t.timestamp).execute();
   await db.schema.createIndex('people_org_external_unique').unique().on('people').columns(['organisation_id', 'external_id']).execute();
-  // Changes-since feeds order by (updated_at, id), as for every other list.
+  // GET /users pages by (organisation, id), by (organisation, updated_at, id) for changes since a time, and by
+  // (organisation, filter, id) when filtered by status or e-mail address (test/query-plans.test.ts).
+  await db.schema.createIndex('people_org_id').on('people').columns(['organisation_id', 'id']).execute();
   await db.schema.createIndex('people_updated').on('people').columns(['organisation_id', 'updated_at', 'id']).execute();
+  await db.schema.createIndex('people_status').on('people').columns(['organisation_id', 'status', 'id']).execute();
+  await db.schema.createIndex('people_email_id').on('people').columns(['organisation_id', 'email', 'id']).execute();
 
   await db.schema.alterTable('organisations').addColumn('timezone', 'text', (c) => c.notNull().defaultTo('UTC')).execute();
   await db.schema.alterTable('organisations').addColumn('default_language', 'text', (c) => c.notNull().defaultTo('en')).execute();
