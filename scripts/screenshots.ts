@@ -98,7 +98,7 @@ try {
     await page.goto(`${origin}/admin/people`);
     await page.getByLabel('Email').fill('grace@demo.localhost');
     await page.getByLabel('Name').fill('Grace Hopper');
-    await page.getByLabel('teacher', { exact: true }).check();
+    await page.getByRole('checkbox', { name: 'teacher', exact: true }).check();
     await page.getByRole('button', { name: 'Invite' }).click();
     await page.getByText('mailed an invitation').waitFor();
     await shoot(page, 'people');

@@ -59,7 +59,7 @@ describe('people and invitations in Chromium', () => {
     await page.getByRole('heading', { name: 'People', exact: true }).waitFor();
     await page.getByLabel('Email').fill('grace@example.edu');
     await page.getByLabel('Name').fill('Grace Hopper');
-    await page.getByLabel('teacher', { exact: true }).check();
+    await page.getByRole('checkbox', { name: 'teacher', exact: true }).check();
     await page.getByRole('button', { name: 'Invite' }).click();
     await page.getByText('Grace Hopper was added and mailed an invitation').waitFor();
     const row = page.getByRole('row').filter({ hasText: 'grace@example.edu' });
@@ -102,7 +102,7 @@ describe('people and invitations in Chromium', () => {
     const row = () => page.getByRole('row').filter({ hasText: teacher.email });
     await row().getByLabel(`Manager for ${teacher.email}`).check();
     await row().getByRole('button', { name: /^Save roles/ }).click();
-    await page.getByText('Roles of Tess Teacher: teacher, manager.').waitFor();
+    await page.getByText('Roles of Tess Teacher: manager, teacher.').waitFor();
 
     await row().getByRole('button', { name: /^Suspend/ }).click();
     await page.getByText('Tess Teacher is suspended').waitFor();
