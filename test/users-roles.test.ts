@@ -245,6 +245,15 @@ describe('users, roles and the organisation over REST', () => {
       assert.equal((await call(admin, 'GET', '/roles/reader')).status, 404);
     });
 
+    test('a key with `_` matches only itself (no `like` wildcard): held-by and the role filter', async () => {
+      await call(admin, 'POST', '/roles', { key: 'lib_a', name: 'Lib A', capabilities: ['course/view'] });
+      await call(admin, 'POST', '/roles', { key: 'libxa', name: 'Lib X A', capabilities: ['course/view'] });
+      const holder = await call(admin, 'POST', '/users', { email: 'libxa@example.edu', name: 'Holder', roles: ['libxa'] });
+      assert.equal((await call(admin, 'GET', '/users?role=lib_a')).body.data.length, 0);
+      assert.deepEqual((await call(admin, 'GET', '/users?role=libxa')).body.data.map((u: { id: string }) => u.id), [holder.body.id]);
+      assert.equal((await call(admin, 'DELETE', '/roles/lib_a')).status, 204);
+    });
+
     test("another organisation's custom role is not found", async () => {
       const stranger = await t.make.caller();
       await call(stranger, 'POST', '/roles', { key: 'secret_role', name: 'Secret', capabilities: ['course/view'] });

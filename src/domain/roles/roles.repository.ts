@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { CustomRolesTable } from '../../db/tables.ts';
+import { holdsRole } from '../users/users.repository.ts';
 
 export type CustomRoleRow = Selectable<CustomRolesTable>;
 
@@ -24,14 +25,14 @@ export const rolesRepository = {
   delete(db: Db, organisationId: string, key: string) {
     return db.deleteFrom('custom_roles').where('organisation_id', '=', organisationId).where('key', '=', key).execute();
   },
-  /** Whether any live person of the organisation holds the role (roles are a JSON array of keys; keys hold no `like` wildcard). */
+  /** Whether any live person of the organisation holds the role. */
   async isHeld(db: Db, organisationId: string, key: string): Promise<boolean> {
     const row = await db
       .selectFrom('people')
       .select('id')
       .where('organisation_id', '=', organisationId)
       .where('deleted_at', 'is', null)
-      .where('roles', 'like', `%${JSON.stringify(key)}%`)
+      .where(holdsRole(key))
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { isPostgres } from '../../db/column-types.ts';
 import type { Db } from '../../db/database.ts';
 import type { InvitationsTable, PeopleTable } from '../../db/tables.ts';
@@ -8,13 +8,19 @@ export type UserRow = Selectable<PeopleTable>;
 
 const rows = tenantRows('people');
 
+/**
+ * `roles` (a JSON array of keys) holds `key`. Keys may hold `_`, a `like` wildcard: it is escaped, so that
+ * `lib_a` never matches a holder of `libxa`.
+ */
+export const holdsRole = (key: string) => sql<boolean>`roles like ${`%${JSON.stringify(key).replace(/[!%_]/g, '!$&')}%`} escape '!'`;
+
 export const usersRepository = {
   ...rows,
 
-  /** A page of users; `role` (a key without `like` wildcards) matches inside the JSON array of role keys. */
+  /** A page of users; `role` matches inside the JSON array of role keys. */
   page(db: Db, organisationId: string, q: RowPageQuery): Promise<UserRow[]> {
     const { role, ...where } = q.where;
-    return rows.page(db, organisationId, { ...q, where }, role === undefined ? undefined : (query) => query.where('roles', 'like', `%${JSON.stringify(role)}%`));
+    return rows.page(db, organisationId, { ...q, where }, role === undefined ? undefined : (query) => query.where(holdsRole(role)));
   },
 
   /** Any user with this address, removed ones included (addresses stay unique); addresses are stored in lower case. */
@@ -35,7 +41,7 @@ export const usersRepository = {
       .where('id', '!=', exceptId)
       .where('deleted_at', 'is', null)
       .where('status', '=', 'active')
-      .where('roles', 'like', '%"admin"%')
+      .where(holdsRole('admin'))
       .limit(1)
       .execute();
     return found.length;
