@@ -31,7 +31,7 @@ export async function seedRosterPeople(db: Db, organisationId: string): Promise<
     for (let i = 0; i < ROSTER_PEOPLE; i++) {
       const id = newId();
       ids.push(id);
-      await peopleRepository.insert(tx, { id, organisation_id: organisationId, email: `student-${i}@roster.example.test`, name: `Student ${i}`, password_hash: null, roles: '[]', is_platform_admin: false, created_at: at, updated_at: at, deleted_at: null });
+      await peopleRepository.insert(tx, { id, organisation_id: organisationId, email: `student-${i}@roster.example.test`, name: `Student ${i}`, password_hash: null, roles: '[]', is_platform_admin: false, external_id: null, status: 'active', last_sign_in_at: null, created_at: at, updated_at: at, deleted_at: null });
     }
     return ids;
   });

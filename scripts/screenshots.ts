@@ -95,6 +95,14 @@ try {
     await page.goto(`${origin}/admin/extensions`);
     await shoot(page, 'extensions');
 
+    await page.goto(`${origin}/admin/people`);
+    await page.getByLabel('Email').fill('grace@demo.localhost');
+    await page.getByLabel('Name').fill('Grace Hopper');
+    await page.getByRole('checkbox', { name: 'teacher', exact: true }).check();
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await page.getByText('mailed an invitation').waitFor();
+    await shoot(page, 'people');
+
     await page.goto(`${origin}/admin/integrations/oauth-clients`);
     await page.getByLabel('Name').fill('Gradebook app');
     await page.getByLabel('Type').selectOption('public');

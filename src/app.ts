@@ -1,6 +1,7 @@
 // Builds the Fastify application from its plugins and the operation list. No listen: main.ts and the
 // tests decide how to serve it.
-import Fastify, { type FastifyInstance } from 'fastify';
+import { withoutInvitationToken } from './admin/invitation.page.ts';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -56,7 +57,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger:
       options.logger === false
         ? false
-        : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["idempotency-key"]'] },
+        : {
+            level: config.logLevel,
+            redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["idempotency-key"]'],
+            // Fastify's request fields, with an invitation link's token (a credential until used) masked.
+            serializers: { req: (req: FastifyRequest) => ({ method: req.method, url: withoutInvitationToken(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }) },
+          },
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     // The id is ours, never the client's: it is quoted to support and must be unique.

@@ -4,6 +4,9 @@ import type { Operation } from './http/operation.ts';
 import { courseOperations } from './domain/courses/courses.operations.ts';
 import { meOperations } from './domain/people/me.operations.ts';
 import { sectionOperations } from './domain/sections/sections.operations.ts';
+import { userOperations } from './domain/users/users.operations.ts';
+import { roleOperations } from './domain/roles/roles.operations.ts';
+import { organisationOperations } from './domain/organisation/organisation.operations.ts';
 import { extensionOperations } from './domain/extensions/extensions.operations.ts';
 import { enrolmentMethodOperations } from './domain/enrolment-methods/enrolment-methods.operations.ts';
 import { storageOperations } from './domain/storage/storage.operations.ts';
@@ -16,4 +19,4 @@ import { lessonPageOperations } from './domain/lesson-pages/lesson-pages.operati
 import { emailMessageOperations } from './domain/email-messages/email-messages.operations.ts';
 import { enrolmentOperations } from './domain/enrolments/enrolments.operations.ts';
 
-export const operations: Operation[] = [...meOperations, ...courseOperations, ...sectionOperations, ...extensionOperations, ...enrolmentMethodOperations, ...storageOperations, ...webhookOperations, ...emailTemplateOperations, ...platformEmailTemplateOperations, ...activityOperations, ...wikiPageOperations, ...lessonPageOperations, ...emailMessageOperations, ...enrolmentOperations];
+export const operations: Operation[] = [...meOperations, ...courseOperations, ...sectionOperations, ...extensionOperations, ...enrolmentMethodOperations, ...storageOperations, ...webhookOperations, ...emailTemplateOperations, ...platformEmailTemplateOperations, ...activityOperations, ...wikiPageOperations, ...lessonPageOperations, ...emailMessageOperations, ...organisationOperations, ...userOperations, ...roleOperations, ...enrolmentOperations];

@@ -15,6 +15,8 @@ import { createDispatchCredentials } from './mcp/dispatch-credential.ts';
 import { createMetadataDocumentFetch } from './auth/oauth/client-id-metadata.ts';
 import { createOrganisationService } from './domain/organisations/organisations.service.ts';
 import { createPeopleService } from './domain/people/people.service.ts';
+import { createUserService } from './domain/users/users.service.ts';
+import { createRoleService } from './domain/roles/roles.service.ts';
 import { createCourseService } from './domain/courses/courses.service.ts';
 import { createSectionService } from './domain/sections/sections.service.ts';
 import { createEventRecorder } from './events/outbox.ts';
@@ -74,6 +76,8 @@ export function createServices(baseDeps: ServiceDeps) {
   return {
     organisations,
     people: createPeopleService({ ...deps, enrolments }),
+    users: createUserService({ ...deps, mail, enrolments }),
+    roles: createRoleService(deps),
     sessions: createSessionService(deps),
     oauthClients: createOAuthClientService(deps),
     oauthClientStore: createOAuthClientStore(deps),

@@ -9,7 +9,7 @@ import { startTestApp, type TestContext } from './support/harness.ts';
 import { createPageClient, testIdText, type PageClient } from './support/page-client.ts';
 
 const PASSWORD = 'correct horse battery';
-const pages = ['/admin/integrations/api-keys', '/admin/integrations/oauth-clients', '/admin/integrations/mcp', '/admin/webhooks', '/admin/extensions'];
+const pages = ['/admin/people', '/admin/integrations/api-keys', '/admin/integrations/oauth-clients', '/admin/integrations/mcp', '/admin/webhooks', '/admin/extensions'];
 
 describe('admin pages', () => {
   let t: TestContext;

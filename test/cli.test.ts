@@ -221,6 +221,8 @@ describe('atrium CLI', () => {
     const { host, email } = await orgWithAdmin(db);
     await runCli(db, ['person', 'set-password', '--org', host, '--email', email], undefined, 'a long enough secret');
     const key = await cliJson(db, ['api-key', 'create', '--org', host, '--person', email, '--scopes', 'courses:read']);
+    // Not the last administrator, whom the CLI refuses to remove like the API does.
+    await cliJson(db, ['person', 'create', '--org', host, '--email', `second@${host}`, '--name', 'Second', '--roles', 'admin']);
     const removed = await cliJson(db, ['person', 'remove', '--org', host, '--email', email]);
     assert.deepEqual(Object.keys(removed), ['id', 'removed']);
     assert.match(removed.id, UUID);
@@ -268,8 +270,10 @@ describe('atrium CLI', () => {
     const { host, email } = await orgWithAdmin(db);
     const refusals: [string[], string][] = [
       [['org', 'create', '--address', host, '--name', 'Again'], `an organisation at address ${host} exists already`],
-      [['person', 'create', '--org', host, '--email', `x@${host}`, '--name', 'X', '--roles', 'admin,wizard'], 'unknown roles: wizard'],
-      [['person', 'create', '--org', host, '--email', email, '--name', 'Twin', '--roles', 'admin'], `a person with e-mail ${email} exists already`],
+      [['person', 'create', '--org', host, '--email', `x@${host}`, '--name', 'X', '--roles', 'admin,wizard'], 'No role wizard in this organisation (GET /roles lists them).'],
+      // The same rules as the REST API: an address taken in another letter case is taken.
+      [['person', 'create', '--org', host, '--email', email.toUpperCase(), '--name', 'Twin', '--roles', 'admin'], `Another user of this organisation has the e-mail address ${email}.`],
+      [['person', 'remove', '--org', host, '--email', email], `${email} is the last active administrator of this organisation; give another person the admin role first.`],
       [['api-key', 'create', '--org', host, '--person', email, '--scopes', 'courses:read,courses:fly'], 'unknown scopes: courses:fly'],
       [['api-key', 'create', '--org', host, '--person', `ghost@${host}`, '--scopes', 'courses:read'], `no person with e-mail ghost@${host} in organisation ${host}`],
       [['api-key', 'create', '--org', host, '--person', email, '--scopes', 'courses:read', '--service-version', '2020-01-01'], 'not a revision of this API: 2020-01-01'],

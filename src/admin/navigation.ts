@@ -10,6 +10,7 @@ export interface AdminPage {
 }
 
 export const adminPages: readonly AdminPage[] = [
+  { href: '/admin/people', label: 'People', description: 'Everyone in the organisation: invite people, give them roles, suspend or remove them.', capability: 'person/view' },
   { href: '/admin/integrations/api-keys', label: 'API keys', description: 'Keys that let an integration call the REST API as you, limited to the scopes you choose.', capability: 'api_key/manage' },
   { href: '/admin/integrations/oauth-clients', label: 'OAuth clients', description: 'Applications that act for a signed-in person (authorization code) or as a service person (client credentials).', capability: 'oauth_client/manage' },
   { href: '/admin/integrations/mcp', label: 'MCP server', description: 'Whether AI assistants may connect, the tools they are offered, and whether they may register themselves.', capability: 'tenant/configure' },

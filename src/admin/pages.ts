@@ -22,10 +22,12 @@ import { mcpPage } from './mcp.page.ts';
 import { overviewPage } from './overview.page.ts';
 import { createPageRenderer, csrfUserInfo, PageError, SESSION_COOKIE } from './page-context.ts';
 import { signInPages } from './sign-in.page.ts';
+import { invitationPages } from './invitation.page.ts';
+import { peoplePage } from './people.page.ts';
 import { webhooksPages } from './webhooks.page.ts';
 import type { PageDeps, PageRoutes } from './page-routes.ts';
 
-const pageRoutes: PageRoutes[] = [signInPages, consentPages, overviewPage, apiKeysPage, oauthClientsPage, mcpPage, webhooksPages, extensionsPage];
+const pageRoutes: PageRoutes[] = [signInPages, invitationPages, consentPages, overviewPage, peoplePage, apiKeysPage, oauthClientsPage, mcpPage, webhooksPages, extensionsPage];
 
 function pageErrorOf(err: unknown): PageError {
   if (err instanceof PageError) return err;

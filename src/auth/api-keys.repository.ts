@@ -16,6 +16,7 @@ export interface KeyWithHolder {
   roles: string;
   is_platform_admin: boolean | number;
   holder_removed_at: string | null;
+  holder_status: 'active' | 'suspended';
 }
 
 const keyWithHolder = preparedQuery((db: Db, keyHash: string) =>
@@ -36,6 +37,7 @@ const keyWithHolder = preparedQuery((db: Db, keyHash: string) =>
       'p.roles',
       'p.is_platform_admin',
       'p.deleted_at as holder_removed_at',
+      'p.status as holder_status',
     ])
     .where('k.key_hash', '=', keyHash),
 );

@@ -5,7 +5,8 @@ import type { Clock } from '../clock.ts';
 import { newId } from '../ids.ts';
 import { ApiError, fieldError } from '../http/api-error.ts';
 import type { Revisions } from '../http/revisions.ts';
-import { capabilitiesOf, isScope, type Scope } from './capabilities.ts';
+import { isScope, type Scope } from './capabilities.ts';
+import { personCapabilities } from '../domain/roles/role-capabilities.ts';
 import type { Actor, Authenticator } from './actor.ts';
 import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey, looksLikeApiKey } from './api-key-format.ts';
 import { apiKeysRepository } from './api-keys.repository.ts';
@@ -86,6 +87,7 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; revisions: Rev
     if (!row || !timingSafeEqual(Buffer.from(row.key_hash), Buffer.from(hash))) return undefined;
     if (row.revoked_at !== null) throw new ApiError('auth.revoked_credential', 'The API key has been revoked.');
     if (row.holder_removed_at !== null) throw new ApiError('auth.revoked_credential', 'The person this API key acts for has been removed.');
+    if (row.holder_status !== 'active') throw new ApiError('auth.revoked_credential', 'The person this API key acts for is suspended.');
     return {
       actor: {
         kind: 'api_key',
@@ -93,7 +95,7 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; revisions: Rev
         organisationId: row.organisation_id,
         personId: row.person_id,
         scopes: new Set(JSON.parse(row.scopes) as Scope[]),
-        capabilities: capabilitiesOf(JSON.parse(row.roles) as string[], Boolean(row.is_platform_admin)),
+        capabilities: await personCapabilities(db, row.organisation_id, row.roles, row.is_platform_admin),
         pinnedRevision: row.service_version,
         mode: row.mode,
       },

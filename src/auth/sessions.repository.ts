@@ -6,7 +6,7 @@ export const sessionsRepository = {
     return db.insertInto('sessions').values(row).execute();
   },
 
-  /** The session and its person in one read: this runs on every page request. Removed people have none. */
+  /** The session and its person in one read: this runs on every page request. Removed and suspended people have none. */
   findByTokenHash(db: Db, tokenHash: string) {
     return db
       .selectFrom('sessions as s')
@@ -14,6 +14,7 @@ export const sessionsRepository = {
       .select(['s.id', 's.token_hash', 's.organisation_id', 's.person_id', 's.created_at', 's.last_seen_at', 's.expires_at', 'p.email', 'p.name', 'p.roles', 'p.is_platform_admin'])
       .where('s.token_hash', '=', tokenHash)
       .where('p.deleted_at', 'is', null)
+      .where('p.status', '=', 'active')
       .executeTakeFirst();
   },
 

@@ -6,7 +6,9 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import { createSecretBox } from '../crypto/secret-box.ts';
 import { newId } from '../ids.ts';
-import { capabilitiesOf, type Capability } from './capabilities.ts';
+import type { Capability } from './capabilities.ts';
+import { personCapabilities } from '../domain/roles/role-capabilities.ts';
+import { peopleRepository } from '../domain/people/people.repository.ts';
 import { sessionsRepository } from './sessions.repository.ts';
 
 export const SESSION_IDLE_MS = 2 * 3600_000;
@@ -44,6 +46,8 @@ export function createSessionService(deps: { db: Db; clock: Clock }) {
       const token = randomBytes(32).toString('base64url');
       const now = clock.now();
       const id = newId();
+      // Starting a session is signing in (a password, an invitation): the person's last_sign_in_at.
+      await peopleRepository.recordSignIn(db, personId, now.toISOString());
       await sessionsRepository.insert(db, {
         id,
         token_hash: hashToken(token),
@@ -78,7 +82,7 @@ export function createSessionService(deps: { db: Db; clock: Clock }) {
         name: row.name,
         roles,
         isPlatformAdmin: Boolean(row.is_platform_admin),
-        capabilities: capabilitiesOf(roles, Boolean(row.is_platform_admin)),
+        capabilities: await personCapabilities(db, row.organisation_id, row.roles, row.is_platform_admin),
       };
     },
 

@@ -33,7 +33,8 @@ export function createSignInService(deps: { people: PeopleService; sessions: Ses
       const person = await people.findByEmail(input.organisationId, attempt.email);
       const hash = person?.password_hash ?? (await decoyHash());
       const matches = await verifyPassword(input.password, hash);
-      if (!person || person.password_hash === null || !matches) {
+      // A suspended person's right pair is refused like a wrong one: the page tells nobody who is suspended.
+      if (!person || person.password_hash === null || !matches || person.status !== 'active') {
         await throttle.recordFailure(attempt);
         return { outcome: 'wrong_pair' };
       }

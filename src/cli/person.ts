@@ -1,9 +1,16 @@
 // `atrium person create|set-password|remove`: the first people of an organisation (there is no sign-up), e.g.
-// its administrator, their passwords for signing in, and removing someone who has left.
+// its administrator, their passwords for signing in, and removing someone who has left. Creating and removing
+// go through the users service, as the REST API and /admin/people do, so the same rules hold here: an e-mail
+// address taken in any letter case, an unknown role, removing the last active administrator are refused.
+import type { Static } from 'typebox';
 import { text } from 'node:stream/consumers';
-import { generatePassword } from '../auth/passwords.ts';
+import { generatePassword, hashPassword } from '../auth/passwords.ts';
+import { validateAsBody } from '../http/body-validation.ts';
+import { MIN_PASSWORD_LENGTH } from '../domain/people/people.service.ts';
+import { fieldError } from '../http/api-error.ts';
+import { CreateUser } from '../domain/users/users.schemas.ts';
+import { operatorAuthority } from '../domain/users/users.service.ts';
 import type { Command } from './command.ts';
-import { ApiError } from '../http/api-error.ts';
 import { UsageError } from './errors.ts';
 import { findOrganisation, findPerson } from './lookup.ts';
 
@@ -23,17 +30,13 @@ const create: Command = {
     const email = args.required('email');
     const name = args.required('name');
     const roles = args.requiredList('roles');
-    const { services } = await ctx.runtime();
+    const password = args.string('password');
+    if (password !== undefined && [...password].length < MIN_PASSWORD_LENGTH) throw fieldError('/password', 'too_short', `a password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+    const input = validateAsBody<Static<typeof CreateUser>>(CreateUser, { email, name, roles });
+    const { services, database } = await ctx.runtime();
     const org = await findOrganisation(services, host);
-    // Unknown roles and duplicate e-mails are the service's to refuse (an ApiError → exit 1).
-    const { id } = await services.people.create({
-      organisationId: org.id,
-      email,
-      name,
-      roles,
-      isPlatformAdmin: args.flag('platform-admin'),
-      password: args.string('password'),
-    });
+    const operator = { isPlatformAdmin: args.flag('platform-admin'), ...(password !== undefined ? { passwordHash: await hashPassword(password) } : {}) };
+    const { id } = await database.db.transaction().execute((tx) => services.users.create(tx, org.id, operatorAuthority, input, operator));
     return { json: { id }, text: `Created person ${id} (${email}) in ${org.address}.` };
   },
 };
@@ -70,10 +73,11 @@ const remove: Command = {
   async run(args, ctx) {
     const host = args.required('org');
     const email = args.required('email');
-    const { services } = await ctx.runtime();
+    const { services, database } = await ctx.runtime();
     const org = await findOrganisation(services, host);
     const person = await findPerson(services, org, email);
-    if (!(await services.people.remove(org.id, person.id))) throw new ApiError('user.not_found', `${person.email} was already removed`);
+    // Not the last active administrator: the service refuses it (ApiError user.last_admin → exit 1).
+    await database.db.transaction().execute((tx) => services.users.remove(tx, org.id, operatorAuthority, person.id));
     return { json: { id: person.id, removed: true }, text: `Removed ${person.email} from ${org.address}: their sessions, API keys and tokens no longer work.` };
   },
 };

@@ -19,7 +19,7 @@ const skip = testDatabaseUrl ? false : 'PostgreSQL only: run with TEST_DATABASE_
 
 const at = '2026-11-24T12:00:00.000Z';
 const insertOrganisation = (db: Db, id: string) =>
-  db.insertInto('organisations').values({ id, address: `${id}.test`, name: 'Driver test', plan: 'standard', credentials_epoch: 0, created_at: at, updated_at: at }).execute();
+  db.insertInto('organisations').values({ id, address: `${id}.test`, name: 'Driver test', plan: 'standard', credentials_epoch: 0, timezone: 'UTC', default_language: 'en', created_at: at, updated_at: at }).execute();
 const deferredEvent = preparedQuery(
   (db: Db, id: string, organisationId: string) =>
     db.insertInto('outbox_events').values({ id, organisation_id: organisationId, type: 'test.event', occurred_at: at, data: '{}', dispatched_at: null }),

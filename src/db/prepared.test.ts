@@ -22,7 +22,7 @@ describe('prepared queries', () => {
 
   before(async () => {
     t = await createTestDatabase(undefined, { onQuery: (query: CompiledQuery) => void seen.push(query.sql) });
-    await t.database.db.insertInto('organisations').values({ id, address: `${id}.test`, name: 'Committed', plan: 'standard', credentials_epoch: 0, created_at: at, updated_at: at }).execute();
+    await t.database.db.insertInto('organisations').values({ id, address: `${id}.test`, name: 'Committed', plan: 'standard', credentials_epoch: 0, timezone: 'UTC', default_language: 'en', created_at: at, updated_at: at }).execute();
   });
   after(() => t.drop());
 

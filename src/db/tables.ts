@@ -20,6 +20,10 @@ export interface OrganisationsTable {
   plan: 'standard' | 'no-api';
   /** Bumped with every change that affects authentication (src/auth/credential-epoch.ts). */
   credentials_epoch: number;
+  /** IANA time zone name. */
+  timezone: string;
+  /** BCP 47 language tag. */
+  default_language: string;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -30,13 +34,38 @@ export interface PeopleTable {
   email: string;
   name: string;
   password_hash: string | null;
-  /** JSON array of built-in role names. */
+  /** JSON array of role keys: built-in ones and the organisation's custom roles. */
   roles: Json;
   is_platform_admin: Bool;
+  external_id: string | null;
+  /** `suspended`: signs in no more and its sessions, keys and tokens are refused, until made active again. */
+  status: 'active' | 'suspended';
+  last_sign_in_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   /** Removed: signs in no more; its sessions, keys and tokens stop working at once. */
   deleted_at: Timestamp | null;
+}
+
+export interface CustomRolesTable {
+  id: string;
+  organisation_id: string;
+  key: string;
+  name: string;
+  /** JSON array of organisation capability names. */
+  capabilities: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface InvitationsTable {
+  id: string;
+  organisation_id: string;
+  person_id: string;
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
 }
 
 export interface ApiKeysTable {
@@ -122,6 +151,8 @@ export interface Tables extends AuthTables {
   deletions: DeletionsTable;
   organisations: OrganisationsTable;
   people: PeopleTable;
+  custom_roles: CustomRolesTable;
+  invitations: InvitationsTable;
   api_keys: ApiKeysTable;
   categories: CategoriesTable;
   courses: CoursesTable;

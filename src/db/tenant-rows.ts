@@ -33,10 +33,13 @@ export function tenantRows<T extends TenantTableName>(table: T) {
     },
     /**
      * Keyset page: by id (UUIDv7, so creation order), or by (updated_at, id) for changes since a time.
-     * Fetches one row more than asked, so the caller knows whether another page follows.
+     * Fetches one row more than asked, so the caller knows whether another page follows. `refine` adds a
+     * condition that is not an equality.
      */
-    async page(db: Db, organisationId: string, q: RowPageQuery): Promise<Row[]> {
+    async page(db: Db, organisationId: string, q: RowPageQuery, refine?: (query: any) => any): Promise<Row[]> {
       let query = from(db).where('organisation_id', '=', organisationId);
+      // A filter that is not an equality (users by role, inside a JSON array).
+      if (refine) query = refine(query);
       for (const [column, value] of Object.entries(q.where)) query = query.where(column, '=', value);
       if (!q.includeDeleted) query = query.where('deleted_at', 'is', null);
       if (q.order === 'id') {

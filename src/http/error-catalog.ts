@@ -79,7 +79,6 @@ export const errorCatalog = {
   'enrolment.not_found': entry(404, 'not_found', 'No such enrolment'),
   'enrolment.deleted': entry(409, 'conflict', 'The enrolment has been deleted'),
   'enrolment.exists': entry(409, 'conflict', 'The user is already enrolled through this method'),
-  'user.deleted': entry(409, 'conflict', 'The user has been deleted'),
   'storage_target.not_found': entry(404, 'not_found', 'No such storage target'),
   'storage.already_default': entry(409, 'conflict', 'That storage is already the default for new files'),
   'storage.directory_taken': entry(409, 'conflict', 'Another storage target uses that directory'),
@@ -106,10 +105,16 @@ export const errorCatalog = {
   'extension.not_found': entry(404, 'not_found', 'No such extension'),
   'oauth_client.not_found': entry(404, 'not_found', 'No such OAuth client'),
   'oauth_client.public': entry(409, 'conflict', 'A public client has no secret'),
-  'resource.external_id_taken': entry(409, 'conflict', 'Another resource of this type has that external_id'),
-  // People: the CLI answers with these today; the users operations (docs/decisions.md#users-roles-enrolments-the-organisation-and-its-audit-log) will answer with them too.
   'user.not_found': entry(404, 'not_found', 'No such user'),
+  'user.deleted': entry(409, 'conflict', 'The user has been removed'),
   'user.email_taken': entry(409, 'conflict', 'Another user of this organisation has that e-mail address'),
+  'user.self': entry(409, 'conflict', 'You cannot remove or suspend yourself'),
+  'user.last_admin': entry(409, 'conflict', "The organisation's last active administrator cannot be removed, suspended or lose the role"),
+  'role.not_found': entry(404, 'not_found', 'No such role'),
+  'role.built_in': entry(409, 'conflict', 'Built-in roles cannot change'),
+  'role.in_use': entry(409, 'conflict', 'Someone holds the role'),
+  'role.key_taken': entry(409, 'conflict', 'A role with that key exists already'),
+  'resource.external_id_taken': entry(409, 'conflict', 'Another resource of this type has that external_id'),
 
   // Bulk operations (spec: Bulk semantics; docs/api-guide.md#bulk-operations-8-and-9)
   'bulk.too_many_operations': entry(413, 'quota', 'The bulk request has more operations than allowed'),
@@ -136,6 +141,8 @@ export const errorCatalog = {
   'cli.address_taken': entry(409, 'conflict', 'Another organisation has that address'),
   'cli.api_key_not_found': entry(404, 'not_found', 'No such unrevoked API key in the organisation'),
 
+  // SMTP_URL's server refused or could not take a mail the request exists to send (an invitation).
+  'mail.unavailable': entry(502, 'upstream', 'The mail server did not accept the mail'),
   'internal.error': entry(500, 'internal', 'Something went wrong on our side'),
   'health.database_unreachable': entry(503, 'internal', 'The database is not reachable'),
 } as const satisfies Record<string, CatalogEntry>;

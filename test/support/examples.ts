@@ -36,7 +36,19 @@ export async function exampleRequest(make: Factories, op: Operation, org: Organi
   // A webhook URL must answer the verification ping: point it at the test's receiver, on a path of its own.
   if (typeof body.url === 'string' && body.url.startsWith('https://')) body.url = `${make.webhookUrl}/hooks/${randomUUID()}`;
   await pointAtRealResources(make, body, org);
+  makeUnique(body);
   return { path, body };
+}
+
+/** Fields unique in an organisation (a user's `email`, a role's `key`) get a fresh value, at any depth, so that examples can run again. */
+function makeUnique(value: unknown): void {
+  if (Array.isArray(value)) return value.forEach(makeUnique);
+  if (value === null || typeof value !== 'object') return;
+  const object = value as Record<string, unknown>;
+  const fresh = randomUUID().slice(0, 8);
+  if (typeof object.email === 'string') object.email = object.email.replace('@', `+${fresh}@`);
+  if (typeof object.key === 'string' && /^[a-z]/.test(object.key) && Array.isArray(object.capabilities)) object.key = `${object.key}_${fresh.replace(/-/g, '')}`;
+  for (const inner of Object.values(object)) makeUnique(inner);
 }
 
 /** Replaces `<x>_id` fields at any depth (a bulk request's `operations[].data.lesson_id`) with a real resource's id. */

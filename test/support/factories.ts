@@ -8,6 +8,7 @@ import type { Organisation } from '../../src/domain/organisations/organisations.
 import type { Plan } from '../../src/domain/organisations/organisations.service.ts';
 import type { Services } from '../../src/services.ts';
 import { newId } from '../../src/ids.ts';
+import { operatorAuthority } from '../../src/domain/users/users.service.ts';
 import { generateSigningSecret } from '../../src/domain/webhooks/secrets.ts';
 import { deliveriesRepository } from '../../src/domain/webhooks/webhooks.repository.ts';
 
@@ -195,6 +196,10 @@ export function createFactories(services: Services, database: Database, endpoint
     return services.webhooks.create(db, o.id, { event_types: ['*'], ...input, url }, verified);
   }
 
+  async function customRole(o: Organisation, input: { key?: string; capabilities?: string[] } = {}) {
+    return services.roles.create(db, o.id, { key: input.key ?? `role_${suffix()}`, name: 'Custom role', capabilities: input.capabilities ?? ['course/view'] });
+  }
+
   /**
    * One existing resource per collection, for registry-driven suites that need a real id in a path
    * (`/sections/{id}` → a section). A new area adds its collection here.
@@ -206,7 +211,6 @@ export function createFactories(services: Services, database: Database, endpoint
     // Of the course the same body names, if it names one first (an enrolment's example: course, user, method).
     enrolment_methods: (o, related) => enrolmentMethod(o, typeof related?.course_id === 'string' ? { course_id: related.course_id } : {}),
     enrolments: (o) => enrolment(o),
-    users: async (o) => ({ ...(await person(o, { roles: [] })), external_id: null }),
     webhook_subscriptions: (o) => webhookSubscription(o),
     storage_targets: async (o) => ({ ...(await storageTarget(o)), external_id: null }),
     files: async (o) => ({ ...(await file(o)), external_id: null }),
@@ -216,6 +220,9 @@ export function createFactories(services: Services, database: Database, endpoint
     lessons: (o) => lesson(o),
     lesson_pages: (o) => lessonPage(o),
     email_messages: (o) => emailMessage(o),
+    // Roles are named by key in paths; parametersFor gives their operations one.
+    roles: async (o) => ({ id: (await customRole(o)).key, external_id: null }),
+    users: (o) => services.users.create(db, o.id, operatorAuthority, { email: `u-${suffix()}@example.test`, name: 'User', roles: ['teacher'], external_id: `user-${suffix()}` }),
   };
 
   /**
@@ -245,6 +252,10 @@ export function createFactories(services: Services, database: Database, endpoint
       await deliveriesRepository.update(db, delivery.id, { status: 'succeeded', delivered_at: new Date().toISOString() });
       return { path: { id: subscription.id, delivery_id: delivery.id } };
     },
+    // A custom role of the organisation, held by nobody (so that it can be deleted).
+    ...Object.fromEntries(
+      ['getRole', 'updateRole', 'deleteRole'].map((id) => [id, async (o: Organisation) => ({ path: { key: (await customRole(o)).key } })]),
+    ),
     ...Object.fromEntries(['getEmailTemplateVersions', 'saveEmailTemplateDraft', 'publishEmailTemplateDraft', 'restoreEmailTemplateVersion'].map((id) => [id, orgTemplateParameters])),
     ...Object.fromEntries(
       ['getPlatformEmailTemplateVersions', 'savePlatformEmailTemplateDraft', 'publishPlatformEmailTemplateDraft', 'restorePlatformEmailTemplateVersion'].map((id) => [id, platformTemplateParameters]),
@@ -259,7 +270,7 @@ export function createFactories(services: Services, database: Database, endpoint
     },
   };
 
-  return { accessToken, parametersFor, emailTemplate, platformEmailTemplate, preconditions, org, person, apiKey, caller, category, course, section, webhookSubscription, webhookUrl: endpoints.webhookUrl, enrolmentMethod, enrolment, storageTarget, file, activity, wikiPage, lesson, lessonPage, emailMessage, resourceFor };
+  return { customRole, accessToken, parametersFor, emailTemplate, platformEmailTemplate, preconditions, org, person, apiKey, caller, category, course, section, webhookSubscription, webhookUrl: endpoints.webhookUrl, enrolmentMethod, enrolment, storageTarget, file, activity, wikiPage, lesson, lessonPage, emailMessage, resourceFor };
 }
 
 export type Factories = ReturnType<typeof createFactories>;

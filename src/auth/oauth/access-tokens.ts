@@ -9,7 +9,8 @@ import { peopleRepository } from '../../domain/people/people.repository.ts';
 import { ApiError } from '../../http/api-error.ts';
 import type { Revisions } from '../../http/revisions.ts';
 import type { Actor, Authenticator } from '../actor.ts';
-import { capabilitiesOf, isScope, type Scope } from '../capabilities.ts';
+import { isScope, type Scope } from '../capabilities.ts';
+import { personCapabilities } from '../../domain/roles/role-capabilities.ts';
 import { createCredentialCache } from '../credential-epoch.ts';
 import { ACCESS_TOKEN_PREFIX, withoutTokenPrefix } from './adapter.ts';
 import { accessTokensRepository } from './access-tokens.repository.ts';
@@ -66,6 +67,7 @@ export function createAccessTokenAuthenticator(deps: { db: Db; clock: Clock; rev
     if (personId === null || (row.client_row_id === null && !/^https:/.test(row.client_id ?? ''))) throw new ApiError('auth.revoked_credential', 'The client of this access token no longer exists.');
     const person = await peopleRepository.findById(db, organisationId, personId);
     if (!person) throw new ApiError('auth.revoked_credential', 'The person this access token acts for has been removed.');
+    if (person.status !== 'active') throw new ApiError('auth.revoked_credential', 'The person this access token acts for is suspended.');
     return {
       resources: resourcesNamed(Array.isArray(payload.aud) ? payload.aud : [payload.aud]),
       expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
@@ -75,7 +77,7 @@ export function createAccessTokenAuthenticator(deps: { db: Db; clock: Clock; rev
         organisationId,
         personId: person.id,
         scopes: new Set((payload.scope ?? '').split(' ').filter(isScope) as Scope[]),
-        capabilities: capabilitiesOf(JSON.parse(person.roles) as string[], Boolean(person.is_platform_admin)),
+        capabilities: await personCapabilities(db, organisationId, person.roles, person.is_platform_admin),
         // spec: Versioning 3 — the revision pinned on the client at registration.
         pinnedRevision: row.service_version ?? revisions.current,
         mode: 'live',

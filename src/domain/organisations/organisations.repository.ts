@@ -17,7 +17,7 @@ export const organisationsRepository = {
   insert(db: Db, row: Organisation) {
     return db.insertInto('organisations').values(row).execute();
   },
-  update(db: Db, id: string, patch: Partial<Pick<Organisation, 'name' | 'plan' | 'updated_at'>>) {
+  update(db: Db, id: string, patch: Partial<Pick<Organisation, 'name' | 'plan' | 'timezone' | 'default_language' | 'updated_at'>>) {
     return db.updateTable('organisations').set(patch).where('id', '=', id).execute();
   },
   count(db: Db) {

@@ -3,7 +3,11 @@ import type { Db } from '../../db/database.ts';
 import type { Clock } from '../../clock.ts';
 import { newId } from '../../ids.ts';
 import { bumpCredentialEpoch } from '../../auth/credential-epoch.ts';
+import type { EventRecorder } from '../../events/outbox.ts';
 import { organisationsRepository, type Organisation } from './organisations.repository.ts';
+
+/** What `PATCH /organisation` may change. */
+export type OrganisationSettings = Partial<Pick<Organisation, 'name' | 'timezone' | 'default_language'>>;
 
 export type Plan = Organisation['plan'];
 export const plans: readonly Plan[] = ['standard', 'no-api'];
@@ -16,7 +20,7 @@ export function normaliseAddress(host: string): string {
   return colon === -1 ? h : h.slice(0, colon);
 }
 
-export function createOrganisationService(deps: { db: Db; clock: Clock }) {
+export function createOrganisationService(deps: { db: Db; clock: Clock; events: EventRecorder }) {
   const { db, clock } = deps;
 
   /**
@@ -36,6 +40,8 @@ export function createOrganisationService(deps: { db: Db; clock: Clock }) {
       name: input.name,
       plan: input.plan ?? 'standard',
       credentials_epoch: 0,
+      timezone: 'UTC',
+      default_language: 'en',
       created_at: at,
       updated_at: at,
     };
@@ -54,7 +60,19 @@ export function createOrganisationService(deps: { db: Db; clock: Clock }) {
     });
   }
 
+  /** Name, time zone, default language, in the caller's transaction, with its event; a change to nothing is none. */
+  async function updateSettings(tx: Db, organisationId: string, settings: OrganisationSettings): Promise<Organisation> {
+    const org = (await organisationsRepository.findById(tx, organisationId))!;
+    const changes = Object.fromEntries(Object.entries(settings).filter(([k, v]) => v !== undefined && v !== org[k as keyof OrganisationSettings])) as OrganisationSettings;
+    if (Object.keys(changes).length === 0) return org;
+    const updated = { ...org, ...changes, updated_at: clock.now().toISOString() };
+    await organisationsRepository.update(tx, organisationId, { ...changes, updated_at: updated.updated_at });
+    await deps.events.record(tx, organisationId, 'organisation.updated', { id: organisationId, summary: `Organisation settings changed (${Object.keys(changes).join(', ')}).` });
+    return updated;
+  }
+
   return {
+    updateSettings,
     findByAddress,
     findById: (id: string) => organisationsRepository.findById(db, id),
     create,

@@ -24,6 +24,9 @@ export const peopleRepository = {
   earliest(db: Db, organisationId: string) {
     return db.selectFrom('people').selectAll().where('organisation_id', '=', organisationId).where('deleted_at', 'is', null).orderBy('id').limit(1).executeTakeFirst();
   },
+  recordSignIn(db: Db, id: string, at: string) {
+    return db.updateTable('people').set({ last_sign_in_at: at }).where('id', '=', id).execute();
+  },
   update(db: Db, organisationId: string, id: string, patch: Partial<Pick<PeopleTable, 'password_hash' | 'deleted_at' | 'updated_at'>>) {
     return db.updateTable('people').set(patch).where('organisation_id', '=', organisationId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
   },

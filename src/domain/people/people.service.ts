@@ -47,6 +47,9 @@ export function createPeopleService(deps: { db: Db; clock: Clock; enrolments: Pi
         password_hash: input.password ? await hashPassword(input.password) : null,
         roles: JSON.stringify(input.roles as RoleName[]),
         is_platform_admin: input.isPlatformAdmin ?? false,
+        external_id: null,
+        status: 'active',
+        last_sign_in_at: null,
         created_at: at,
         updated_at: at,
         deleted_at: null,
@@ -65,7 +68,8 @@ export function createPeopleService(deps: { db: Db; clock: Clock; enrolments: Pi
     },
 
     /**
-     * Removes a person: they sign in no more, and their sessions, API keys and OAuth tokens stop working on the
+     * The bare removal, without the rules of users.remove (src/domain/users/users.service.ts: yourself, the last
+     * administrator, the tombstone and the event) that every path people use goes through. Removes a person: they sign in no more, and their sessions, API keys and OAuth tokens stop working on the
      * next request. The row stays (their wiki versions and messages still name them), with its e-mail address.
      */
     async remove(organisationId: string, personId: string): Promise<boolean> {

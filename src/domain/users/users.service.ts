@@ -1,0 +1,313 @@
+// Users (docs/api-guide.md#users-roles-and-the-organisation): the organisation's people as the /users API, the /admin/people page and
+// `atrium person` see them. Every path calls these functions, so the same rules hold everywhere: e-mail
+// addresses unique in any letter case, nobody removes or suspends themselves or the last active administrator,
+// and roles are given only by someone allowed to (scope `roles:write`, capability `role/assign`) and never
+// allow more than that person may do. What ends someone's access (removal, suspension, a change of roles) ends
+// their sessions and bumps the credentials epoch in the same transaction (src/auth/credential-epoch.ts).
+import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
+import { createHash, randomBytes } from 'node:crypto';
+import type { Static } from 'typebox';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import { newId } from '../../ids.ts';
+import { isRoleName, roles as builtInRoles, type Capability } from '../../auth/capabilities.ts';
+import type { Actor } from '../../auth/actor.ts';
+import { bumpCredentialEpoch } from '../../auth/credential-epoch.ts';
+import { hashPassword } from '../../auth/passwords.ts';
+import { sessionsRepository } from '../../auth/sessions.repository.ts';
+import { ApiError, fieldError } from '../../http/api-error.ts';
+import type { CursorCodec } from '../../http/pagination.ts';
+import type { EventRecorder } from '../../events/outbox.ts';
+import type { Mailer } from '../../mail/mail.ts';
+import { MailDeliveryError } from '../../mail/mail.ts';
+import { publicOrigin, type PublicOriginSettings } from '../../public-origin.ts';
+import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { listPage, type ListParams } from '../listing.ts';
+import { organisationsRepository } from '../organisations/organisations.repository.ts';
+import { MIN_PASSWORD_LENGTH } from '../people/people.service.ts';
+import { customRoleCapabilities } from '../roles/role-capabilities.ts';
+import type { CreateUser, UpdateUser, UpsertUser, User } from './users.schemas.ts';
+import { usersRepository, type UserRow } from './users.repository.ts';
+
+export type UserView = Static<typeof User>;
+
+/** An invitation link is good once, for 72 hours. */
+export const INVITATION_TTL_MS = 72 * 3600_000;
+
+/**
+ * Who makes a change, and what bounds them: a credential's person, scopes and capabilities (REST, MCP); a
+ * signed-in person, not limited by scopes (admin pages); or the CLI, run by whoever operates the deployment
+ * (no person, no bounds: `null`).
+ */
+export interface Authority {
+  personId: string | null;
+  scopes: ReadonlySet<string> | null;
+  capabilities: ReadonlySet<Capability> | null;
+}
+
+export const authorityOf = (actor: Actor): Authority => ({ personId: actor.personId, scopes: actor.scopes, capabilities: actor.capabilities });
+export const operatorAuthority: Authority = { personId: null, scopes: null, capabilities: null };
+
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+const rolesOf = (row: UserRow) => JSON.parse(row.roles) as string[];
+const isActiveAdmin = (row: UserRow) => row.deleted_at === null && row.status === 'active' && rolesOf(row).includes('admin');
+
+export function toUserView(row: UserRow): UserView {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    roles: rolesOf(row),
+    status: row.status,
+    platform_admin: Boolean(row.is_platform_admin),
+    external_id: row.external_id,
+    last_sign_in_at: row.last_sign_in_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    deleted_at: row.deleted_at,
+  };
+}
+
+export type InvitationState = { state: 'valid'; personId: string; email: string; name: string } | { state: 'gone' };
+
+export function createUserService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder; db: Db; mail: Mailer; publicOrigin: PublicOriginSettings; enrolments: Pick<EnrolmentService, 'endEnrolmentsOfUser'> }) {
+  const { clock, cursors, events } = deps;
+
+  async function find(db: Db, organisationId: string, id: string): Promise<UserRow> {
+    const row = await usersRepository.findById(db, organisationId, id);
+    if (!row) throw new ApiError('user.not_found', `No user ${id} in this organisation.`);
+    return row;
+  }
+
+  async function live(db: Db, organisationId: string, id: string): Promise<UserRow> {
+    const row = await find(db, organisationId, id);
+    if (row.deleted_at !== null) throw new ApiError('user.deleted', `User ${id} was removed at ${row.deleted_at}; it can no longer change.`);
+    return row;
+  }
+
+  async function checkEmailFree(db: Db, organisationId: string, email: string, selfId?: string): Promise<void> {
+    const other = await usersRepository.findByEmail(db, organisationId, email);
+    if (other && other.id !== selfId) {
+      const detail = `Another user of this organisation${other.deleted_at ? ' (removed)' : ''} has the e-mail address ${email}.`;
+      throw new ApiError('user.email_taken', detail, { errors: [{ path: '/email', code: 'taken', detail }] });
+    }
+  }
+
+  /**
+   * Giving or taking roles: the scope `roles:write` and the capability `role/assign`, every key a role of the
+   * organisation (422 at its pointer), and no role given that allows something the giver may not do.
+   */
+  async function checkRoleChange(db: Db, organisationId: string, by: Authority, current: string[], next: string[]): Promise<void> {
+    const added = next.filter((r) => !current.includes(r));
+    if (added.length === 0 && current.every((r) => next.includes(r))) return;
+    if (by.scopes && !by.scopes.has('roles:write')) {
+      throw new ApiError('auth.insufficient_scope', 'Setting or changing roles also needs the scope `roles:write`, which the credential was not granted.');
+    }
+    if (by.capabilities && !by.capabilities.has('role/assign')) {
+      throw new ApiError('auth.missing_capability', 'Setting or changing roles needs the capability `role/assign`, which you do not have in this organisation.');
+    }
+    const custom = await customRoleCapabilities(db, organisationId, added);
+    for (const [i, key] of next.entries()) {
+      if (added.includes(key) && !isRoleName(key) && !custom.has(key)) throw fieldError(`/roles/${i}`, 'unknown_role', `No role ${key} in this organisation (GET /roles lists them).`);
+    }
+    if (!by.capabilities) return;
+    for (const key of added) {
+      const allowed = isRoleName(key) ? builtInRoles[key] : (custom.get(key) as readonly string[]);
+      const lacking = allowed.filter((c) => !by.capabilities!.has(c as Capability));
+      if (lacking.length > 0) {
+        throw new ApiError('auth.missing_capability', `The role ${key} allows ${lacking.map((c) => `\`${c}\``).join(', ')}, which you do not have yourself; you cannot give it.`);
+      }
+    }
+  }
+
+  /** Nobody removes or suspends themselves, and the organisation keeps one active administrator. */
+  async function checkLeaving(db: Db, organisationId: string, by: Authority, row: UserRow, what: 'remove' | 'suspend' | 'take the admin role from'): Promise<void> {
+    if (what !== 'take the admin role from' && by.personId === row.id) throw new ApiError('user.self', `You cannot ${what} yourself.`);
+    if (isActiveAdmin(row) && (await usersRepository.otherActiveAdmins(db, organisationId, row.id)) === 0) {
+      throw new ApiError('user.last_admin', `${row.email} is the last active administrator of this organisation; give another person the admin role first.`);
+    }
+  }
+
+  /** What ends a person's access now: their sessions, and every process's cached credentials of the organisation. */
+  async function endAccess(db: Db, organisationId: string, personId: string): Promise<void> {
+    await sessionsRepository.deleteAllOf(db, personId);
+    await bumpCredentialEpoch(db, organisationId);
+  }
+
+  /** `operator`: what only the CLI sets (a platform administrator, a first password, already hashed). */
+  async function create(db: Db, organisationId: string, by: Authority, input: Static<typeof CreateUser>, operator: { isPlatformAdmin?: boolean; passwordHash?: string } = {}): Promise<UserView> {
+    const email = normaliseEmail(input.email);
+    const roles = input.roles ?? [];
+    await checkRoleChange(db, organisationId, by, [], roles);
+    await checkEmailFree(db, organisationId, email);
+    const at = clock.now().toISOString();
+    const row: UserRow = {
+      id: newId(),
+      organisation_id: organisationId,
+      email,
+      name: input.name,
+      password_hash: operator.passwordHash ?? null,
+      roles: JSON.stringify(roles),
+      is_platform_admin: operator.isPlatformAdmin ?? false,
+      external_id: input.external_id ?? null,
+      status: input.status ?? 'active',
+      last_sign_in_at: null,
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    };
+    try {
+      await usersRepository.insert(db, row);
+    } catch (err) {
+      // Two requests with the same address or external id at once: the loser's insert meets the unique index.
+      if (!isUniqueViolation(err)) throw err;
+      await checkEmailFree(db, organisationId, email);
+      throw new ApiError('resource.external_id_taken', `Another user has external_id ${JSON.stringify(input.external_id)}.`);
+    }
+    await events.record(db, organisationId, 'user.created', { id: row.id, summary: `User ${JSON.stringify(row.name)} added.` });
+    return toUserView(row);
+  }
+
+  async function update(db: Db, organisationId: string, by: Authority, id: string, patch: Static<typeof UpdateUser>): Promise<UserView> {
+    const row = await live(db, organisationId, id);
+    const changes: Partial<UserRow> = {};
+    if (patch.name !== undefined && patch.name !== row.name) changes.name = patch.name;
+    if (patch.email !== undefined && normaliseEmail(patch.email) !== row.email) {
+      changes.email = normaliseEmail(patch.email);
+      await checkEmailFree(db, organisationId, changes.email, row.id);
+    }
+    if (patch.roles !== undefined) {
+      const current = rolesOf(row);
+      await checkRoleChange(db, organisationId, by, current, patch.roles);
+      if (current.includes('admin') && !patch.roles.includes('admin')) await checkLeaving(db, organisationId, by, row, 'take the admin role from');
+      if (JSON.stringify(patch.roles) !== row.roles) changes.roles = JSON.stringify(patch.roles);
+    }
+    if (patch.status !== undefined && patch.status !== row.status) {
+      if (patch.status === 'suspended') await checkLeaving(db, organisationId, by, row, 'suspend');
+      changes.status = patch.status;
+    }
+    // A PATCH that changes nothing is not an update: updated_at and the changes-since feed stay put.
+    if (Object.keys(changes).length === 0) return toUserView(row);
+    const updated: UserRow = { ...row, ...changes, updated_at: clock.now().toISOString() };
+    await usersRepository.update(db, organisationId, id, { ...changes, updated_at: updated.updated_at });
+    if (changes.status === 'suspended') await endAccess(db, organisationId, id);
+    // Roles, or coming back from suspension, change what cached credentials may do.
+    else if (changes.roles !== undefined || changes.status !== undefined) await bumpCredentialEpoch(db, organisationId);
+    await events.record(db, organisationId, 'user.updated', { id, summary: `User ${JSON.stringify(updated.name)} changed (${Object.keys(changes).join(', ')}).` });
+    return toUserView(updated);
+  }
+
+  async function remove(db: Db, organisationId: string, by: Authority, id: string): Promise<void> {
+    const row = await live(db, organisationId, id);
+    await checkLeaving(db, organisationId, by, row, 'remove');
+    const at = clock.now().toISOString();
+    await usersRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at });
+    await endAccess(db, organisationId, id);
+    // Their enrolments end with them, in this transaction, each with its own enrolment.deleted event.
+    await deps.enrolments.endEnrolmentsOfUser(db, organisationId, id);
+    await deletionsRepository.record(db, organisationId, 'user', row, at);
+    await events.record(db, organisationId, 'user.deleted', { id, summary: `User ${JSON.stringify(row.name)} removed.` });
+  }
+
+  return {
+    create,
+    update,
+    remove,
+
+    get: (db: Db, organisationId: string, id: string) => find(db, organisationId, id).then(toUserView),
+
+    async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<UserView> {
+      const row = await usersRepository.findByExternalId(db, organisationId, externalId);
+      if (!row) throw new ApiError('user.not_found', `No user with external_id ${JSON.stringify(externalId)} in this organisation.`);
+      return toUserView(row);
+    },
+
+    async findByEmail(db: Db, organisationId: string, email: string): Promise<UserView | undefined> {
+      const row = await usersRepository.findByEmail(db, organisationId, normaliseEmail(email));
+      return row && toUserView(row);
+    },
+
+    list(db: Db, organisationId: string, params: ListParams & { status?: string; role?: string; email?: string }) {
+      return listPage(cursors, {
+        list: 'users',
+        organisationId,
+        params,
+        filters: { status: params.status, role: params.role, email: params.email === undefined ? undefined : normaliseEmail(params.email) },
+        fetch: (q) => usersRepository.page(db, organisationId, q),
+        map: toUserView,
+      });
+    },
+
+    async upsertByExternalId(db: Db, organisationId: string, by: Authority, externalId: string, input: Static<typeof UpsertUser>) {
+      const existing = await usersRepository.findByExternalId(db, organisationId, externalId);
+      if (!existing) return { created: true, view: await create(db, organisationId, by, { ...input, external_id: externalId }) };
+      return { created: false, view: await update(db, organisationId, by, existing.id, input) };
+    },
+
+    /**
+     * The mail of `POST /users/{id}/actions/invite`, sent before the request's transaction opens (a mail
+     * server must not hold the database): a one-time link whose token only the mail holds. `recordInvitation`
+     * then stores its hash; if that fails, the link leads to the 410 page.
+     */
+    async sendInvitation(db: Db, organisationId: string, id: string): Promise<{ tokenHash: string; expiresAt: string }> {
+      const row = await live(db, organisationId, id);
+      const org = (await organisationsRepository.findById(db, organisationId))!;
+      const token = randomBytes(32).toString('base64url');
+      const expiresAt = new Date(clock.now().getTime() + INVITATION_TTL_MS).toISOString();
+      const link = `${publicOrigin(deps.publicOrigin, org.address)}/invitations/${token}`;
+      try {
+        await deps.mail.send({
+          organisationId,
+          to: { name: row.name, address: row.email },
+          subject: `Your account at ${org.name}`,
+          text: `Hello ${row.name},\n\nyou have an account at ${org.name}. Choose your password here (the link works once, for 72 hours):\n\n${link}\n\nThen sign in with ${row.email}.`,
+        });
+      } catch (err) {
+        if (err instanceof MailDeliveryError) throw new ApiError('mail.unavailable', `The invitation could not be mailed: ${err.detail}`, { retryAfter: 60 });
+        throw err;
+      }
+      return { tokenHash: hashToken(token), expiresAt };
+    },
+
+    async recordInvitation(db: Db, organisationId: string, id: string, sent: { tokenHash: string; expiresAt: string }): Promise<{ id: string; expires_at: string }> {
+      const row = await live(db, organisationId, id);
+      const invitationId = newId();
+      await usersRepository.insertInvitation(db, { id: invitationId, organisation_id: organisationId, person_id: id, token_hash: sent.tokenHash, created_at: clock.now().toISOString(), expires_at: sent.expiresAt, used_at: null });
+      await events.record(db, organisationId, 'user.invited', { id, summary: `User ${JSON.stringify(row.name)} invited to choose a password.` });
+      return { id: invitationId, expires_at: sent.expiresAt };
+    },
+
+    /** Whether a link's token is good here and now: unused, unexpired, of this organisation, for a live, active person. */
+    async invitation(organisationId: string, token: string): Promise<InvitationState> {
+      const inv = await usersRepository.findInvitation(deps.db, hashToken(token));
+      if (!inv || inv.organisation_id !== organisationId || inv.used_at !== null || Date.parse(inv.expires_at) <= clock.now().getTime()) return { state: 'gone' };
+      const person = await usersRepository.findById(deps.db, organisationId, inv.person_id);
+      if (!person || person.deleted_at !== null || person.status !== 'active') return { state: 'gone' };
+      return { state: 'valid', personId: person.id, email: person.email, name: person.name };
+    },
+
+    /**
+     * Uses the link: sets the password and uses up the token in one transaction (a second use, even a
+     * concurrent one, finds it used). Returns the person to sign in, 'gone', or the password's problem.
+     */
+    async acceptInvitation(organisationId: string, token: string, password: string): Promise<{ personId: string } | 'gone' | 'too_short'> {
+      const state = await this.invitation(organisationId, token);
+      if (state.state === 'gone') return 'gone';
+      if ([...password].length < MIN_PASSWORD_LENGTH) return 'too_short';
+      const passwordHash = await hashPassword(password);
+      return deps.db.transaction().execute(async (tx) => {
+        const inv = (await usersRepository.findInvitation(tx, hashToken(token)))!;
+        const at = clock.now().toISOString();
+        if (!(await usersRepository.useInvitation(tx, inv.id, at))) return 'gone' as const;
+        await usersRepository.update(tx, organisationId, state.personId, { password_hash: passwordHash, updated_at: at });
+        // A password set anew ends any session the person had.
+        await sessionsRepository.deleteAllOf(tx, state.personId);
+        return { personId: state.personId };
+      });
+    },
+  };
+}
+
+export type UserService = ReturnType<typeof createUserService>;
