@@ -39,6 +39,7 @@ import { createMailer } from './mail/mailer.ts';
 import type { MailSettings } from './mail/mail.ts';
 import { createMailLogReader } from './domain/mail-log/mail-log.service.ts';
 import { createDeletionService } from './domain/deletions/deletions.service.ts';
+import { createAuditService } from './audit/audit.service.ts';
 
 export interface ServiceDeps {
   db: Db;
@@ -51,6 +52,8 @@ export interface ServiceDeps {
   revisions: Revisions;
   /** Links in mails point at the organisation's public origin (CONTRACT: Organisations and addresses). */
   publicOrigin: PublicOriginSettings;
+  /** AUDIT_RETENTION_DAYS: how long audit log entries are kept. */
+  auditRetentionDays?: number;
   onBackgroundError?: (err: unknown) => void;
 }
 
@@ -95,6 +98,7 @@ export function createServices(baseDeps: ServiceDeps) {
     mail,
     mailLog: createMailLogReader(deps),
     deletions: createDeletionService(deps),
+    audit: createAuditService({ ...deps, retentionDays: baseDeps.auditRetentionDays }),
     storage: createStorageService({
       ...deps,
       store: diskFileStore,

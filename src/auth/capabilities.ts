@@ -21,13 +21,15 @@ export const organisationCapabilities = [
   'person/view',
   'api_key/manage',
   'oauth_client/manage',
+  'audit/view',
 ] as const;
 
 export const platformCapabilities = ['platform/email_templates_edit', 'platform/organisations_manage'] as const;
 
 export type Capability = (typeof organisationCapabilities)[number] | (typeof platformCapabilities)[number];
 
-const integrationAdministration = new Set<Capability>(['tenant/configure', 'webhook/manage', 'api_key/manage', 'oauth_client/manage']);
+// Administration only: what the integration area configures, and reading who did what (the audit log).
+const integrationAdministration = new Set<Capability>(['tenant/configure', 'webhook/manage', 'api_key/manage', 'oauth_client/manage', 'audit/view']);
 
 export const roles = {
   admin: [...organisationCapabilities],

@@ -40,11 +40,12 @@ export function createSessionService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
 
   return {
-    async start(organisationId: string, personId: string): Promise<{ token: string; id: string }> {
+    /** `tx`: the transaction that records the sign-in with it (audit log). */
+    async start(organisationId: string, personId: string, tx: Db = db): Promise<{ token: string; id: string }> {
       const token = randomBytes(32).toString('base64url');
       const now = clock.now();
       const id = newId();
-      await sessionsRepository.insert(db, {
+      await sessionsRepository.insert(tx, {
         id,
         token_hash: hashToken(token),
         organisation_id: organisationId,
@@ -82,7 +83,7 @@ export function createSessionService(deps: { db: Db; clock: Clock }) {
       };
     },
 
-    end: (sessionId: string) => sessionsRepository.delete(db, sessionId),
+    end: (sessionId: string, tx: Db = db) => sessionsRepository.delete(tx, sessionId),
 
     /** Every session of a person (password changed, person removed). */
     endAllOf: (tx: Db, personId: string) => sessionsRepository.deleteAllOf(tx, personId),

@@ -1,6 +1,8 @@
 // Entry of the `atrium` command (bin/atrium.js imports this file; `npm run atrium` runs it directly), so it
 // runs on import. Exit codes: 0 done, 1 the request could not be done, 2 the invocation was wrong.
 // Messages go to stderr without stack traces: the reader is an operator, not the person debugging us.
+import { withAuditScope } from '../audit/audit-log.ts';
+import { cliSource, optionNames } from '../audit/entry-points.ts';
 import { InvalidApiKeyRequest } from '../auth/api-keys.service.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { InvalidPersonRequest } from '../domain/people/people.service.ts';
@@ -13,6 +15,8 @@ import { CommandError, UsageError } from './errors.ts';
 
 const EXIT_FAILED = 1;
 const EXIT_USAGE = 2;
+/** Commands that change no organisation's state themselves; `serve` must not run its whole server in a command's audit scope. */
+const UNAUDITED = new Set(['serve', 'worker', 'migrate']);
 
 /** Errors whose message is meant for the operator as it is. */
 const expected = [CommandError, ConfigError, InvalidApiKeyRequest, InvalidPersonRequest, ApiError];
@@ -51,7 +55,9 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
     }
     const config = loadConfig();
     const ctx: CommandContext = { config, runtime: () => (runtime ??= openRuntime(config)) };
-    const result = await command.run(args, ctx);
+    // The change a command makes is recorded in its transaction as the operator's (audit/audit-log.ts).
+    const action = `atrium ${command.words.join(' ')}`;
+    const result = UNAUDITED.has(command.words[0]) ? await command.run(args, ctx) : await withAuditScope(cliSource(), action, () => command.run(args, ctx), optionNames(rest));
     if (result === undefined) return undefined;
     print(result, args.flag('json'));
     return 0;

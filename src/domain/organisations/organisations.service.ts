@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { Clock } from '../../clock.ts';
 import { newId } from '../../ids.ts';
 import { bumpCredentialEpoch } from '../../auth/credential-epoch.ts';
+import { auditChange } from '../../audit/audit-log.ts';
 import { organisationsRepository, type Organisation } from './organisations.repository.ts';
 
 export type Plan = Organisation['plan'];
@@ -39,7 +40,11 @@ export function createOrganisationService(deps: { db: Db; clock: Clock }) {
       created_at: at,
       updated_at: at,
     };
-    await organisationsRepository.insert(db, org);
+    await db.transaction().execute(async (tx) => {
+      await organisationsRepository.insert(tx, org);
+      // The operator's `atrium org create` is the organisation's first audit entry.
+      await auditChange(tx, org.id, { type: 'organisation', id: org.id });
+    });
     return org;
   }
 
@@ -50,6 +55,7 @@ export function createOrganisationService(deps: { db: Db; clock: Clock }) {
       await organisationsRepository.update(tx, org.id, { ...patch, updated_at: clock.now().toISOString() });
       // The plan is the API entitlement: what a cached credential may do changes with it.
       if (patch.plan !== undefined && patch.plan !== org.plan) await bumpCredentialEpoch(tx, org.id);
+      await auditChange(tx, org.id, { type: 'organisation', id: org.id });
       return organisationsRepository.findById(tx, org.id);
     });
   }
