@@ -213,6 +213,20 @@ describe('audit log', () => {
     assert.deepEqual(e.changed_fields.sort(), ['email', 'org']);
   });
 
+  test('an access token issued to a client, and a write made with it: one entry each', async () => {
+    const viaOAuth = await t.make.caller({ org: admin.org, roles: ['admin'], credential: 'oauth_token' });
+    secrets.push(viaOAuth.key);
+    const issued = await entries({ action: 'oauth.token.client_credentials' });
+    assert.equal(issued.length, 1);
+    assert.deepEqual([issued[0].actor.type, issued[0].via, issued[0].credential?.kind], ['client', 'oauth', 'oauth']);
+    assert.match(issued[0].actor.id ?? '', /^atr_ci_/);
+    const section = await t.make.section(admin.org);
+    assert.equal((await t.api.request({ host: admin.org.address, key: viaOAuth.key, method: 'PATCH', path: `/sections/${section.id}`, body: { title: 'By token' } })).status, 200);
+    const e = await onlyEntry('updateSection', section.id);
+    assert.deepEqual([e.actor.id, e.credential?.kind, e.via], [viaOAuth.personId, 'oauth', 'rest']);
+    assert.ok(e.credential?.id && !viaOAuth.key.includes(e.credential.id), 'the credential is named by an id, not by the token');
+  });
+
   test('a write refused with 403 is recorded as refused; a 401 is never recorded', async () => {
     const teacher = await t.make.caller({ org: admin.org, roles: ['teacher'], platformAdmin: false });
     secrets.push(teacher.key);
