@@ -5,8 +5,6 @@
 // secret, password or key used here appears anywhere in the table. Then the API over it (filters, pages, 404,
 // who may read it) and the retention job.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import Type from 'typebox';
@@ -16,8 +14,7 @@ import { startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
 import { createPageClient } from './support/page-client.ts';
 import { connectMcp } from './support/mcp.ts';
-
-const root = path.join(import.meta.dirname, '..');
+import { runCliProcess } from './support/cli-process.ts';
 
 // An operation that writes and then fails on our side: its transaction rolls back (a 500).
 const failingWrite = defineOperation({
@@ -52,19 +49,6 @@ interface Entry {
   ip: string | null;
   user_agent: string | null;
   changed_fields: string[];
-}
-
-function runCli(env: Record<string, string>, args: string[], input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'src/cli/main.ts'), ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env } });
-    child.stdin.end(input);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 describe('audit log', () => {
@@ -202,7 +186,7 @@ describe('audit log', () => {
     const person = await t.make.person(admin.org, { roles: ['teacher'] });
     const password = 'cli password 5ecret!';
     secrets.push(password);
-    const run = await runCli(t.processEnv, ['person', 'set-password', '--org', admin.org.address, '--email', person.email, '--json'], `${password}\n`);
+    const run = await runCliProcess(t.processEnv, ['person', 'set-password', '--org', admin.org.address, '--email', person.email, '--json'], `${password}\n`);
     assert.equal(run.code, 0, run.stderr);
     const e = await onlyEntry('atrium person set-password', person.id);
     assert.equal(e.actor.type, 'system');
