@@ -79,13 +79,18 @@ export function createAuditService(deps: { db: Db; clock: Clock; cursors: Cursor
     /** One pass of the retention job: removes entries older than the retention period, a batch at a time. */
     async purgeExpired(signal?: AbortSignal): Promise<number> {
       const days = deps.retentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS;
-      const before = new Date(clock.now().getTime() - days * 86_400_000).toISOString();
+      const before = clock.now().getTime() - days * 86_400_000;
       let removed = 0;
-      for (;;) {
-        const n = await auditRepository.deleteOlderThan(deps.db, before, RETENTION_BATCH);
-        removed += n;
-        if (n < RETENTION_BATCH || signal?.aborted) return removed;
+      // Organisation by organisation: the key is (organisation_id, id), so each delete is a range of it.
+      for (const { id } of await deps.db.selectFrom('organisations').select('id').execute()) {
+        for (;;) {
+          const n = await auditRepository.deleteOlderThan(deps.db, id, before, RETENTION_BATCH);
+          removed += n;
+          if (n < RETENTION_BATCH || signal?.aborted) break;
+        }
+        if (signal?.aborted) break;
       }
+      return removed;
     },
   };
 }
