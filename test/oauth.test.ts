@@ -376,4 +376,23 @@ describe('OAuth 2 authorization server', () => {
       assert.equal((await t.app.services.oauthClients.list(closed.id)).length, 0);
     });
   });
+
+  describe('audit log', () => {
+    const entriesOf = (action: string) =>
+      t.database.db.selectFrom('audit_events').selectAll().where('organisation_id', '=', org.id).where('action', '=', action).orderBy('id').execute();
+
+    test('a consent is recorded as the person’s, in the grant’s transaction; each access token issued, as its client’s', async () => {
+      const [consentsBefore, tokensBefore] = [(await entriesOf('oauth.consent')).length, (await entriesOf('oauth.token')).length];
+      const tokens = await codeFlowTokens('courses:read');
+      const consents = await entriesOf('oauth.consent');
+      assert.equal(consents.length, consentsBefore + 1);
+      const e = consents.at(-1)!;
+      assert.deepEqual([e.actor_type, e.actor_id, e.via, e.credential_kind, e.target_type, e.target_id, e.outcome], ['user', person.id, 'oauth', 'session', 'oauth_client', app.client_id, 'success']);
+      const issued = await entriesOf('oauth.token');
+      assert.equal(issued.length, tokensBefore + 1);
+      assert.deepEqual([issued.at(-1)!.actor_type, issued.at(-1)!.actor_id, issued.at(-1)!.target_id], ['client', app.client_id, person.id]);
+      const text = JSON.stringify(await t.database.db.selectFrom('audit_events').selectAll().execute());
+      assert.ok(!text.includes(tokens.access_token) && !text.includes(PASSWORD));
+    });
+  });
 });
