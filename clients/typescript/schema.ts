@@ -1545,6 +1545,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit_events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit log entries
+         * @description Every change of state in the organisation, whatever made it (REST, MCP, admin pages, the CLI, signing in, OAuth consent), and every write refused with 403, newest first. Entries name field names, never values, and never a secret.
+         *
+         *     Requires: Scope `audit:read`; capability `audit/view`.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit_events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an audit log entry
+         * @description Requires: Scope `audit:read`; capability `audit/view`.
+         */
+        get: operations["getAuditEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -20638,6 +20680,419 @@ export interface operations {
                 };
             };
             /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 200; default 50.
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description The `page.next_cursor` of the previous page, unchanged.
+                 * @example eyJsIjoic2VjdGlvbnMifQ.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+                /**
+                 * @description Only entries of this actor (a person’s id, or an OAuth client_id).
+                 * @example 0193a5b2-fe4b-74e1-8602-70739be695ac
+                 */
+                actor_id?: string;
+                /**
+                 * @description Only entries about this kind of thing (`section`, `api_key`, `user`, …).
+                 * @example target type
+                 */
+                target_type?: string;
+                /**
+                 * @description Only entries about this thing.
+                 * @example 0193a5b2-fd53-71ed-8437-0e0878740e04
+                 */
+                target_id?: string;
+                /**
+                 * @description Only entries of this action (an operationId, a page or a command).
+                 * @example action
+                 */
+                action?: string;
+                /**
+                 * @description Only `success`, `refused` or `failed` entries.
+                 * @example success
+                 */
+                outcome?: "success" | "refused" | "failed";
+                /**
+                 * @description Only entries at or after this RFC 3339 time.
+                 * @example 2026-11-02T09:30:00.000Z
+                 */
+                since?: string;
+                /**
+                 * @description Only entries before this RFC 3339 time.
+                 * @example 2026-11-02T09:30:00.000Z
+                 */
+                until?: string;
+            };
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries, newest first. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *           "occurred_at": "2026-11-02T09:30:00.000Z",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *             "name": "Introduction to Statistics"
+                     *           },
+                     *           "credential": {
+                     *             "kind": "api_key",
+                     *             "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0"
+                     *           },
+                     *           "via": "rest",
+                     *           "action": "action",
+                     *           "target": {
+                     *             "type": "type",
+                     *             "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0"
+                     *           },
+                     *           "outcome": "success",
+                     *           "status": 200,
+                     *           "request_id": "req_3f6c2a9d8b7e4c1a9f0e2d4b6a8c0e1f",
+                     *           "ip": "ip",
+                     *           "user_agent": "user agent",
+                     *           "changed_fields": [
+                     *             "changed field"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "next_cursor": "eyJsIjoic2VjdGlvbnMifQ.c2lnbmF0dXJl",
+                     *         "has_more": true,
+                     *         "limit": 50
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description When the change was made (or refused).
+                             */
+                            occurred_at: string;
+                            actor: {
+                                type: "user" | "client" | "system";
+                                /** @description The person (user), OAuth client_id (client), or null: the system, or nobody proven (a refused sign-in). */
+                                id: string | null;
+                                name: string | null;
+                            };
+                            credential: {
+                                kind: "api_key" | "oauth" | "session" | "cli";
+                                /** @description The credential’s id (never its secret). */
+                                id: string | null;
+                            } | null;
+                            via: "rest" | "mcp" | "admin" | "cli" | "oauth" | "sign_in";
+                            /** @description The operationId, or the page or command: `updateSection`, `POST /admin/integrations/api-keys`, `atrium person create`, `sign_in`. */
+                            action: string;
+                            target: {
+                                type: string;
+                                id: string | null;
+                            } | null;
+                            outcome: "success" | "refused" | "failed";
+                            /** @description The HTTP status answered (or its equivalent for a command). */
+                            status: number;
+                            request_id: string | null;
+                            ip: string | null;
+                            user_agent: string | null;
+                            /** @description Names of the fields the request set; never their values. */
+                            changed_fields: string[];
+                        }[];
+                        page: {
+                            next_cursor: string | null;
+                            has_more: boolean;
+                            limit: number;
+                        };
+                    };
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAuditEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path: {
+                /** @example 0193a5b2-a561-7452-870c-e6b3bebd1dd0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The audit log entry. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "occurred_at": "2026-11-02T09:30:00.000Z",
+                     *       "actor": {
+                     *         "type": "user",
+                     *         "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *         "name": "Introduction to Statistics"
+                     *       },
+                     *       "credential": {
+                     *         "kind": "api_key",
+                     *         "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0"
+                     *       },
+                     *       "via": "rest",
+                     *       "action": "action",
+                     *       "target": {
+                     *         "type": "type",
+                     *         "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0"
+                     *       },
+                     *       "outcome": "success",
+                     *       "status": 200,
+                     *       "request_id": "req_3f6c2a9d8b7e4c1a9f0e2d4b6a8c0e1f",
+                     *       "ip": "ip",
+                     *       "user_agent": "user agent",
+                     *       "changed_fields": [
+                     *         "changed field"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /**
+                         * Format: date-time
+                         * @description When the change was made (or refused).
+                         */
+                        occurred_at: string;
+                        actor: {
+                            type: "user" | "client" | "system";
+                            /** @description The person (user), OAuth client_id (client), or null: the system, or nobody proven (a refused sign-in). */
+                            id: string | null;
+                            name: string | null;
+                        };
+                        credential: {
+                            kind: "api_key" | "oauth" | "session" | "cli";
+                            /** @description The credential’s id (never its secret). */
+                            id: string | null;
+                        } | null;
+                        via: "rest" | "mcp" | "admin" | "cli" | "oauth" | "sign_in";
+                        /** @description The operationId, or the page or command: `updateSection`, `POST /admin/integrations/api-keys`, `atrium person create`, `sign_in`. */
+                        action: string;
+                        target: {
+                            type: string;
+                            id: string | null;
+                        } | null;
+                        outcome: "success" | "refused" | "failed";
+                        /** @description The HTTP status answered (or its equivalent for a command). */
+                        status: number;
+                        request_id: string | null;
+                        ip: string | null;
+                        user_agent: string | null;
+                        /** @description Names of the fields the request set; never their values. */
+                        changed_fields: string[];
+                    };
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or none the credential may know about. Codes: [`tenancy.unknown_organisation`](https://errors.atrium.example/tenancy.unknown_organisation), [`audit_event.not_found`](https://errors.atrium.example/audit_event.not_found). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
