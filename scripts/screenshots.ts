@@ -115,6 +115,10 @@ try {
     await page.goto(`${origin}/admin/integrations/mcp`);
     await shoot(page, 'mcp');
 
+    // Everything done above, as the audit log shows it.
+    await page.goto(`${origin}/admin/audit`);
+    await shoot(page, 'audit');
+
     await page.goto(`${origin}/docs/errors/validation.invalid_body`);
     await shoot(page, 'error-page');
 

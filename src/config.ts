@@ -36,6 +36,7 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
   WEBHOOK_POLL_INTERVAL_MS: Int(10, 60_000),
   WEBHOOK_LEASE_MS: Int(1000, 3_600_000),
+  AUDIT_RETENTION_DAYS: Int(1, 36_500),
   METRICS_PORT: Type.Optional(Int(0, 65535)),
   METRICS_HOST: Type.Optional(Type.String({ minLength: 1 })),
 });
@@ -51,6 +52,7 @@ const defaults: Record<string, string> = {
   MAIL_POLL_INTERVAL_MS: '5000',
   WEBHOOK_POLL_INTERVAL_MS: '50',
   WEBHOOK_LEASE_MS: '60000',
+  AUDIT_RETENTION_DAYS: '400',
   ATRIUM_ROLES: 'api,worker',
 };
 
@@ -97,6 +99,8 @@ export interface Config {
   webhookPollIntervalMs: number;
   /** How long a worker owns the deliveries it claimed; a worker that dies loses them to another after this. */
   webhookLeaseMs: number;
+  /** Audit log entries older than this many days are removed by the worker. */
+  auditRetentionDays: number;
   /** Port of the Prometheus listener (`GET /metrics`); undefined: no metrics are served or collected. */
   metricsPort: number | undefined;
   /** Address the metrics listener binds to; HOST by default. */
@@ -182,6 +186,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookCaFile: c.WEBHOOK_CA_FILE,
     webhookPollIntervalMs: Number(c.WEBHOOK_POLL_INTERVAL_MS),
     webhookLeaseMs: Number(c.WEBHOOK_LEASE_MS),
+    auditRetentionDays: Number(c.AUDIT_RETENTION_DAYS),
     metricsPort: c.METRICS_PORT !== undefined ? Number(c.METRICS_PORT) : undefined,
     metricsHost: c.METRICS_HOST ?? c.HOST,
   };

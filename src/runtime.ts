@@ -39,6 +39,7 @@ export async function servicesFor(
     },
     revisions: options.revisions ?? createRevisions(apiChanges),
     publicOrigin: config,
+    auditRetentionDays: config.auditRetentionDays,
     onBackgroundError: options.onBackgroundError,
   });
 }

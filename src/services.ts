@@ -42,6 +42,7 @@ import type { MailSettings } from './mail/mail.ts';
 import { createMailLogReader } from './domain/mail-log/mail-log.service.ts';
 import { createDeletionService } from './domain/deletions/deletions.service.ts';
 import { createEnrolmentService } from './domain/enrolments/enrolments.service.ts';
+import { createAuditService } from './audit/audit.service.ts';
 
 export interface ServiceDeps {
   db: Db;
@@ -54,6 +55,8 @@ export interface ServiceDeps {
   revisions: Revisions;
   /** Links in mails point at the organisation's public origin (docs/conventions.md#addresses-and-requests). */
   publicOrigin: PublicOriginSettings;
+  /** AUDIT_RETENTION_DAYS: how long audit log entries are kept. */
+  auditRetentionDays?: number;
   onBackgroundError?: (err: unknown) => void;
 }
 
@@ -103,6 +106,7 @@ export function createServices(baseDeps: ServiceDeps) {
     mail,
     mailLog: createMailLogReader(deps),
     deletions: createDeletionService(deps),
+    audit: createAuditService({ ...deps, retentionDays: baseDeps.auditRetentionDays }),
     storage: createStorageService({
       ...deps,
       store: diskFileStore,

@@ -3,7 +3,6 @@
 // With TEST_DATABASE_URL the suite runs on PostgreSQL: each database is a fresh schema, handed to the CLI
 // through the connection string's `options` parameter (pg passes it to the server as `-c search_path=…`).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,6 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import { createApiClient, type ApiClient } from './support/api-client.ts';
 import { createPageClient } from './support/page-client.ts';
 import { testDatabaseUrl } from './support/harness.ts';
+import { runCliProcess, type CliRun } from './support/cli-process.ts';
 
 const root = path.join(import.meta.dirname, '..');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -51,27 +51,11 @@ async function createCliDatabase(): Promise<CliDatabase> {
   return { env: { DATA_DIR: dir }, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
-/** Runs the CLI with only the variables given (none inherited, so a developer's DATABASE_URL cannot leak in). */
+/** Runs the CLI against `db`, logging nothing and bootstrapping nothing. */
 function runCli(db: CliDatabase, args: string[], entry = 'src/cli/main.ts', input = ''): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, entry), ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', DEV_BOOTSTRAP: 'false', ...db.env },
-    });
-    child.stdin.end(input);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCliProcess({ LOG_LEVEL: 'silent', DEV_BOOTSTRAP: 'false', ...db.env }, args, input, entry);
 }
 
 /** Runs a command that must succeed with --json and returns its parsed output. */

@@ -443,4 +443,30 @@ describe('OAuth 2 authorization server', () => {
       assert.equal((await t.app.services.oauthClients.list(closed.id)).length, 0);
     });
   });
+
+  describe('audit log', () => {
+    const entriesOf = (action: string) =>
+      t.database.db.selectFrom('audit_events').selectAll().where('organisation_id', '=', org.id).where('action', '=', action).orderBy('id').execute();
+
+    test('a consent is recorded as the person’s, in the grant’s transaction; each access token issued, as its client’s', async () => {
+      const [consentsBefore, tokensBefore] = [(await entriesOf('oauth.consent')).length, (await entriesOf('oauth.token')).length];
+      // Someone who never consented to this client: the consent page is shown (a grant is remembered per person).
+      const fresh = await t.make.person(org, { roles: ['admin'], password: PASSWORD });
+      const browser = createFlowBrowser(t, origin);
+      await browser.signIn(fresh.email, PASSWORD);
+      const { verifier, challenge } = await pkce();
+      const { callback } = await authorize({ browser, scope: 'courses:read', challenge });
+      const params = oauth.validateAuthResponse(as, { client_id: app.client_id }, callback!, 'st-1');
+      const tokens = await oauth.processAuthorizationCodeResponse(as, { client_id: app.client_id }, await oauth.authorizationCodeGrantRequest(as, { client_id: app.client_id }, oauth.None(), params, CALLBACK, verifier, clientOptions));
+      const consents = await entriesOf('oauth.consent');
+      assert.equal(consents.length, consentsBefore + 1, 'one consent entry more');
+      const e = consents.at(-1)!;
+      assert.deepEqual([e.actor_type, e.actor_id, e.via, e.credential_kind, e.target_type, e.target_id, e.outcome], ['user', fresh.id, 'oauth', 'session', 'oauth_client', app.client_id, 'success']);
+      const issued = await entriesOf('oauth.token');
+      assert.equal(issued.length, tokensBefore + 1, 'one token entry more');
+      assert.deepEqual([issued.at(-1)!.actor_type, issued.at(-1)!.actor_id, issued.at(-1)!.target_id], ['client', app.client_id, fresh.id]);
+      const text = JSON.stringify(await t.database.db.selectFrom('audit_events').selectAll().execute());
+      assert.ok(!text.includes(tokens.access_token) && !text.includes(PASSWORD));
+    });
+  });
 });

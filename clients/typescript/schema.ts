@@ -1545,6 +1545,272 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organisation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the organisation
+         * @description Any valid credential of the organisation may read it.
+         *
+         *     Requires: Any valid credential.
+         */
+        get: operations["getOrganisation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the organisation’s name, time zone or default language
+         * @description The address and the plan are not changed here. An unknown time zone is a 422 at `/timezone`.
+         *
+         *     Requires: Scope `tenants:write`; capability `tenant/configure`.
+         */
+        patch: operations["updateOrganisation"];
+        trace?: never;
+    };
+    "/users/deletions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deleted users
+         * @description Tombstones of deleted users, in order of deletion. Combine with `updated_since` on the list to keep a copy in sync.
+         *
+         *     Requires: Scope `users:read`; capability `person/view`.
+         */
+        get: operations["listDeletedUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/ext:{external_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a user by external_id
+         * @description Requires: Scope `users:read`; capability `person/view`.
+         */
+        get: operations["getUserByExternalId"];
+        /**
+         * Create or update a user by external_id
+         * @description Creates the user with this `external_id` (201) or updates the existing one (200).
+         *
+         *     Requires: Scope `users:write`; capability `person/manage`.
+         */
+        put: operations["upsertUserByExternalId"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users
+         * @description The organisation’s people in creation order (or in order of change with `updated_since`); removed ones only with `include_deleted=true`.
+         *
+         *     Requires: Scope `users:read`; capability `person/view`.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Add a user
+         * @description Adds a person to the organisation, without a password: invite them (`POST /users/{id}/actions/invite`) to choose one. The e-mail address is unique in any letter case (409 `user.email_taken`). Giving `roles` also needs the scope `roles:write` and the capability `role/assign`, and no role may allow what you may not do (403).
+         *
+         *     Requires: Scope `users:write`; capability `person/manage`.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a user
+         * @description A removed user is still readable, with `deleted_at` set.
+         *
+         *     Requires: Scope `users:read`; capability `person/view`.
+         */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a user
+         * @description Soft delete: the user signs in no more, and their sessions, API keys and OAuth grants are refused from the next request on every server. The record stays readable with `deleted_at` set (their e-mail address stays taken); the tombstone is in `/users/deletions`. Not yourself (409 `user.self`), not the last active administrator (409 `user.last_admin`).
+         *
+         *     Requires: Scope `users:delete`; capability `person/delete`.
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a user: name, e-mail address, roles, status
+         * @description Partial update. Suspending someone (`status: suspended`) ends their sessions and refuses their API keys and OAuth grants from the next request; you cannot suspend yourself (409 `user.self`) or the last active administrator (409 `user.last_admin`). Changing `roles` needs `roles:write` and `role/assign` too.
+         *
+         *     Requires: Scope `users:write`; capability `person/manage`.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/users/{id}/actions/invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a user a link to choose a password
+         * @description Mails the user a one-time link to `/invitations/{token}`, good once and for 72 hours, where they choose a password and are signed in. Earlier links stay good until used or expired. No password ever travels through the API.
+         *
+         *     Requires: Scope `users:write`; capability `person/manage`.
+         */
+        post: operations["inviteUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply up to 500 user operations
+         * @description `delete` also needs the scope `users:delete` and the capability `person/delete` (else that operation reports 403).
+         *
+         *     Up to 500 operations (`op`: `create`, `update`, `upsert`, `delete`), run in request order. Without `atomic`, each operation runs on its own and reports its own outcome; a failed one changes nothing and the others are unaffected. With `atomic: true` (at most 100), the first failure undoes every operation. The response is 200 whenever the envelope is valid, with one result per operation; check each result’s `status`. A malformed envelope (missing `operations`, an unknown `op`, a duplicate `ref`) is a 422 and too many operations a 413 `bulk.too_many_operations`: nothing runs. The Idempotency-Key is required: a retry returns the recorded response, and the record commits with the effects.
+         *
+         *     Requires: Scope `users:write`; capability `person/manage`.
+         */
+        post: operations["bulkUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every capability
+         * @description The catalogue roles are made from: each capability’s name and, in one sentence, what it allows. Any valid credential may read it.
+         *
+         *     Requires: Any valid credential.
+         */
+        get: operations["listCapabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List roles
+         * @description The built-in roles first, then the organisation’s custom roles by key.
+         *
+         *     Requires: Scope `roles:read`; capability `person/view`.
+         */
+        get: operations["listRoles"];
+        put?: never;
+        /**
+         * Create a custom role
+         * @description A named set of capabilities from `GET /capabilities`; an unknown one is a 422 at its pointer. Give it to people with `PATCH /users/{id}`.
+         *
+         *     Requires: Scope `roles:write`; capability `role/manage`.
+         */
+        post: operations["createRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/roles/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a role
+         * @description Requires: Scope `roles:read`; capability `person/view`.
+         */
+        get: operations["getRole"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a custom role
+         * @description Only while nobody holds it (409 `role.in_use`); built-in roles cannot be deleted (409 `role.built_in`).
+         *
+         *     Requires: Scope `roles:write`; capability `role/manage`.
+         */
+        delete: operations["deleteRole"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a custom role or change what it allows
+         * @description Every holder may do what the role now allows from their next request, on every server. Built-in roles cannot change (409 `role.built_in`).
+         *
+         *     Requires: Scope `roles:write`; capability `role/manage`.
+         */
+        patch: operations["updateRole"];
+        trace?: never;
+    };
     "/enrolments/deletions": {
         parameters: {
             query?: never;
@@ -1679,6 +1945,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit_events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit log entries
+         * @description Every change of state in the organisation, whatever made it (REST, MCP, admin pages, the CLI, signing in, OAuth consent), and every write refused with 403, newest first. Entries name field names, never values, and never a secret.
+         *
+         *     Requires: Scope `audit:read`; capability `audit/view`.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit_events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an audit log entry
+         * @description Requires: Scope `audit:read`; capability `audit/view`.
+         */
+        get: operations["getAuditEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1734,6 +2042,60 @@ export interface components {
                 has_more: boolean;
                 limit: number;
             };
+        };
+        /** @description One entry of the audit log. */
+        AuditEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was made (or refused).
+             */
+            occurred_at: string;
+            actor: {
+                type: "user" | "client" | "system";
+                /** @description The person (user), OAuth client_id (client), or null: the system, or nobody proven (a refused sign-in). */
+                id: string | null;
+                name: string | null;
+            };
+            credential: {
+                kind: "api_key" | "oauth" | "session" | "cli";
+                /** @description The credential’s id (never its secret). */
+                id: string | null;
+            } | null;
+            via: "rest" | "mcp" | "admin" | "cli" | "oauth" | "sign_in";
+            /** @description The operationId, or the page or command: `updateSection`, `POST /admin/integrations/api-keys`, `atrium person create`, `sign_in`. */
+            action: string;
+            target: {
+                type: string;
+                id: string | null;
+            } | null;
+            outcome: "success" | "refused" | "failed";
+            /** @description The HTTP status answered (or its equivalent for a command). */
+            status: number;
+            request_id: string | null;
+            ip: string | null;
+            user_agent: string | null;
+            /** @description Names of the fields the request set; never their values. */
+            changed_fields: string[];
+        };
+        AuditEventList: {
+            data: components["schemas"]["AuditEvent"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
+        };
+        CapabilityInfo: {
+            name: string;
+            /** @description What it allows, in one sentence. */
+            description: string;
+            /** @description A platform capability: held by platform administrators, never by a role. */
+            platform: boolean;
+        };
+        CapabilityList: {
+            data: components["schemas"]["CapabilityInfo"][];
         };
         /** @description A message the platform sends, whose wording templates override. */
         CatalogMessage: {
@@ -1977,6 +2339,13 @@ export interface components {
             /** @description Your own identifier for this record, unique per organisation and resource type. */
             external_id?: string | null;
         };
+        CreateRole: {
+            /** @description Lower-case letters, digits and `_`, 2 to 40 characters, starting with a letter. */
+            key: string;
+            name: string;
+            /** @description Capability names from `GET /capabilities` (organisation capabilities only). */
+            capabilities: ("course/view" | "course/create" | "course/update" | "course/delete" | "category/manage" | "email_template/edit" | "email/campaign_manage" | "wiki/edit" | "wiki/revert" | "lesson/manage_pages" | "file/upload" | "file/view" | "tenant/configure" | "webhook/manage" | "enrol/configure_method" | "enrol/view" | "enrol/manage" | "person/view" | "person/manage" | "person/delete" | "role/assign" | "role/manage" | "audit/view" | "api_key/manage" | "oauth_client/manage")[];
+        };
         CreateSection: {
             /** Format: uuid */
             course_id: string;
@@ -1998,6 +2367,17 @@ export interface components {
             name: string;
             /** @description Relative path below the operator’s STORAGE_TARGETS_ROOT (letters, digits, `.`, `_`, `-`, `/`). */
             directory: string;
+        };
+        CreateUser: {
+            /** @description An e-mail address. */
+            email: string;
+            name: string;
+            /** @description Role keys. Setting them needs the scope `roles:write` and the capability `role/assign`, and no role may allow what you may not do. */
+            roles?: string[];
+            /** @description `suspended`: signs in no more, and their sessions, API keys and OAuth grants are refused, until made `active` again. */
+            status?: "active" | "suspended";
+            /** @description Your own identifier for this record, unique per organisation and resource type. */
+            external_id?: string | null;
         };
         CreateWebhookSubscription: {
             /**
@@ -2565,6 +2945,18 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        Invitation: {
+            /**
+             * Format: uuid
+             * @description The invitation.
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the link stops working.
+             */
+            expires_at: string;
+        };
         /** @description A page of a lesson activity: content, a question, or the end of a branch or cluster. */
         LessonPage: {
             /** Format: uuid */
@@ -2741,6 +3133,24 @@ export interface components {
         Ok: {
             ok: boolean;
         };
+        /** @description The organisation. */
+        Organisation: {
+            /** Format: uuid */
+            id: string;
+            /** @description The host name it is served at (read-only). */
+            address: string;
+            name: string;
+            /** @description An IANA time zone name, e.g. `Europe/Paris`. */
+            timezone: string;
+            /** @description A BCP 47 language tag, e.g. `en` or `fr-CA`. */
+            default_language: string;
+            /** @description `standard`, or `no-api` (read-only). */
+            plan: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         /** @description The whole draft: a field left out is null (no platform wording for it). */
         PlatformEmailTemplateDraft: {
             /** @description 1 to 255 characters; null inherits. */
@@ -2832,6 +3242,33 @@ export interface components {
         RestoreWikiPage: {
             /** @description A version the page has had (see `GET /wiki_pages/{id}/versions`). */
             version: number;
+        };
+        /** @description A role: a named set of capabilities people hold. */
+        Role: {
+            key: string;
+            name: string;
+            /** @description Built-in roles (`admin`, `manager`, `teacher`, `integration`) cannot change. */
+            built_in: boolean;
+            /** @description Names from `GET /capabilities`. */
+            capabilities: string[];
+            /**
+             * Format: date-time
+             * @description Null for a built-in role.
+             */
+            created_at: string | null;
+            /**
+             * Format: date-time
+             * @description Null for a built-in role.
+             */
+            updated_at: string | null;
+        };
+        RoleList: {
+            data: components["schemas"]["Role"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
         };
         RotatedWebhookSecret: {
             /** @description The new secret. The previous one keeps signing (as a second `v1` signature) until `previous_secret_expires_at`. */
@@ -3041,10 +3478,34 @@ export interface components {
             after_page_id?: string | null;
         };
         /** @description Partial update: fields left out keep their value. */
+        UpdateOrganisation: {
+            name?: string;
+            /** @description An IANA time zone name. */
+            timezone?: string;
+            /** @description A BCP 47 language tag. */
+            default_language?: string;
+        };
+        /** @description Partial update: fields left out keep their value. */
+        UpdateRole: {
+            name?: string;
+            /** @description Capability names from `GET /capabilities` (organisation capabilities only). */
+            capabilities?: ("course/view" | "course/create" | "course/update" | "course/delete" | "category/manage" | "email_template/edit" | "email/campaign_manage" | "wiki/edit" | "wiki/revert" | "lesson/manage_pages" | "file/upload" | "file/view" | "tenant/configure" | "webhook/manage" | "enrol/configure_method" | "enrol/view" | "enrol/manage" | "person/view" | "person/manage" | "person/delete" | "role/assign" | "role/manage" | "audit/view" | "api_key/manage" | "oauth_client/manage")[];
+        };
+        /** @description Partial update: fields left out keep their value. */
         UpdateSection: {
             /** @description 1 to 255 characters. */
             title?: string;
             visible?: boolean;
+        };
+        /** @description Partial update: fields left out keep their value. */
+        UpdateUser: {
+            /** @description An e-mail address. */
+            email?: string;
+            name?: string;
+            /** @description Role keys. Setting them needs the scope `roles:write` and the capability `role/assign`, and no role may allow what you may not do. */
+            roles?: string[];
+            /** @description `suspended`: signs in no more, and their sessions, API keys and OAuth grants are refused, until made `active` again. */
+            status?: "active" | "suspended";
         };
         /** @description Partial update. A new URL is verified with a ping first. */
         UpdateWebhookSubscription: {
@@ -3256,6 +3717,15 @@ export interface components {
             /** Format: uuid */
             parent_section_id?: string | null;
         };
+        UpsertUser: {
+            /** @description An e-mail address. */
+            email: string;
+            name: string;
+            /** @description Role keys. Setting them needs the scope `roles:write` and the capability `role/assign`, and no role may allow what you may not do. */
+            roles?: string[];
+            /** @description `suspended`: signs in no more, and their sessions, API keys and OAuth grants are refused, until made `active` again. */
+            status?: "active" | "suspended";
+        };
         UpsertWikiPage: {
             /**
              * Format: uuid
@@ -3276,6 +3746,125 @@ export interface components {
              * @description Group wikis only (required there): which group’s subwiki the page goes into.
              */
             subwiki_group_id?: string | null;
+        };
+        /** @description A person of the organisation. */
+        User: {
+            /** Format: uuid */
+            id: string;
+            /** @description Unique in the organisation, compared without regard to letter case; stored in lower case. */
+            email: string;
+            name: string;
+            /** @description Role keys, built-in or custom (`GET /roles`). */
+            roles: string[];
+            /** @description `suspended`: signs in no more, and their sessions, API keys and OAuth grants are refused, until made `active` again. */
+            status: "active" | "suspended";
+            /** @description A platform administrator (read-only here; set with the CLI). */
+            platform_admin: boolean;
+            external_id: string | null;
+            /** Format: date-time */
+            last_sign_in_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            deleted_at: string | null;
+        };
+        UserBulkRequest: {
+            /** @description Up to 500 operations (100 when `atomic`), each with a distinct `ref`. More is a 413 `bulk.too_many_operations` and nothing runs. */
+            operations: {
+                /** @description Your label for the operation, unique in the request, echoed in its result. */
+                ref: string;
+                /** @enum {string} */
+                op: "create" | "update" | "upsert" | "delete";
+                /**
+                 * Format: uuid
+                 * @description The record to update or delete.
+                 */
+                id?: string;
+                /** @description Your own identifier for this record, unique per organisation and resource type. */
+                external_id?: string;
+                /** @description The record’s fields, validated per operation against the schema under `x-data-schemas` for its `op`; invalid data fails that operation alone (status 422). */
+                data?: Record<string, never>;
+            }[];
+            /**
+             * @description true: all operations succeed or none does; the first failure rolls back the others, which report 409 `bulk.rolled_back`. At most 100 operations.
+             * @default false
+             */
+            atomic: boolean;
+        };
+        UserBulkResponse: {
+            /**
+             * @example {
+             *       "total": 2,
+             *       "succeeded": 1,
+             *       "failed": 1
+             *     }
+             */
+            summary: {
+                total: number;
+                succeeded: number;
+                failed: number;
+            };
+            /**
+             * @description One per operation, in request order.
+             * @example [
+             *       {
+             *         "ref": "intro",
+             *         "status": 201,
+             *         "data": {
+             *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+             *           "email": "ada@school.example",
+             *           "name": "Introduction to Statistics",
+             *           "roles": [
+             *             "role"
+             *           ],
+             *           "status": "active",
+             *           "platform_admin": true,
+             *           "external_id": "sis-4711",
+             *           "last_sign_in_at": "2026-11-02T09:30:00.000Z",
+             *           "created_at": "2026-11-02T09:30:00.000Z",
+             *           "updated_at": "2026-11-02T09:30:00.000Z",
+             *           "deleted_at": null
+             *         }
+             *       },
+             *       {
+             *         "ref": "quiz",
+             *         "status": 422,
+             *         "error": {
+             *           "code": "validation.invalid_body",
+             *           "category": "validation",
+             *           "detail": "/operations/1/data/title: `title` must not be empty."
+             *         }
+             *       }
+             *     ]
+             */
+            results: {
+                ref: string;
+                /** @description The HTTP status the operation would have had alone: 201 created, 200 updated, 204 deleted, 404/409/422 for its failure; 409 `bulk.rolled_back` for an atomic request’s other operations when one failed. */
+                status: number;
+                data?: components["schemas"]["User"];
+                /**
+                 * @description Only on an upsert (status 200) that found the record already as asked: nothing was written, `updated_at` kept, no event.
+                 * @constant
+                 */
+                unchanged?: true;
+                /** @description Why the operation failed: the error document the operation would have had alone, without its envelope. */
+                error?: {
+                    code: string;
+                    category: string;
+                    /** @description Names each invalid field by its JSON Pointer into the request body (`/operations/3/data/title: …`). */
+                    detail: string;
+                };
+            }[];
+        };
+        UserList: {
+            data: components["schemas"]["User"][];
+            page: {
+                next_cursor: string | null;
+                has_more: boolean;
+                limit: number;
+            };
         };
         /** @description One event sent to one subscription, with every attempt. */
         WebhookDelivery: {
@@ -19183,6 +19772,2736 @@ export interface operations {
             };
         };
     };
+    getOrganisation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organisation. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "address": "school.example",
+                     *       "name": "Introduction to Statistics",
+                     *       "timezone": "timezone",
+                     *       "default_language": "default language",
+                     *       "plan": "standard",
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Organisation"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateOrganisation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /**
+                 * @description Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.
+                 * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Northfield College",
+                 *       "timezone": "Europe/London",
+                 *       "default_language": "en-GB"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateOrganisation"];
+            };
+        };
+        responses: {
+            /** @description The organisation as it is now. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "address": "school.example",
+                     *       "name": "Northfield College",
+                     *       "timezone": "Europe/London",
+                     *       "default_language": "en-GB",
+                     *       "plan": "standard",
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Organisation"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
+            412: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDeletedUsers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 200; default 50.
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description The `page.next_cursor` of the previous page, unchanged.
+                 * @example eyJsIjoic2VjdGlvbnMifQ.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+                /**
+                 * @description Only deletions after this RFC 3339 time.
+                 * @example 2026-11-02T09:30:00.000Z
+                 */
+                since?: string;
+            };
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tombstones. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *           "external_id": "sis-4711",
+                     *           "deleted_at": "2026-11-02T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "next_cursor": "eyJsIjoic2VjdGlvbnMifQ.c2lnbmF0dXJl",
+                     *         "has_more": true,
+                     *         "limit": 50
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TombstoneList"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getUserByExternalId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path: {
+                /**
+                 * @description Your own identifier for this record, unique per organisation and resource type.
+                 * @example sis-4711
+                 */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "email": "ada@school.example",
+                     *       "name": "Introduction to Statistics",
+                     *       "roles": [
+                     *         "role"
+                     *       ],
+                     *       "status": "active",
+                     *       "platform_admin": true,
+                     *       "external_id": "sis-4711",
+                     *       "last_sign_in_at": "2026-11-02T09:30:00.000Z",
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z",
+                     *       "deleted_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or none the credential may know about. Codes: [`tenancy.unknown_organisation`](https://errors.atrium.example/tenancy.unknown_organisation), [`user.not_found`](https://errors.atrium.example/user.not_found). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    upsertUserByExternalId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /**
+                 * @description Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.
+                 * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Your own identifier for this record, unique per organisation and resource type.
+                 * @example sis-4711
+                 */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.edu",
+                 *       "name": "Ada Lovelace",
+                 *       "roles": [
+                 *         "teacher"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpsertUser"];
+            };
+        };
+        responses: {
+            /** @description Created (201) or updated (200). */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "email": "ada@example.edu",
+                     *       "name": "Ada Lovelace",
+                     *       "roles": [
+                     *         "role"
+                     *       ],
+                     *       "status": "active",
+                     *       "platform_admin": true,
+                     *       "external_id": "sis-4711",
+                     *       "last_sign_in_at": "2026-11-02T09:30:00.000Z",
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z",
+                     *       "deleted_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description Created (201) or updated (200). */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "email": "ada@example.edu",
+                     *       "name": "Ada Lovelace",
+                     *       "roles": [
+                     *         "role"
+                     *       ],
+                     *       "status": "active",
+                     *       "platform_admin": true,
+                     *       "external_id": "sis-4711",
+                     *       "last_sign_in_at": "2026-11-02T09:30:00.000Z",
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z",
+                     *       "deleted_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`user.deleted`](https://errors.atrium.example/user.deleted), [`user.email_taken`](https://errors.atrium.example/user.email_taken), [`user.self`](https://errors.atrium.example/user.self), [`user.last_admin`](https://errors.atrium.example/user.last_admin), [`resource.external_id_taken`](https://errors.atrium.example/resource.external_id_taken). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
+            412: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 200; default 50.
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description The `page.next_cursor` of the previous page, unchanged.
+                 * @example eyJsIjoic2VjdGlvbnMifQ.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+                /**
+                 * @description Include soft-deleted rows (with `deleted_at` set).
+                 * @example false
+                 */
+                include_deleted?: boolean;
+                /**
+                 * @description Only rows changed after this RFC 3339 time, in order of change (`updated_at`, then `id`).
+                 * @example 2026-11-02T09:30:00.000Z
+                 */
+                updated_since?: string;
+                /**
+                 * @description `suspended`: signs in no more, and their sessions, API keys and OAuth grants are refused, until made `active` again.
+                 * @example active
+                 */
+                status?: "active" | "suspended";
+                /**
+                 * @description Only holders of this role.
+                 * @example role
+                 */
+                role?: string;
+                /**
+                 * @description Only the user with this address (any letter case).
+                 * @example ada@school.example
+                 */
+                email?: string;
+            };
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *           "email": "ada@school.example",
+                     *           "name": "Introduction to Statistics",
+                     *           "roles": [
+                     *             "role"
+                     *           ],
+                     *           "status": "active",
+                     *           "platform_admin": true,
+                     *           "external_id": "sis-4711",
+                     *           "last_sign_in_at": "2026-11-02T09:30:00.000Z",
+                     *           "created_at": "2026-11-02T09:30:00.000Z",
+                     *           "updated_at": "2026-11-02T09:30:00.000Z",
+                     *           "deleted_at": null
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "next_cursor": "eyJsIjoic2VjdGlvbnMifQ.c2lnbmF0dXJl",
+                     *         "has_more": true,
+                     *         "limit": 50
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /**
+                 * @description Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.
+                 * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.edu",
+                 *       "name": "Ada Lovelace",
+                 *       "roles": [
+                 *         "teacher"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateUser"];
+            };
+        };
+        responses: {
+            /** @description The new user. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "email": "ada@example.edu",
+                     *       "name": "Ada Lovelace",
+                     *       "roles": [
+                     *         "role"
+                     *       ],
+                     *       "status": "active",
+                     *       "platform_admin": true,
+                     *       "external_id": "sis-4711",
+                     *       "last_sign_in_at": "2026-11-02T09:30:00.000Z",
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z",
+                     *       "deleted_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`user.deleted`](https://errors.atrium.example/user.deleted), [`user.email_taken`](https://errors.atrium.example/user.email_taken), [`user.self`](https://errors.atrium.example/user.self), [`user.last_admin`](https://errors.atrium.example/user.last_admin), [`resource.external_id_taken`](https://errors.atrium.example/resource.external_id_taken). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
+            412: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path: {
+                /** @example 0193a5b2-a561-7452-870c-e6b3bebd1dd0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "email": "ada@school.example",
+                     *       "name": "Introduction to Statistics",
+                     *       "roles": [
+                     *         "role"
+                     *       ],
+                     *       "status": "active",
+                     *       "platform_admin": true,
+                     *       "external_id": "sis-4711",
+                     *       "last_sign_in_at": "2026-11-02T09:30:00.000Z",
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z",
+                     *       "deleted_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or none the credential may know about. Codes: [`tenancy.unknown_organisation`](https://errors.atrium.example/tenancy.unknown_organisation), [`user.not_found`](https://errors.atrium.example/user.not_found). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /**
+                 * @description Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.
+                 * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 0193a5b2-a561-7452-870c-e6b3bebd1dd0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or none the credential may know about. Codes: [`tenancy.unknown_organisation`](https://errors.atrium.example/tenancy.unknown_organisation), [`user.not_found`](https://errors.atrium.example/user.not_found). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`user.deleted`](https://errors.atrium.example/user.deleted), [`user.self`](https://errors.atrium.example/user.self), [`user.last_admin`](https://errors.atrium.example/user.last_admin). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
+            412: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /**
+                 * @description Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.
+                 * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 0193a5b2-a561-7452-870c-e6b3bebd1dd0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada King",
+                 *       "status": "active"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateUser"];
+            };
+        };
+        responses: {
+            /** @description The user as they are now. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "email": "ada@school.example",
+                     *       "name": "Ada King",
+                     *       "roles": [
+                     *         "role"
+                     *       ],
+                     *       "status": "active",
+                     *       "platform_admin": true,
+                     *       "external_id": "sis-4711",
+                     *       "last_sign_in_at": "2026-11-02T09:30:00.000Z",
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z",
+                     *       "deleted_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or none the credential may know about. Codes: [`tenancy.unknown_organisation`](https://errors.atrium.example/tenancy.unknown_organisation), [`user.not_found`](https://errors.atrium.example/user.not_found). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`user.deleted`](https://errors.atrium.example/user.deleted), [`user.email_taken`](https://errors.atrium.example/user.email_taken), [`user.self`](https://errors.atrium.example/user.self), [`user.last_admin`](https://errors.atrium.example/user.last_admin), [`resource.external_id_taken`](https://errors.atrium.example/resource.external_id_taken). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
+            412: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    inviteUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /**
+                 * @description Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.
+                 * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 0193a5b2-a561-7452-870c-e6b3bebd1dd0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mail was handed over. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "expires_at": "2026-11-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or none the credential may know about. Codes: [`tenancy.unknown_organisation`](https://errors.atrium.example/tenancy.unknown_organisation), [`user.not_found`](https://errors.atrium.example/user.not_found). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`user.deleted`](https://errors.atrium.example/user.deleted). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
+            412: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable), [`mail.unavailable`](https://errors.atrium.example/mail.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    bulkUsers: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /**
+                 * @description Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.
+                 * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
+                 */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operations": [
+                 *         {
+                 *           "ref": "ada",
+                 *           "op": "create",
+                 *           "data": {
+                 *             "email": "ada@example.edu",
+                 *             "name": "Ada Lovelace",
+                 *             "roles": [
+                 *               "teacher"
+                 *             ]
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserBulkRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per operation, in request order, and a summary. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "summary": {
+                     *         "total": 2,
+                     *         "succeeded": 1,
+                     *         "failed": 1
+                     *       },
+                     *       "results": [
+                     *         {
+                     *           "ref": "intro",
+                     *           "status": 201,
+                     *           "data": {
+                     *             "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *             "email": "ada@school.example",
+                     *             "name": "Introduction to Statistics",
+                     *             "roles": [
+                     *               "role"
+                     *             ],
+                     *             "status": "active",
+                     *             "platform_admin": true,
+                     *             "external_id": "sis-4711",
+                     *             "last_sign_in_at": "2026-11-02T09:30:00.000Z",
+                     *             "created_at": "2026-11-02T09:30:00.000Z",
+                     *             "updated_at": "2026-11-02T09:30:00.000Z",
+                     *             "deleted_at": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "ref": "quiz",
+                     *           "status": 422,
+                     *           "error": {
+                     *             "code": "validation.invalid_body",
+                     *             "category": "validation",
+                     *             "detail": "/operations/1/data/title: `title` must not be empty."
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserBulkResponse"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
+            412: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large), [`bulk.too_many_operations`](https://errors.atrium.example/bulk.too_many_operations). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCapabilities: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every capability. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "name": "Introduction to Statistics",
+                     *           "description": "Course structure sync for the student information system.",
+                     *           "platform": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CapabilityList"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRoles: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 200; default 50.
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description The `page.next_cursor` of the previous page, unchanged.
+                 * @example eyJsIjoic2VjdGlvbnMifQ.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+            };
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of roles. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "key": "key",
+                     *           "name": "Introduction to Statistics",
+                     *           "built_in": true,
+                     *           "capabilities": [
+                     *             "course/view"
+                     *           ],
+                     *           "created_at": "2026-11-02T09:30:00.000Z",
+                     *           "updated_at": "2026-11-02T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "next_cursor": "eyJsIjoic2VjdGlvbnMifQ.c2lnbmF0dXJl",
+                     *         "has_more": true,
+                     *         "limit": 50
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoleList"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /**
+                 * @description Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.
+                 * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "key": "librarian",
+                 *       "name": "Librarian",
+                 *       "capabilities": [
+                 *         "course/view",
+                 *         "file/upload",
+                 *         "file/view"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateRole"];
+            };
+        };
+        responses: {
+            /** @description The new role. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "librarian",
+                     *       "name": "Librarian",
+                     *       "built_in": true,
+                     *       "capabilities": [
+                     *         "course/view"
+                     *       ],
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Role"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`role.key_taken`](https://errors.atrium.example/role.key_taken). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
+            412: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path: {
+                /**
+                 * @description Lower-case letters, digits and `_`, 2 to 40 characters, starting with a letter.
+                 * @example key
+                 */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The role. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "key",
+                     *       "name": "Introduction to Statistics",
+                     *       "built_in": true,
+                     *       "capabilities": [
+                     *         "course/view"
+                     *       ],
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Role"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or none the credential may know about. Codes: [`tenancy.unknown_organisation`](https://errors.atrium.example/tenancy.unknown_organisation), [`role.not_found`](https://errors.atrium.example/role.not_found). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /**
+                 * @description Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.
+                 * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Lower-case letters, digits and `_`, 2 to 40 characters, starting with a letter.
+                 * @example key
+                 */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or none the credential may know about. Codes: [`tenancy.unknown_organisation`](https://errors.atrium.example/tenancy.unknown_organisation), [`role.not_found`](https://errors.atrium.example/role.not_found). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`role.built_in`](https://errors.atrium.example/role.built_in), [`role.in_use`](https://errors.atrium.example/role.in_use). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
+            412: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /**
+                 * @description Up to 255 printable ASCII characters. A replay returns the recorded response with `Idempotency-Replayed: true`.
+                 * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Lower-case letters, digits and `_`, 2 to 40 characters, starting with a letter.
+                 * @example key
+                 */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "capabilities": [
+                 *         "course/view",
+                 *         "file/view"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateRole"];
+            };
+        };
+        responses: {
+            /** @description The role as it is now. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "key",
+                     *       "name": "Introduction to Statistics",
+                     *       "built_in": true,
+                     *       "capabilities": [
+                     *         "course/view"
+                     *       ],
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Role"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or none the credential may know about. Codes: [`tenancy.unknown_organisation`](https://errors.atrium.example/tenancy.unknown_organisation), [`role.not_found`](https://errors.atrium.example/role.not_found). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`role.built_in`](https://errors.atrium.example/role.built_in). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation's plan lacks the API entitlement (`commerce.plan_entitlement`). Codes: [`commerce.plan_entitlement`](https://errors.atrium.example/commerce.plan_entitlement). */
+            412: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.body_too_large`](https://errors.atrium.example/request.body_too_large), [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listDeletedEnrolments: {
         parameters: {
             query?: {
@@ -20582,6 +23901,344 @@ export interface operations {
                 };
             };
             /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed_json`](https://errors.atrium.example/request.malformed_json), [`request.body_required`](https://errors.atrium.example/request.body_required), [`request.unsupported_media_type`](https://errors.atrium.example/request.unsupported_media_type), [`request.too_deep`](https://errors.atrium.example/request.too_deep), [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_body`](https://errors.atrium.example/validation.invalid_body), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision), [`idempotency.key_required`](https://errors.atrium.example/idempotency.key_required), [`idempotency.key_invalid`](https://errors.atrium.example/idempotency.key_invalid). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 200; default 50.
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description The `page.next_cursor` of the previous page, unchanged.
+                 * @example eyJsIjoic2VjdGlvbnMifQ.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+                /**
+                 * @description Only entries of this actor (a person’s id, or an OAuth client_id).
+                 * @example 0193a5b2-fe4b-74e1-8602-70739be695ac
+                 */
+                actor_id?: string;
+                /**
+                 * @description Only entries about this kind of thing (`section`, `api_key`, `user`, …).
+                 * @example target type
+                 */
+                target_type?: string;
+                /**
+                 * @description Only entries about this thing.
+                 * @example 0193a5b2-fd53-71ed-8437-0e0878740e04
+                 */
+                target_id?: string;
+                /**
+                 * @description Only entries of this action (an operationId, a page or a command).
+                 * @example action
+                 */
+                action?: string;
+                /**
+                 * @description Only `success`, `refused` or `failed` entries.
+                 * @example success
+                 */
+                outcome?: "success" | "refused" | "failed";
+                /**
+                 * @description Only entries at or after this RFC 3339 time.
+                 * @example 2026-11-02T09:30:00.000Z
+                 */
+                since?: string;
+                /**
+                 * @description Only entries before this RFC 3339 time.
+                 * @example 2026-11-02T09:30:00.000Z
+                 */
+                until?: string;
+            };
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries, newest first. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *           "occurred_at": "2026-11-02T09:30:00.000Z",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *             "name": "Introduction to Statistics"
+                     *           },
+                     *           "credential": {
+                     *             "kind": "api_key",
+                     *             "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0"
+                     *           },
+                     *           "via": "rest",
+                     *           "action": "action",
+                     *           "target": {
+                     *             "type": "type",
+                     *             "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0"
+                     *           },
+                     *           "outcome": "success",
+                     *           "status": 200,
+                     *           "request_id": "req_3f6c2a9d8b7e4c1a9f0e2d4b6a8c0e1f",
+                     *           "ip": "ip",
+                     *           "user_agent": "user agent",
+                     *           "changed_fields": [
+                     *             "changed field"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "next_cursor": "eyJsIjoic2VjdGlvbnMifQ.c2lnbmF0dXJl",
+                     *         "has_more": true,
+                     *         "limit": 50
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or concurrency cap reached; retry after `Retry-After` seconds. Codes: [`rate_limit.exceeded`](https://errors.atrium.example/rate_limit.exceeded), [`rate_limit.concurrency`](https://errors.atrium.example/rate_limit.concurrency). */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Failure on the service side; safe to retry with the same Idempotency-Key. Codes: [`internal.error`](https://errors.atrium.example/internal.error). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database cannot be reached at the moment (`database.unavailable`); retry after `Retry-After` seconds. Codes: [`database.unavailable`](https://errors.atrium.example/database.unavailable). */
+            502: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAuditEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A date (YYYY-MM-DD); the newest revision on or before it applies. Default: the revision pinned on the credential.
+                 * @example 2026-11-01
+                 */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path: {
+                /** @example 0193a5b2-a561-7452-870c-e6b3bebd1dd0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The audit log entry. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Service-Version": components["headers"]["ServiceVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *       "occurred_at": "2026-11-02T09:30:00.000Z",
+                     *       "actor": {
+                     *         "type": "user",
+                     *         "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0",
+                     *         "name": "Introduction to Statistics"
+                     *       },
+                     *       "credential": {
+                     *         "kind": "api_key",
+                     *         "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0"
+                     *       },
+                     *       "via": "rest",
+                     *       "action": "action",
+                     *       "target": {
+                     *         "type": "type",
+                     *         "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0"
+                     *       },
+                     *       "outcome": "success",
+                     *       "status": 200,
+                     *       "request_id": "req_3f6c2a9d8b7e4c1a9f0e2d4b6a8c0e1f",
+                     *       "ip": "ip",
+                     *       "user_agent": "user agent",
+                     *       "changed_fields": [
+                     *         "changed field"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEvent"];
+                };
+            };
+            /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential lacks the scope, or the person lacks the capability. Codes: [`auth.insufficient_scope`](https://errors.atrium.example/auth.insufficient_scope), [`auth.missing_capability`](https://errors.atrium.example/auth.missing_capability). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or none the credential may know about. Codes: [`tenancy.unknown_organisation`](https://errors.atrium.example/tenancy.unknown_organisation), [`audit_event.not_found`](https://errors.atrium.example/audit_event.not_found). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is too large: its body (`request.body_too_large`), or its request line or a path segment (`request.too_large`). Codes: [`request.too_large`](https://errors.atrium.example/request.too_large). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is understood but its content is invalid; `errors` names each body field. Also a body that is not `application/json` (`request.unsupported_media_type`), not JSON (`request.malformed_json`) or nested deeper than 64 levels (`request.too_deep`). Codes: [`request.malformed`](https://errors.atrium.example/request.malformed), [`validation.invalid_parameter`](https://errors.atrium.example/validation.invalid_parameter), [`versioning.invalid_revision`](https://errors.atrium.example/versioning.invalid_revision). */
             422: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

@@ -7,6 +7,8 @@ import { isScope, privilegedScopes, type Scope } from '../auth/capabilities.ts';
 import { forwardedHeaders } from '../auth/oauth/oauth-requests.ts';
 import { describeScope, privilegedWarnings } from '../auth/scope-descriptions.ts';
 import { publicOrigin } from '../public-origin.ts';
+import { withAuditScope } from '../audit/audit-log.ts';
+import { pageSource } from '../audit/entry-points.ts';
 import { formString } from './forms.ts';
 import { PageError } from './page-context.ts';
 import type { PageRoutes } from './page-routes.ts';
@@ -78,7 +80,8 @@ export const consentPages: PageRoutes = (scope, { config, render, authorizationS
     if (!grant) throw new PageError(400, 'This sign-in request has ended', 'Go back to the application and start again.');
     if (prompt.missingOIDCScope) grant.addOIDCScope(prompt.missingOIDCScope.join(' '));
     for (const [resource, scopes] of Object.entries(prompt.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(' '));
-    const grantId = await grant.save();
+    // The grant's record is stored with the consent's audit entry (audit/oauth-audit.ts).
+    const grantId = await withAuditScope(pageSource(request, 'oauth'), 'oauth.consent', () => grant.save());
     return finish(provider, request, reply, { consent: { grantId } });
   });
 };

@@ -1,6 +1,7 @@
 // /admin/extensions (spec: What the service does 7; docs/authentication.md#signing-in-and-the-admin-area): every compiled-in extension
 // grouped by kind, a checkbox each, Save. The same switches GET /extensions reports.
 import { extensionKinds, type ExtensionKind } from '../domain/extensions/extensions.catalog.ts';
+import { auditChange } from '../audit/audit-log.ts';
 import { formList } from './forms.ts';
 import { redirectWithFlash } from './page-context.ts';
 import type { PageRoutes } from './page-routes.ts';
@@ -36,6 +37,8 @@ export const extensionsPage: PageRoutes = (scope, { app, services, render }) => 
         await services.extensions.setEnabled(tx, orgId, e.id, !e.enabled);
         names.push(`${e.title} ${e.enabled ? 'off' : 'on'}`);
       }
+      // Switching extensions emits no event: its audit entry is written here.
+      if (names.length > 0) await auditChange(tx, orgId, { type: 'organisation', id: orgId });
       return names;
     });
     return redirectWithFlash(services.sessions, request, reply, PAGE, { notice: changed.length === 0 ? 'Nothing changed.' : `Saved: ${changed.join(', ')}.` });

@@ -16,6 +16,7 @@ export const adminPages: readonly AdminPage[] = [
   { href: '/admin/integrations/mcp', label: 'MCP server', description: 'Whether AI assistants may connect, the tools they are offered, and whether they may register themselves.', capability: 'tenant/configure' },
   { href: '/admin/webhooks', label: 'Webhooks', description: 'Endpoints that receive signed events, with their delivery log.', capability: 'webhook/manage' },
   { href: '/admin/extensions', label: 'Extensions', description: 'Switch compiled-in activity types, enrolment methods and other extensions on or off.', capability: 'tenant/configure' },
+  { href: '/admin/audit', label: 'Audit log', description: 'Who changed what, with which credential and from where: every change, and every change refused for lack of permission.', capability: 'audit/view' },
 ];
 
 export function pagesFor(capabilities: ReadonlySet<Capability>): AdminPage[] {

@@ -14,6 +14,8 @@ import { ApiError } from '../http/api-error.ts';
 import { pageHelmetOptions } from '../http/page-headers.ts';
 import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from '../db/availability.ts';
 import type { Services } from '../services.ts';
+import { auditAdminActions, recordPageRefusal } from '../audit/entry-points.ts';
+import { auditPage } from '../audit/audit.page.ts';
 import { apiKeysPage } from './api-keys.page.ts';
 import { consentPages } from './consent.page.ts';
 import { oauthClientsPage } from './oauth-clients.page.ts';
@@ -27,7 +29,7 @@ import { peoplePage } from './people.page.ts';
 import { webhooksPages } from './webhooks.page.ts';
 import type { PageDeps, PageRoutes } from './page-routes.ts';
 
-const pageRoutes: PageRoutes[] = [signInPages, invitationPages, consentPages, overviewPage, peoplePage, apiKeysPage, oauthClientsPage, mcpPage, webhooksPages, extensionsPage];
+const pageRoutes: PageRoutes[] = [signInPages, invitationPages, consentPages, overviewPage, peoplePage, apiKeysPage, oauthClientsPage, mcpPage, webhooksPages, extensionsPage, auditPage];
 
 function pageErrorOf(err: unknown): PageError {
   if (err instanceof PageError) return err;
@@ -55,7 +57,7 @@ export async function registerPages(
   const { config, services } = deps;
   const secure = config.publicScheme === 'https';
   const render = createPageRenderer(services.sessions);
-  const signIn = createSignInService({ people: services.people, sessions: services.sessions, throttle: deps.throttle });
+  const signIn = createSignInService({ db: app.db, people: services.people, sessions: services.sessions, throttle: deps.throttle });
 
   await app.register(async (scope) => {
     await scope.register(fastifyFormbody);
@@ -88,6 +90,8 @@ export async function registerPages(
     // page can forget it. It runs after the body is parsed and after the admin-page hook below.
     scope.addHook('onRoute', (route) => {
       if (route.method !== 'POST') return;
+      // Each admin action is recorded in the audit log with the change it makes.
+      auditAdminActions(route);
       const own = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
       route.preHandler = [scope.csrfProtection, ...own];
     });
@@ -108,6 +112,7 @@ export async function registerPages(
     scope.setErrorHandler(async (err, request: FastifyRequest, reply: FastifyReply) => {
       const page = pageErrorOf(err);
       if (page.status === 500) request.log.error({ err }, 'page failed');
+      await recordPageRefusal(app.db, request, page.status);
       reply.headers(page.headers);
       return render(request, reply, 'error', { title: page.title, message: page.message, status: page.status }, page.status);
     });

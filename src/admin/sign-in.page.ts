@@ -1,6 +1,8 @@
 // GET /login, POST /login, POST /logout (docs/authentication.md#signing-in-and-the-admin-area).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { publicOrigin } from '../public-origin.ts';
+import { recordAudit } from '../audit/audit-log.ts';
+import { pageSource } from '../audit/entry-points.ts';
 import { formString } from './forms.ts';
 import { PageError, SESSION_COOKIE } from './page-context.ts';
 import type { PageRoutes } from './page-routes.ts';
@@ -29,7 +31,7 @@ export function safeReturnPath(value: unknown, origin: string): string {
   return stays && !path.startsWith('//') ? path : fallback;
 }
 
-export const signInPages: PageRoutes = (scope, { config, services, signIn, render }) => {
+export const signInPages: PageRoutes = (scope, { app, config, services, signIn, render }) => {
   const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: config.publicScheme === 'https' };
 
   const loginForm = (request: FastifyRequest, reply: FastifyReply, model: { email?: string; returnTo: string; failure?: string }, status = 200) =>
@@ -46,7 +48,7 @@ export const signInPages: PageRoutes = (scope, { config, services, signIn, rende
   scope.post('/login', async (request, reply) => {
     const email = formString(request.body, 'email');
     const returnTo = returnPath(request, formString(request.body, 'return_to'));
-    const result = await signIn.signIn({ organisationId: request.organisation!.id, email, password: formString(request.body, 'password'), clientAddress: request.ip });
+    const result = await signIn.signIn({ organisationId: request.organisation!.id, email, password: formString(request.body, 'password'), clientAddress: request.ip, source: pageSource(request, 'sign_in') });
     if (result.outcome === 'locked') {
       const minutes = Math.ceil(result.retryAfterSeconds / 60);
       throw new PageError(429, 'Too many failed sign-ins', `Signing in is paused after too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
@@ -61,7 +63,14 @@ export const signInPages: PageRoutes = (scope, { config, services, signIn, rende
   });
 
   scope.post('/logout', async (request, reply) => {
-    if (request.signedIn) await services.sessions.end(request.signedIn.sessionId);
+    const person = request.signedIn;
+    if (person) {
+      await app.db.transaction().execute(async (tx) => {
+        await services.sessions.end(person.sessionId, tx);
+        const entry = { ...pageSource(request, 'sign_in'), organisationId: person.organisationId, action: 'sign_out', target: { type: 'session', id: person.sessionId } };
+        await recordAudit(tx, { ...entry, outcome: 'success', status: 303, changedFields: [] });
+      });
+    }
     reply.clearCookie(SESSION_COOKIE, cookieOptions);
     return reply.redirect('/login', 303);
   });

@@ -42,13 +42,14 @@ export function createSessionService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
 
   return {
-    async start(organisationId: string, personId: string): Promise<{ token: string; id: string }> {
+    /** `tx`: the transaction that records the sign-in with it (audit log). */
+    async start(organisationId: string, personId: string, tx: Db = db): Promise<{ token: string; id: string }> {
       const token = randomBytes(32).toString('base64url');
       const now = clock.now();
       const id = newId();
       // Starting a session is signing in (a password, an invitation): the person's last_sign_in_at.
-      await peopleRepository.recordSignIn(db, personId, now.toISOString());
-      await sessionsRepository.insert(db, {
+      await peopleRepository.recordSignIn(tx, personId, now.toISOString());
+      await sessionsRepository.insert(tx, {
         id,
         token_hash: hashToken(token),
         organisation_id: organisationId,
@@ -86,7 +87,7 @@ export function createSessionService(deps: { db: Db; clock: Clock }) {
       };
     },
 
-    end: (sessionId: string) => sessionsRepository.delete(db, sessionId),
+    end: (sessionId: string, tx: Db = db) => sessionsRepository.delete(tx, sessionId),
 
     /** Every session of a person (password changed, person removed). */
     endAllOf: (tx: Db, personId: string) => sessionsRepository.deleteAllOf(tx, personId),

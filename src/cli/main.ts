@@ -1,12 +1,17 @@
 // Entry of the `atrium` command (bin/atrium.js imports this file; `npm run atrium` runs it directly), so it
 // runs on import. Exit codes: 0 done, 1 the request could not be done, 2 the invocation was wrong.
 // Messages go to stderr without stack traces: the reader is an operator, not the person debugging us.
+import { withAuditScope } from '../audit/audit-log.ts';
+import { cliSource, optionNames } from '../audit/entry-points.ts';
 import { loadConfig } from '../config.ts';
 import { openRuntime } from '../runtime.ts';
 import { parseCommandArgs } from './args.ts';
 import type { Command, CommandContext, CommandResult, Runtime } from './command.ts';
 import { commandsOfGroup, findCommand, usage, usageLine } from './commands.ts';
 import { describeFailure, EXIT_USAGE, UsageError } from './errors.ts';
+
+/** Commands that change no organisation's state themselves; `serve` must not run its whole server in a command's audit scope. */
+const UNAUDITED = new Set(['serve', 'worker', 'migrate']);
 
 /**
  * Reports a failure: a sentence (and the usage, for a wrong invocation), or with --json one JSON object on one
@@ -50,7 +55,9 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
     }
     const config = loadConfig();
     const ctx: CommandContext = { config, runtime: () => (runtime ??= openRuntime(config)) };
-    const result = await command.run(args, ctx);
+    // The change a command makes is recorded in its transaction as the operator's (audit/audit-log.ts).
+    const action = `atrium ${command.words.join(' ')}`;
+    const result = UNAUDITED.has(command.words[0]) ? await command.run(args, ctx) : await withAuditScope(cliSource(), action, () => command.run(args, ctx), optionNames(rest));
     if (result === undefined) return undefined;
     print(result, json);
     return 0;

@@ -4,6 +4,7 @@
 // - timestamps are RFC 3339 UTC strings with `Z` (timestamptz on PostgreSQL, text on SQLite);
 // - booleans are boolean on PostgreSQL and 0/1 on SQLite, hence `Bool`; read them through Boolean();
 // - structured values are JSON text (`Json`), parsed by the repository that owns the column.
+import type { AuditEventsTable } from './audit-tables.ts';
 import type { AuthTables } from './auth-tables.ts';
 import type { Bool, Json, Timestamp } from './column-values.ts';
 import type { ActivitiesTable, CategoriesTable, CoursesTable, EnrolmentMethodsTable, EnrolmentsTable, FilesTable, LessonPagesTable, SectionsTable, StorageTargetsTable, SubwikisTable, WikiPagesTable, WikiPageVersionsTable, WikisTable } from './content-tables.ts';
@@ -130,6 +131,7 @@ export interface OrganisationExtensionsTable {
 }
 
 export interface Tables extends AuthTables {
+  audit_events: AuditEventsTable;
   email_messages: EmailMessagesTable;
   email_message_recipients: EmailMessageRecipientsTable;
   mail_log: MailLogTable;

@@ -5,6 +5,7 @@ import { newId } from '../ids.ts';
 import { skipLockedForUpdate } from '../db/claims.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { EventType } from './catalog.ts';
+import { auditChange, targetTypeOfEvent } from '../audit/audit-log.ts';
 
 /** What a delivery carries (spec: Events 5): identifiers and a short summary; receivers read the rest. */
 export interface EventData {
@@ -25,6 +26,9 @@ export function createEventRecorder(deps: { clock: Clock }) {
   return {
     async record(db: Db, organisationId: string, type: EventType, data: EventData): Promise<void> {
       await insertEvent(db, newId(), organisationId, type, deps.clock.now().toISOString(), JSON.stringify(data));
+      // A change made by an admin page or a CLI command is audited with its first event (audit/audit-log.ts).
+      const audited = auditChange(db, organisationId, { type: targetTypeOfEvent(type), id: data.id });
+      if (audited) await audited;
     },
   };
 }

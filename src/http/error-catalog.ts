@@ -62,6 +62,7 @@ export const errorCatalog = {
   'course.not_found': entry(404, 'not_found', 'No such course'),
   'course.deleted': entry(409, 'conflict', 'The course has been deleted'),
   'section.not_found': entry(404, 'not_found', 'No such section'),
+  'audit_event.not_found': entry(404, 'not_found', 'No such audit event'),
   'section.deleted': entry(409, 'conflict', 'The section has been deleted'),
   'activity.not_found': entry(404, 'not_found', 'No such activity'),
   'activity.deleted': entry(409, 'conflict', 'The activity has been deleted'),

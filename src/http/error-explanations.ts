@@ -230,6 +230,13 @@ export const errorExplanations: { readonly [C in ErrorCode]: ErrorExplanation } 
     retry: conflictRetry,
     exampleDetail: 'Course 0193a5b2-7c1d-7000-8000-000000000001 was deleted; sections cannot be added to it.',
   },
+  'audit_event.not_found': {
+    happened: 'No audit log entry with this id exists in this organisation.',
+    causes: ['An id of another organisation, a typo, or an entry removed by the retention period (`AUDIT_RETENTION_DAYS`).'],
+    fix: 'List entries (`GET /audit_events`, filtered by actor, target or action) to find the right id.',
+    retry: noRetry,
+    exampleDetail: 'No audit event 0193a5b2-1d2e-7f30-8a41-52b6c7d8e9f0 in this organisation.',
+  },
   'section.not_found': {
     happened: 'No section with this id (or external id) exists in this organisation.',
     causes: ['An id of another organisation, a typo, or an id that is not a UUID in canonical lower-case form.'],

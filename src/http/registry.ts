@@ -2,6 +2,7 @@
 // an operation gets tenancy, auth, entitlement, versioning, idempotency and its transaction by being listed.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
+import { createWriteRefusalRecorder, recordWrite } from '../audit/api-audit.ts';
 import type { Services } from '../services.ts';
 import { fingerprintOf, type Idempotency } from './idempotency.ts';
 import type { Operation, OperationContext } from './operation.ts';
@@ -74,6 +75,7 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
     limits,
     revisions,
   });
+  const recordRefusedWrite = createWriteRefusalRecorder(app.db);
 
   for (const op of operations) {
     const successSchema = op.success.schema;
@@ -88,6 +90,8 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
         ...(successSchema ? { response: Object.fromEntries([op.success.status, ...(op.success.alsoStatuses ?? [])].map((s) => [s, successSchema])) } : {}),
       },
       onRequest: admit,
+      // A write refused with 403 or failed on our side is recorded outside its rolled-back transaction.
+      ...(op.writes ? { onError: recordRefusedWrite } : {}),
       ...(revisions.changesSince(FIRST_REVISION, op.id).length > 0 ? revisionTransforms(revisions, op) : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const base: Omit<OperationContext, 'db'> = {
@@ -99,7 +103,15 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
         };
         const input: { params: unknown; query: unknown; body: unknown; prepared?: unknown } = { params: request.params, query: request.query, body: request.body };
         const prepare = op.prepare && (async () => void (input.prepared = await op.prepare!({ ...base, db: app.db }, input as never)));
-        const execute = async (db: Db) => toResponse(op, await op.handler({ ...base, db }, input as never));
+        const run = async (db: Db) => toResponse(op, await op.handler({ ...base, db }, input as never));
+        // Every write's audit entry commits in its transaction, with its events and idempotency record.
+        const execute = op.writes
+          ? async (tx: Db) => {
+              const response = await run(tx);
+              await recordWrite(tx, op, request, response);
+              return response;
+            }
+          : run;
         let response: ResponseData;
         if (!op.writes) {
           response = await execute(app.db);

@@ -23,7 +23,9 @@ import type { AccessTokenAuthenticator } from '../auth/oauth/access-tokens.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import { ApiError } from '../http/api-error.ts';
 
-const PREFIX = 'atr_mcp_';
+/** What the Authorization of a dispatched tool call starts with after `Bearer ` (the audit log tells MCP calls by it). */
+export const DISPATCH_TOKEN_PREFIX = 'atr_mcp_';
+const PREFIX = DISPATCH_TOKEN_PREFIX;
 const HEADER_PREFIX = `Bearer ${PREFIX}`;
 
 interface CallInFlight {

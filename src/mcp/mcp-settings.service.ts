@@ -9,6 +9,7 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import { bumpCredentialEpoch, createCredentialCache } from '../auth/credential-epoch.ts';
+import { auditChange } from '../audit/audit-log.ts';
 import { mcpSettingsRepository } from './mcp-settings.repository.ts';
 
 export interface McpSettings {
@@ -61,6 +62,8 @@ export function createMcpSettingsService(deps: { db: Db; clock: Clock }) {
           updated_at: clock.now().toISOString(),
         });
         await bumpCredentialEpoch(tx, organisationId);
+        // No event for this change: the page's audit entry is written here.
+        await auditChange(tx, organisationId, { type: 'mcp_settings', id: organisationId });
       });
     },
   };

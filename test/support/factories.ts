@@ -11,6 +11,7 @@ import { newId } from '../../src/ids.ts';
 import { operatorAuthority } from '../../src/domain/users/users.service.ts';
 import { generateSigningSecret } from '../../src/domain/webhooks/secrets.ts';
 import { deliveriesRepository } from '../../src/domain/webhooks/webhooks.repository.ts';
+import { recordAudit } from '../../src/audit/audit-log.ts';
 
 const suffix = () => randomBytes(4).toString('hex');
 
@@ -84,6 +85,26 @@ export function createFactories(services: Services, database: Database, endpoint
     // A plan without the API entitlement refuses new credentials: they are made first, as on a plan changed later.
     if (opts.plan !== undefined && opts.plan !== o.plan) o = (await services.organisations.update(o.address, { plan: opts.plan }))!;
     return { org: o, personId: p.id, key: k.key, keyId: k.id };
+  }
+
+  /** An audit log entry as a CLI command writes one (lists need rows; only the services write them). */
+  async function auditEvent(o: Organisation) {
+    await recordAudit(db, {
+      organisationId: o.id,
+      actor: { type: 'system', id: null, name: 'factory' },
+      credential: { kind: 'cli', id: null },
+      via: 'cli',
+      action: 'atrium org update',
+      target: { type: 'organisation', id: o.id },
+      outcome: 'success',
+      status: 200,
+      requestId: null,
+      ip: null,
+      userAgent: null,
+      changedFields: ['name'],
+    });
+    const newest = await db.selectFrom('audit_events').select('id').where('organisation_id', '=', o.id).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    return { id: newest.id, external_id: null };
   }
 
   async function category(o: Organisation, input: { name?: string; external_id?: string } = {}) {
@@ -223,6 +244,7 @@ export function createFactories(services: Services, database: Database, endpoint
     // Roles are named by key in paths; parametersFor gives their operations one.
     roles: async (o) => ({ id: (await customRole(o)).key, external_id: null }),
     users: (o) => services.users.create(db, o.id, operatorAuthority, { email: `u-${suffix()}@example.test`, name: 'User', roles: ['teacher'], external_id: `user-${suffix()}` }),
+    audit_events: (o) => auditEvent(o),
   };
 
   /**

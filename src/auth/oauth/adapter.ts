@@ -10,6 +10,7 @@ import type { Db } from '../../db/database.ts';
 import { bumpCredentialEpoch } from '../credential-epoch.ts';
 import { hashRecordId, oauthRecordsRepository } from './oauth-records.repository.ts';
 import type { OAuthClientStore } from './client-store.ts';
+import { auditOAuthRecord, isAuditedOAuthModel } from '../../audit/oauth-audit.ts';
 
 /** Models whose id is a secret its holder presents (a code, a token, a session cookie). */
 const BEARER_MODELS = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'ClientCredentials', 'RegistrationAccessToken', 'InitialAccessToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'PushedAuthorizationRequest', 'Session']);
@@ -47,7 +48,7 @@ export function createAdapterFactory(deps: AdapterDeps): (model: string) => Adap
     return {
       async upsert(id: string, payload: AdapterPayload, expiresIn?: number) {
         const { jti: _jti, ...rest } = payload;
-        await oauthRecordsRepository.upsert(db, {
+        const record = {
           model,
           id_hash: key(id),
           organisation_id: organisationId,
@@ -59,6 +60,12 @@ export function createAdapterFactory(deps: AdapterDeps): (model: string) => Adap
           expires_at: expiresIn ? new Date(clock.now().getTime() + expiresIn * 1000).toISOString() : null,
           consumed_at: null,
           payload: JSON.stringify(bearer ? rest : payload),
+        };
+        if (!isAuditedOAuthModel(model)) return void (await oauthRecordsRepository.upsert(db, record));
+        // A consent or an issued token commits with its audit entry.
+        await db.transaction().execute(async (tx) => {
+          await oauthRecordsRepository.upsert(tx, record);
+          await auditOAuthRecord(tx, organisationId, model, payload);
         });
       },
       async find(id: string) {

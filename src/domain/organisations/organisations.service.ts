@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.ts';
 import { newId } from '../../ids.ts';
 import { bumpCredentialEpoch } from '../../auth/credential-epoch.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
+import { auditChange } from '../../audit/audit-log.ts';
 import { organisationsRepository, type Organisation } from './organisations.repository.ts';
 
 /** What `PATCH /organisation` may change. */
@@ -45,7 +46,11 @@ export function createOrganisationService(deps: { db: Db; clock: Clock; events: 
       created_at: at,
       updated_at: at,
     };
-    await organisationsRepository.insert(db, org);
+    await db.transaction().execute(async (tx) => {
+      await organisationsRepository.insert(tx, org);
+      // The operator's `atrium org create` is the organisation's first audit entry.
+      await auditChange(tx, org.id, { type: 'organisation', id: org.id });
+    });
     return org;
   }
 
@@ -56,6 +61,7 @@ export function createOrganisationService(deps: { db: Db; clock: Clock; events: 
       await organisationsRepository.update(tx, org.id, { ...patch, updated_at: clock.now().toISOString() });
       // The plan is the API entitlement: what a cached credential may do changes with it.
       if (patch.plan !== undefined && patch.plan !== org.plan) await bumpCredentialEpoch(tx, org.id);
+      await auditChange(tx, org.id, { type: 'organisation', id: org.id });
       return organisationsRepository.findById(tx, org.id);
     });
   }

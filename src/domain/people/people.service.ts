@@ -8,6 +8,7 @@ import { bumpCredentialEpoch } from '../../auth/credential-epoch.ts';
 import { ApiError, fieldError } from '../../http/api-error.ts';
 import { peopleRepository } from './people.repository.ts';
 import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
+import { auditChange } from '../../audit/audit-log.ts';
 
 export interface CreatePersonInput {
   organisationId: string;
@@ -37,22 +38,28 @@ export function createPeopleService(deps: { db: Db; clock: Clock; enrolments: Pi
       if (input.password !== undefined) checkPassword(input.password);
       const existing = await peopleRepository.findByEmailEvenRemoved(db, input.organisationId, email);
       if (existing) throw new ApiError('user.email_taken', `a person with e-mail ${email} exists already${existing.deleted_at ? ' (removed)' : ''}`);
+      // Hashed before the transaction: a transaction must not wait on scrypt.
+      const passwordHash = input.password ? await hashPassword(input.password) : null;
       const at = clock.now().toISOString();
       const id = newId();
-      await peopleRepository.insert(db, {
-        id,
-        organisation_id: input.organisationId,
-        email,
-        name: input.name,
-        password_hash: input.password ? await hashPassword(input.password) : null,
-        roles: JSON.stringify(input.roles as RoleName[]),
-        is_platform_admin: input.isPlatformAdmin ?? false,
-        external_id: null,
-        status: 'active',
-        last_sign_in_at: null,
-        created_at: at,
-        updated_at: at,
-        deleted_at: null,
+      await db.transaction().execute(async (tx) => {
+        await peopleRepository.insert(tx, {
+          id,
+          organisation_id: input.organisationId,
+          email,
+          name: input.name,
+          password_hash: passwordHash,
+          roles: JSON.stringify(input.roles as RoleName[]),
+          is_platform_admin: input.isPlatformAdmin ?? false,
+          external_id: null,
+          status: 'active',
+          last_sign_in_at: null,
+          created_at: at,
+          updated_at: at,
+          deleted_at: null,
+        });
+        // People have no events yet: a page's or a command's audit entry is written here.
+        await auditChange(tx, input.organisationId, { type: 'user', id });
       });
       return { id };
     },
@@ -64,6 +71,7 @@ export function createPeopleService(deps: { db: Db; clock: Clock; enrolments: Pi
       await db.transaction().execute(async (tx) => {
         await peopleRepository.update(tx, organisationId, personId, { password_hash: passwordHash, updated_at: clock.now().toISOString() });
         await sessionsRepository.deleteAllOf(tx, personId);
+        await auditChange(tx, organisationId, { type: 'user', id: personId });
       });
     },
 
@@ -82,6 +90,7 @@ export function createPeopleService(deps: { db: Db; clock: Clock; enrolments: Pi
         await enrolments.endEnrolmentsOfUser(tx, organisationId, personId);
         // Every process's cached credentials of the organisation are checked again (src/auth/README.md).
         await bumpCredentialEpoch(tx, organisationId);
+        await auditChange(tx, organisationId, { type: 'user', id: personId });
         return true;
       });
     },
