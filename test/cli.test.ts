@@ -280,7 +280,7 @@ describe('atrium CLI', () => {
     await cliFailure(db, ['org', 'create', '--address', host, '--name', 'Again'], 1, 'cli.address_taken');
 
     const twin = await cliFailure(db, ['person', 'create', '--org', host, '--email', email.toUpperCase(), '--name', 'Twin', '--roles', 'admin'], 1, 'user.email_taken');
-    assert.equal(twin.detail, `a person with e-mail ${email} exists already`);
+    assert.equal(twin.detail, `Another user of this organisation has the e-mail address ${email}.`);
     const roles = await cliFailure(db, ['person', 'create', '--org', host, '--email', `x@${host}`, '--name', 'X', '--roles', 'admin,wizard'], 1, 'cli.invalid_argument');
     assert.deepEqual(roles.errors, [{ path: '--roles', code: 'invalid_value', detail: 'unknown roles: wizard' }]);
 

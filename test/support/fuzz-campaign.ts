@@ -99,7 +99,8 @@ export async function startCampaign(): Promise<Campaign> {
         .join('\n');
     for (const table of tenantTables) {
       const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table)} where organisation_id = ${organisationId}`.execute(t.database.db);
-      out.set(table, rowsText(rows.rows));
+      // A refused write is itself recorded in the audit log (outcome refused or failed); it must leave no success entry.
+      out.set(table, rowsText(table === 'audit_events' ? rows.rows.filter((row) => row.outcome === 'success') : rows.rows));
     }
     for (const table of platformTables) out.set(table, rowsText((await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(t.database.db)).rows));
     return out;
