@@ -3,10 +3,10 @@
 // and the reference page's own answers (its revision, its headers, its assets).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError } from '../src/http/api-error.ts';
-import { errorCatalog, type ErrorCode } from '../src/http/error-catalog.ts';
-import { errorExplanations } from '../src/http/error-explanations.ts';
-import { problemBody } from '../src/http/problems.ts';
+import { ApiError } from '../src/errors/api-error.ts';
+import { errorCatalog, type ErrorCode } from '../src/errors/error-catalog.ts';
+import { errorExplanations } from '../src/errors/error-explanations.ts';
+import { problemBody } from '../src/errors/problems.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
 

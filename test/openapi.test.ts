@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
-import { operations } from '../src/operations.ts';
-import { documentedStatuses } from '../src/http/openapi.ts';
+import { operations } from '../src/all-operations.ts';
+import { documentedStatuses } from '../src/openapi/openapi.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 
 describe('OpenAPI document', () => {

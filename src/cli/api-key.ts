@@ -1,5 +1,5 @@
 // `atrium api-key create|revoke`: keys for integrations, issued by an operator on a person's behalf.
-import { isUuid } from '../http/schemas.ts';
+import { isUuid } from '../operations/schemas.ts';
 import type { Command } from './command.ts';
 import { CommandError, UsageError } from './errors.ts';
 import { findOrganisation, findPerson } from './lookup.ts';

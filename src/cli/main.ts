@@ -4,7 +4,7 @@
 import { InvalidApiKeyRequest } from '../auth/api-keys.service.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { InvalidPersonRequest } from '../domain/people/people.service.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { openRuntime } from '../runtime.ts';
 import { parseCommandArgs } from './args.ts';
 import type { CommandContext, CommandResult, Runtime } from './command.ts';

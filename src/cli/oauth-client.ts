@@ -2,7 +2,7 @@
 import { scopes as allScopes } from '../auth/capabilities.ts';
 import { CreateOAuthClient, oauthGrantTypes } from '../auth/oauth/clients.schemas.ts';
 import type { CreateOAuthClientInput } from '../auth/oauth/clients.service.ts';
-import { validateAsBody } from '../http/body-validation.ts';
+import { validateAsBody } from '../operations/body-validation.ts';
 import type { Command } from './command.ts';
 import { findOrganisation, findPerson } from './lookup.ts';
 

@@ -8,11 +8,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor, Authenticator } from '../auth/actor.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import type { OrganisationService } from '../domain/organisations/organisations.service.ts';
-import { ApiError } from './api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { parseIdempotencyKey } from './idempotency.ts';
-import type { Operation } from './operation.ts';
+import type { Operation } from '../operations/operation.ts';
 import type { Limit } from './rate-limits.ts';
-import { FIRST_REVISION, type Revisions } from './revisions.ts';
+import { FIRST_REVISION, type Revisions } from '../operations/revisions.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

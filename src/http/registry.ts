@@ -4,11 +4,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import type { Services } from '../services.ts';
 import { fingerprintOf, type Idempotency } from './idempotency.ts';
-import type { Operation, OperationContext } from './operation.ts';
-import { Outcome } from './operation.ts';
+import type { Operation, OperationContext } from '../operations/operation.ts';
+import { Outcome } from '../operations/operation.ts';
 import { createAdmission } from './pipeline.ts';
 import type { Limit } from './rate-limits.ts';
-import { FIRST_REVISION, type Revisions } from './revisions.ts';
+import { FIRST_REVISION, type Revisions } from '../operations/revisions.ts';
 
 export const API_PREFIX = '/api/v1';
 

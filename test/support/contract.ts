@@ -5,12 +5,12 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
-import { buildOpenApiDocument } from '../../src/http/openapi.ts';
-import type { Operation } from '../../src/http/operation.ts';
-import { errorCodesOf } from '../../src/http/operation-errors.ts';
+import { buildOpenApiDocument } from '../../src/openapi/openapi.ts';
+import type { Operation } from '../../src/operations/operation.ts';
+import { errorCodesOf } from '../../src/operations/operation-errors.ts';
 import { API_PREFIX } from '../../src/http/registry.ts';
-import { apiChanges, createRevisions } from '../../src/http/revisions.ts';
-import { ProblemSchema } from '../../src/http/schemas.ts';
+import { apiChanges, createRevisions } from '../../src/operations/revisions.ts';
+import { ProblemSchema } from '../../src/operations/schemas.ts';
 
 type Json = Record<string, any>;
 

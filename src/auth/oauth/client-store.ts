@@ -6,7 +6,7 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
-import type { Revisions } from '../../http/revisions.ts';
+import type { Revisions } from '../../operations/revisions.ts';
 import { newId } from '../../ids.ts';
 import { scopes as allScopes } from '../capabilities.ts';
 import { oauthClientsRepository, type OAuthClientRow } from './clients.repository.ts';

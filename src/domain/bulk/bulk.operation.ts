@@ -4,7 +4,7 @@
 import type { TSchema } from 'typebox';
 import type { Capability, Scope } from '../../auth/capabilities.ts';
 import type { EventType } from '../../events/catalog.ts';
-import { defineOperation, type Operation, type OperationContext } from '../../http/operation.ts';
+import { defineOperation, type Operation, type OperationContext } from '../../operations/operation.ts';
 import { createBulkEngine, type BulkExecutors, type BulkItem, type BulkOpDeclarations, type BulkRequestBody } from './bulk-engine.ts';
 import { BulkRequest, BulkResponse, MAX_ATOMIC_OPERATIONS, MAX_OPERATIONS, type BulkOpName } from './bulk.schemas.ts';
 

@@ -1,7 +1,7 @@
-import { defineOperation } from '../../http/operation.ts';
+import { defineOperation } from '../../operations/operation.ts';
 import { bulkOperation } from '../bulk/bulk.operation.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations } from '../../http/resource-operations.ts';
-import { IdParams, ListEnvelope } from '../../http/schemas.ts';
+import { deleteByIdOperation, readByIdOperation, syncOperations } from '../../operations/resource-operations.ts';
+import { IdParams, ListEnvelope } from '../../operations/schemas.ts';
 import { CreateEmailMessage, EmailMessage, ListEmailMessagesQuery, ListRecipientsQuery, Recipient, UpdateEmailMessage, UpsertEmailMessage } from './email-messages.schemas.ts';
 
 const tag = 'Email messages';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { defineOperation, Outcome } from '../../http/operation.ts';
+import { defineOperation, Outcome } from '../../operations/operation.ts';
 import {
   CatalogMessage,
   EmailTemplateDraft,

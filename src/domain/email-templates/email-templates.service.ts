@@ -6,7 +6,7 @@ import type { Static } from 'typebox';
 import type { Actor } from '../../auth/actor.ts';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
-import { ApiError } from '../../http/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { newId } from '../../ids.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import type { EventType } from '../../events/catalog.ts';

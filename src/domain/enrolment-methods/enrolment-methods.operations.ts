@@ -1,8 +1,8 @@
 import Type from 'typebox';
-import { defineOperation } from '../../http/operation.ts';
-import { ListQuery } from '../../http/pagination.ts';
-import { readByIdOperation, syncOperations } from '../../http/resource-operations.ts';
-import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import { ListQuery } from '../../operations/pagination.ts';
+import { readByIdOperation, syncOperations } from '../../operations/resource-operations.ts';
+import { IdParams, ListEnvelope, Uuid } from '../../operations/schemas.ts';
 import { CreateEnrolmentMethod, DeleteEnrolmentMethodQuery, EnrolmentMethod, UpdateEnrolmentMethod, UpsertEnrolmentMethod } from './enrolment-methods.schemas.ts';
 
 const tag = 'Enrolment methods';

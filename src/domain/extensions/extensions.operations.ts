@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { defineOperation } from '../../http/operation.ts';
+import { defineOperation } from '../../operations/operation.ts';
 import { Extension } from './extensions.schemas.ts';
 
 export const extensionOperations = [

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { Nullable, Timestamp } from '../../http/schemas.ts';
+import { Nullable, Timestamp } from '../../operations/schemas.ts';
 import { extensionKinds, type ExtensionKind } from './extensions.catalog.ts';
 
 export const Extension = Type.Object(

@@ -1,7 +1,7 @@
 import Type from 'typebox';
-import { ApiError } from '../../http/api-error.ts';
-import { defineOperation } from '../../http/operation.ts';
-import { Uuid } from '../../http/schemas.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import { Uuid } from '../../operations/schemas.ts';
 
 const Me = Type.Object(
   {

@@ -1,8 +1,8 @@
 import Type from 'typebox';
-import { defineOperation } from '../../http/operation.ts';
-import { ListQuery } from '../../http/pagination.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations } from '../../http/resource-operations.ts';
-import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import { ListQuery } from '../../operations/pagination.ts';
+import { deleteByIdOperation, readByIdOperation, syncOperations } from '../../operations/resource-operations.ts';
+import { IdParams, ListEnvelope, Uuid } from '../../operations/schemas.ts';
 import { CreateSection, Section, UpdateSection, UpsertSection } from './sections.schemas.ts';
 
 const tag = 'Sections';

@@ -1,6 +1,6 @@
-import { readByIdOperation } from '../../http/resource-operations.ts';
-import { defineOperation, Outcome } from '../../http/operation.ts';
-import { IdParams } from '../../http/schemas.ts';
+import { readByIdOperation } from '../../operations/resource-operations.ts';
+import { defineOperation, Outcome } from '../../operations/operation.ts';
+import { IdParams } from '../../operations/schemas.ts';
 import { CreateStorageTarget, EmptyBody, File, Ok, StorageTarget, StorageTargetList, UploadFile } from './storage.schemas.ts';
 
 const tag = 'Storage';

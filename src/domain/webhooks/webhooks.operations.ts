@@ -1,9 +1,9 @@
 import Type from 'typebox';
 import { eventCatalog } from '../../events/catalog.ts';
-import { deleteByIdOperation, readByIdOperation } from '../../http/resource-operations.ts';
-import { defineOperation } from '../../http/operation.ts';
-import { PageQuery } from '../../http/pagination.ts';
-import { IdParams, ListEnvelope } from '../../http/schemas.ts';
+import { deleteByIdOperation, readByIdOperation } from '../../operations/resource-operations.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import { PageQuery } from '../../operations/pagination.ts';
+import { IdParams, ListEnvelope } from '../../operations/schemas.ts';
 import type { VerifiedEndpoint } from './webhooks.service.ts';
 import {
   CreateWebhookSubscription,

@@ -1,8 +1,8 @@
 import Type from 'typebox';
-import { defineOperation } from '../../http/operation.ts';
-import { ListQuery, PageQuery } from '../../http/pagination.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations } from '../../http/resource-operations.ts';
-import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import { ListQuery, PageQuery } from '../../operations/pagination.ts';
+import { deleteByIdOperation, readByIdOperation, syncOperations } from '../../operations/resource-operations.ts';
+import { IdParams, ListEnvelope, Uuid } from '../../operations/schemas.ts';
 import { CreateWikiPage, RestoreWikiPage, UpdateWikiPage, UpsertWikiPage, VersionParams, WikiPage, WikiPageVersion } from './wiki-pages.schemas.ts';
 
 const tag = 'Wiki pages';

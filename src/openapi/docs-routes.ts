@@ -3,13 +3,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import { buildOpenApiDocument } from './openapi.ts';
-import type { Operation } from './operation.ts';
-import { API_PREFIX } from './registry.ts';
-import { createTenancyHook } from './pipeline.ts';
-import type { Revisions } from './revisions.ts';
-import { documentedRevision } from '../docs/requested-revision.ts';
-import { registerReferenceRoutes } from '../docs/reference.ts';
-import { registerErrorPages } from '../docs/error-pages.ts';
+import type { Operation } from '../operations/operation.ts';
+import { API_PREFIX } from '../http/registry.ts';
+import { createTenancyHook } from '../http/pipeline.ts';
+import type { Revisions } from '../operations/revisions.ts';
+import { documentedRevision } from './requested-revision.ts';
+import { registerReferenceRoutes } from './reference.ts';
+import { registerErrorPages } from './error-pages.ts';
 import { publicOrigin } from '../public-origin.ts';
 
 export function registerDocsRoutes(app: FastifyInstance, opts: { operations: Operation[]; config: Config; revisions: Revisions }): void {

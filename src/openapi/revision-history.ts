@@ -1,7 +1,7 @@
 // The dated revisions of API v1 and what changed in each, from the one list of changes (`apiChanges` in
 // http/revisions.ts): `GET /api/v1/revisions` answers it as JSON and the revisions page renders it.
-import type { Operation } from '../http/operation.ts';
-import type { Revisions } from '../http/revisions.ts';
+import type { Operation } from '../operations/operation.ts';
+import type { Revisions } from '../operations/revisions.ts';
 
 export interface RevisionEntry {
   revision: string;

@@ -4,10 +4,10 @@ import type { Static } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { privilegedScopes, scopes } from '../auth/capabilities.ts';
 import { CreateApiKey } from '../auth/api-keys.schemas.ts';
-import { ApiError } from '../http/api-error.ts';
-import { isUuid } from '../http/schemas.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { isUuid } from '../operations/schemas.ts';
 import { fieldErrorsOf, formList, formString, type FieldErrors } from './forms.ts';
-import { validateAsBody } from '../http/body-validation.ts';
+import { validateAsBody } from '../operations/body-validation.ts';
 import { PageError, redirectWithFlash } from './page-context.ts';
 import type { PageRoutes } from './page-routes.ts';
 

@@ -1,6 +1,6 @@
 // Every API operation, in one list. Adding an area means adding its list here; routes, the OpenAPI
 // document and the registry-driven test suites pick it up from this list alone.
-import type { Operation } from './http/operation.ts';
+import type { Operation } from './operations/operation.ts';
 import { courseOperations } from './domain/courses/courses.operations.ts';
 import { meOperations } from './domain/people/me.operations.ts';
 import { sectionOperations } from './domain/sections/sections.operations.ts';

@@ -6,10 +6,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { CreateWebhookSubscription } from '../domain/webhooks/webhooks.schemas.ts';
 import { requireApiEntitlement } from '../domain/organisations/entitlement.ts';
-import { ApiError } from '../http/api-error.ts';
-import { isUuid } from '../http/schemas.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { isUuid } from '../operations/schemas.ts';
 import { fieldErrorsOf, formLines, formString, type FieldErrors } from './forms.ts';
-import { validateAsBody } from '../http/body-validation.ts';
+import { validateAsBody } from '../operations/body-validation.ts';
 import { PageError, redirectWithFlash } from './page-context.ts';
 import type { PageRoutes } from './page-routes.ts';
 

@@ -2,7 +2,7 @@
 // server is on, which tools it offers (each with its description and whether it is read-only or destructive),
 // and whether MCP clients may register themselves. Saving bumps the organisation's credentials epoch, so every
 // server process applies the settings from its next MCP request on (mcp-settings.service.ts).
-import { operations } from '../operations.ts';
+import { operations } from '../all-operations.ts';
 import { buildTools } from '../mcp/tools.ts';
 import { isToolOn } from '../mcp/tool-server.ts';
 import { publicOrigin } from '../public-origin.ts';

@@ -10,7 +10,7 @@ import type { Config } from '../config.ts';
 import type { LoginThrottle } from '../auth/login-throttle.ts';
 import type { AuthorizationServers } from '../auth/oauth/authorization-servers.ts';
 import { createSignInService } from '../auth/sign-in.service.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from '../db/availability.ts';
 import type { Services } from '../services.ts';
 import { apiKeysPage } from './api-keys.page.ts';

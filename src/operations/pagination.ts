@@ -4,7 +4,7 @@
 import { createHmac } from 'node:crypto';
 import { sameText } from '../crypto/same-text.ts';
 import Type from 'typebox';
-import { ApiError } from './api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;

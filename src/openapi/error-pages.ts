@@ -5,13 +5,13 @@
 // They answer on any host name, like the health checks, since ERRORS_URL may name any of them.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.ts';
-import { ApiError } from '../http/api-error.ts';
-import { errorCatalog, type ErrorCode } from '../http/error-catalog.ts';
-import { errorExplanations } from '../http/error-explanations.ts';
-import { exampleProblem } from '../http/openapi-examples.ts';
-import type { Operation } from '../http/operation.ts';
-import { bulkResultCodesOf, errorCodesOf } from '../http/operation-errors.ts';
-import { errorCategories } from './error-categories.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { errorCatalog, type ErrorCode } from '../errors/error-catalog.ts';
+import { errorExplanations } from '../errors/error-explanations.ts';
+import { exampleProblem } from './openapi-examples.ts';
+import type { Operation } from '../operations/operation.ts';
+import { bulkResultCodesOf, errorCodesOf } from '../operations/operation-errors.ts';
+import { errorCategories } from '../errors/error-categories.ts';
 import { markdownCode, referenceAnchor } from './html.ts';
 import { REFERENCE_PATH } from './reference.ts';
 

@@ -1,5 +1,5 @@
 // spec: Errors — the category table: each category's HTTP status and whether a client should retry.
-import type { ErrorCategory } from '../http/error-catalog.ts';
+import type { ErrorCategory } from './error-catalog.ts';
 
 export const errorCategories: { readonly [C in ErrorCategory]: { status: string; retry: string } } = {
   validation: { status: '422, field details in `errors`', retry: 'No' },

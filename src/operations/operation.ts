@@ -5,7 +5,7 @@ import type { Actor } from '../auth/actor.ts';
 import type { Capability, Scope } from '../auth/capabilities.ts';
 import type { Db } from '../db/database.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
-import type { ErrorCode } from './error-catalog.ts';
+import type { ErrorCode } from '../errors/error-catalog.ts';
 import type { EventType } from '../events/catalog.ts';
 import type { Services } from '../services.ts';
 

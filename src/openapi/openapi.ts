@@ -1,11 +1,11 @@
 // Builds the OpenAPI 3.1 document from the operation registry: one source for routes and documentation.
 import type { TSchema } from 'typebox';
-import { errorCatalog } from './error-catalog.ts';
+import { errorCatalog } from '../errors/error-catalog.ts';
 import { addExamples } from './openapi-examples.ts';
-import type { Operation } from './operation.ts';
-import { API_PREFIX } from './registry.ts';
-import type { Revisions } from './revisions.ts';
-import { ProblemSchema } from './schemas.ts';
+import type { Operation } from '../operations/operation.ts';
+import { API_PREFIX } from '../http/registry.ts';
+import type { Revisions } from '../operations/revisions.ts';
+import { ProblemSchema } from '../operations/schemas.ts';
 
 type Json = Record<string, unknown>;
 

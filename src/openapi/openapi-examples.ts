@@ -3,11 +3,11 @@
 // shape differs), a success made from the response schema — carrying the request's own values where the
 // fields match, so a rename answers with the new title — and, for each error status, one problem document per
 // code the operation can answer with. test/openapi-examples.test.ts validates each against its schema.
-import { errorCatalog, type ErrorCode } from './error-catalog.ts';
-import { errorExplanations } from './error-explanations.ts';
+import { errorCatalog, type ErrorCode } from '../errors/error-catalog.ts';
+import { errorExplanations } from '../errors/error-explanations.ts';
 import { exampleOf } from './example-values.ts';
-import type { Operation } from './operation.ts';
-import { errorCodesWithStatus } from './operation-errors.ts';
+import type { Operation } from '../operations/operation.ts';
+import { errorCodesWithStatus } from '../operations/operation-errors.ts';
 
 type Json = Record<string, any>;
 

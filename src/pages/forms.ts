@@ -1,6 +1,6 @@
 // Forms are checked with the same schemas and the same Ajv rules as the REST bodies (CONVENTIONS: one code
 // path), and a refusal comes back as one message per form field, shown next to it.
-import type { ApiError } from '../http/api-error.ts';
+import type { ApiError } from '../errors/api-error.ts';
 
 /** Form field name → the message shown next to it; `_form` for what belongs to no one field. */
 export type FieldErrors = Record<string, string>;

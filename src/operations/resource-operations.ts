@@ -3,7 +3,7 @@
 // A resource gets them by calling this with its schemas and service functions.
 import Type, { type TSchema } from 'typebox';
 import type { Capability, Scope } from '../auth/capabilities.ts';
-import type { ErrorCode } from './error-catalog.ts';
+import type { ErrorCode } from '../errors/error-catalog.ts';
 import type { EventType } from '../events/catalog.ts';
 import { defineOperation, Outcome, type Operation, type OperationContext } from './operation.ts';
 import { PageQuery } from './pagination.ts';

@@ -3,9 +3,9 @@
 // contacted), plus the dated revisions as JSON (`/api/v1/revisions`, no credential needed, like openapi.json).
 import type { FastifyInstance } from 'fastify';
 import { createTenancyHook } from '../http/pipeline.ts';
-import type { Operation } from '../http/operation.ts';
+import type { Operation } from '../operations/operation.ts';
 import { API_PREFIX } from '../http/registry.ts';
-import type { Revisions } from '../http/revisions.ts';
+import type { Revisions } from '../operations/revisions.ts';
 import { assetUrls, registerAssetRoutes } from './assets.ts';
 import { DOCS_CSP, escapeHtml, markdownCode, referenceAnchor } from './html.ts';
 import { documentedRevision } from './requested-revision.ts';

@@ -2,9 +2,9 @@
 // `Service-Version` header (what a client sends); without either, the current one. A bad value is the
 // usual 422 `versioning.invalid_revision`, as on every operation.
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { requestedRevision } from '../http/pipeline.ts';
-import { FIRST_REVISION, type Revisions } from '../http/revisions.ts';
+import { FIRST_REVISION, type Revisions } from '../operations/revisions.ts';
 
 export function documentedRevision(revisions: Revisions, request: FastifyRequest): string {
   const query = (request.query ?? {}) as Record<string, unknown>;

@@ -4,7 +4,7 @@
 // the service knows, and the declaration lists them in `errorCodes`. The OpenAPI document's examples, the
 // error pages' "returned by" lists and the contract check over every response of the test suite (a problem
 // whose code its operation does not list fails it) all read this one function.
-import { errorCatalog, type ErrorCode } from './error-catalog.ts';
+import { errorCatalog, type ErrorCode } from '../errors/error-catalog.ts';
 import type { Operation } from './operation.ts';
 
 /** Codes any operation can answer with: unreadable requests, authentication, limits, the revision header, a failure of ours or of the database. */

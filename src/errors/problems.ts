@@ -4,7 +4,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DATABASE_RETRY_AFTER_S, describeDatabaseError, isDatabaseUnavailable } from '../db/availability.ts';
 import { ApiError, type FieldError } from './api-error.ts';
-import { NO_NUL_KEYWORD } from './nul-characters.ts';
+import { NO_NUL_KEYWORD } from '../operations/nul-characters.ts';
 
 interface AjvError {
   instancePath: string;

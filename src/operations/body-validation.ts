@@ -1,8 +1,8 @@
 // Validating a value exactly as a request body would be, outside a route: a form of the admin pages, the input
 // of a CLI command. A refusal is the same 422 ApiError, with the same `errors` pointers and wording.
 import type { TSchema } from 'typebox';
-import { ApiError } from './api-error.ts';
-import { bodyFieldErrors } from './problems.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { bodyFieldErrors } from '../errors/problems.ts';
 import { compileBodyValidator } from './validation.ts';
 
 const validators = new WeakMap<TSchema, ReturnType<typeof compileBodyValidator>>();
