@@ -1,6 +1,6 @@
 // The data every scenario works on, created through the real services (not SQL) so that it is exactly
 // what the API itself would have written. A new scenario that needs more data adds it here.
-import { scopes } from '../src/auth/capabilities.ts';
+import { scopes } from '../src/access/capabilities.ts';
 import type { Db } from '../src/db/database.ts';
 import type { Services } from '../src/services.ts';
 import type { ScaleFixture } from './scale-data.ts';

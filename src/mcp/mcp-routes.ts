@@ -15,7 +15,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { readDeploymentSecret } from '../db/deployment-secrets.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
-import { scopes as allScopes } from '../auth/capabilities.ts';
+import { scopes as allScopes } from '../access/capabilities.ts';
 import { resourcesOf } from '../auth/oauth/authorization-server.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Operation } from '../operations/operation.ts';

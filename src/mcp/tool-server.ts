@@ -17,7 +17,7 @@ import {
   type McpRequestContext,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { Actor } from '../auth/actor.ts';
+import type { Actor } from '../access/actor.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { problemBody } from '../errors/problems.ts';

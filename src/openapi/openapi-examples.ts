@@ -5,7 +5,7 @@
 // code the operation can answer with. test/openapi-examples.test.ts validates each against its schema.
 import { errorCatalog, type ErrorCode } from '../errors/error-catalog.ts';
 import { errorExplanations } from '../errors/error-explanations.ts';
-import { exampleOf } from './example-values.ts';
+import { exampleOf } from '../operations/example-values.ts';
 import type { Operation } from '../operations/operation.ts';
 import { errorCodesWithStatus } from '../operations/operation-errors.ts';
 

@@ -1,8 +1,8 @@
 // "One operation, defined once" (ARCHITECTURE.md): each API operation is a value of this type. The route,
 // its shared hooks, the OpenAPI entry, the MCP tool and the security suite's row all come from it.
 import type { Static, TSchema } from 'typebox';
-import type { Actor } from '../auth/actor.ts';
-import type { Capability, Scope } from '../auth/capabilities.ts';
+import type { Actor } from '../access/actor.ts';
+import type { Capability, Scope } from '../access/capabilities.ts';
 import type { Db } from '../db/database.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import type { ErrorCode } from '../errors/error-catalog.ts';

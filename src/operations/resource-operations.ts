@@ -2,7 +2,7 @@
 // `GET /<collection>/deletions`, `GET /<collection>/ext:{external_id}`, `PUT /<collection>/ext:{external_id}`.
 // A resource gets them by calling this with its schemas and service functions.
 import Type, { type TSchema } from 'typebox';
-import type { Capability, Scope } from '../auth/capabilities.ts';
+import type { Capability, Scope } from '../access/capabilities.ts';
 import type { ErrorCode } from '../errors/error-catalog.ts';
 import type { EventType } from '../events/catalog.ts';
 import { defineOperation, Outcome, type Operation, type OperationContext } from './operation.ts';

@@ -2,7 +2,7 @@
 // (it acts as the person who makes it), and Revoke. The same service as the CLI: same row, events and rules.
 import type { Static } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { privilegedScopes, scopes } from '../auth/capabilities.ts';
+import { privilegedScopes, scopes } from '../access/capabilities.ts';
 import { CreateApiKey } from '../auth/api-keys.schemas.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { isUuid } from '../operations/schemas.ts';

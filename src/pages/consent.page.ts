@@ -3,7 +3,7 @@
 // interaction; these routes answer its prompts and hand the result back to it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import { isScope, privilegedScopes, type Scope } from '../auth/capabilities.ts';
+import { isScope, privilegedScopes, type Scope } from '../access/capabilities.ts';
 import { forwardedHeaders } from '../auth/oauth/oauth-requests.ts';
 import { describeScope, privilegedWarnings } from '../auth/scope-descriptions.ts';
 import { publicOrigin } from '../public-origin.ts';

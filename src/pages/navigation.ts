@@ -1,6 +1,6 @@
 // The admin area's pages, in menu order, with the capability each needs (CONTRACT: The admin area). The
 // menu and the /admin index show a person only the pages they may open.
-import type { Capability } from '../auth/capabilities.ts';
+import type { Capability } from '../access/capabilities.ts';
 
 export interface AdminPage {
   href: string;

@@ -2,7 +2,7 @@
 // registered themselves included; a form to register one; Rotate secret and Delete. The same service as
 // `atrium oauth-client create`: same schema, rules and events.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { privilegedScopes, scopes } from '../auth/capabilities.ts';
+import { privilegedScopes, scopes } from '../access/capabilities.ts';
 import { CreateOAuthClient, oauthGrantTypes } from '../auth/oauth/clients.schemas.ts';
 import type { CreateOAuthClientInput } from '../auth/oauth/clients.service.ts';
 import { ApiError } from '../errors/api-error.ts';

@@ -2,7 +2,7 @@
 // (from the session cookie), rendering inside the layout, and the errors that become pages. Pages never query
 // and never decide permissions: routes build plain view models from services.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Capability } from '../auth/capabilities.ts';
+import type { Capability } from '../access/capabilities.ts';
 import type { Flash, SessionService, SignedInPerson } from '../auth/sessions.service.ts';
 import { navigationFor } from './navigation.ts';
 

@@ -14,7 +14,7 @@ import type { Db } from '../../db/database.ts';
 import type { Organisation } from '../../domain/organisations/organisations.repository.ts';
 import type { PeopleService } from '../../domain/people/people.service.ts';
 import { publicOrigin, type PublicOriginSettings } from '../../public-origin.ts';
-import { scopes as allScopes } from '../capabilities.ts';
+import { scopes as allScopes } from '../../access/capabilities.ts';
 import { ACCESS_TOKEN_PREFIX, createAdapterFactory } from './adapter.ts';
 import type { OAuthClientStore } from './client-store.ts';
 import type { MetadataDocumentFetch } from './client-id-metadata.ts';

@@ -13,7 +13,7 @@ import { newId } from '../../ids.ts';
 import { oauthClientsRepository, type OAuthClientRow } from './clients.repository.ts';
 import type { CreateOAuthClient } from './clients.schemas.ts';
 import { oauthRecordsRepository } from './oauth-records.repository.ts';
-import { bumpCredentialEpoch } from '../credential-epoch.ts';
+import { bumpCredentialEpoch } from '../../access/credential-epoch.ts';
 import { redirectUriProblem } from './redirect-uris.ts';
 
 export type CreateOAuthClientInput = Static<typeof CreateOAuthClient>;

@@ -2,7 +2,7 @@
 // ops it allows, the schema each op's `data` follows (the same ones its single operations take) and the
 // service function each op calls. Validation, limits, savepoints, atomicity and results are the engine's.
 import type { TSchema } from 'typebox';
-import type { Capability, Scope } from '../../auth/capabilities.ts';
+import type { Capability, Scope } from '../../access/capabilities.ts';
 import type { EventType } from '../../events/catalog.ts';
 import { defineOperation, type Operation, type OperationContext } from '../../operations/operation.ts';
 import { createBulkEngine, type BulkExecutors, type BulkItem, type BulkOpDeclarations, type BulkRequestBody } from './bulk-engine.ts';

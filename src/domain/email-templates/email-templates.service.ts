@@ -3,7 +3,7 @@
 // published version and the history) and 2 (restore an earlier version as the draft), and the supporting
 // write-the-draft and publish operations (CONTRACT: Resources the spec names but does not list operations for).
 import type { Static } from 'typebox';
-import type { Actor } from '../../auth/actor.ts';
+import type { Actor } from '../../access/actor.ts';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { ApiError } from '../../errors/api-error.ts';
