@@ -122,3 +122,8 @@ export function createServices(baseDeps: ServiceDeps) {
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+// Handlers reach the services through their operation context; the framework declares the slot, this bundle fills it.
+declare module './operations/operation.ts' {
+  interface OperationServices extends Services {}
+}

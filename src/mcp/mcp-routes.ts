@@ -18,10 +18,9 @@ import type { Organisation } from '../domain/organisations/organisations.reposit
 import { scopes as allScopes } from '../access/capabilities.ts';
 import { resourcesOf } from '../auth/oauth/authorization-server.ts';
 import { ApiError } from '../errors/api-error.ts';
-import type { Operation } from '../operations/operation.ts';
+import type { Operation, OperationServices } from '../operations/operation.ts';
 import type { Revisions } from '../operations/revisions.ts';
 import { publicOrigin } from '../public-origin.ts';
-import type { Services } from '../services.ts';
 import { createConfirmations } from './confirmations.ts';
 import { createToolServerFactory, type McpCall } from './tool-server.ts';
 import { buildTools } from './tools.ts';
@@ -32,7 +31,7 @@ const SERVER_VERSION = '1.0.0';
 
 export interface McpRouteDeps {
   config: Config;
-  services: Services;
+  services: OperationServices;
   clock: Clock;
   operations: readonly Operation[];
   revisions: Revisions;

@@ -2,7 +2,7 @@
 // of a CLI command. A refusal is the same 422 ApiError, with the same `errors` pointers and wording.
 import type { TSchema } from 'typebox';
 import { ApiError } from '../errors/api-error.ts';
-import { bodyFieldErrors } from '../errors/problems.ts';
+import { bodyFieldErrors } from './field-errors.ts';
 import { compileBodyValidator } from './validation.ts';
 
 const validators = new WeakMap<TSchema, ReturnType<typeof compileBodyValidator>>();

@@ -4,19 +4,26 @@ import type { Static, TSchema } from 'typebox';
 import type { Actor } from '../access/actor.ts';
 import type { Capability, Scope } from '../access/capabilities.ts';
 import type { Db } from '../db/database.ts';
-import type { Organisation } from '../domain/organisations/organisations.repository.ts';
+import type { OrganisationsTable } from '../db/tables.ts';
 import type { ErrorCode } from '../errors/error-catalog.ts';
 import type { EventType } from '../events/catalog.ts';
-import type { Services } from '../services.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/**
+ * The services a handler reaches through its context. The composition root (services.ts) fills this interface
+ * in by declaration merging, so that the framework stands below the domain it serves rather than importing the
+ * bundle that is built on top of it (the same way Fastify's own types are extended).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface OperationServices {}
+
 export interface OperationContext {
-  organisation: Organisation;
+  organisation: OrganisationsTable;
   actor: Actor;
   /** For operations that write: the transaction the whole request commits in. Otherwise the database. */
   db: Db;
-  services: Services;
+  services: OperationServices;
   /** The revision applied to this request (spec: Versioning). */
   revision: string;
   requestId: string;

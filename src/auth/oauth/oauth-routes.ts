@@ -4,7 +4,7 @@
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
-import type { Services } from '../../services.ts';
+import type { OperationServices } from '../../operations/operation.ts';
 import { publicOrigin, type PublicOriginSettings } from '../../public-origin.ts';
 import type { AuthorizationServers } from './authorization-servers.ts';
 import type { ProviderRequestFacts } from './authorization-server.ts';
@@ -30,7 +30,7 @@ function sendOAuthError(reply: FastifyReply, status: number, error: string, desc
   return reply.code(status).header('Cache-Control', 'no-store').type('application/json').send({ error, error_description: description });
 }
 
-export async function registerOAuthRoutes(app: FastifyInstance, deps: { services: Services; servers: AuthorizationServers; publicOrigin: PublicOriginSettings }): Promise<void> {
+export async function registerOAuthRoutes(app: FastifyInstance, deps: { services: OperationServices; servers: AuthorizationServers; publicOrigin: PublicOriginSettings }): Promise<void> {
   const { services, servers } = deps;
 
   await app.register(async (scope) => {

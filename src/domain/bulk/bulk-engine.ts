@@ -10,7 +10,7 @@ import type { ValidateFunction } from 'ajv';
 import type { Db } from '../../db/database.ts';
 import { inSavepoint } from '../../db/savepoints.ts';
 import { ApiError, type FieldError } from '../../errors/api-error.ts';
-import { bodyFieldErrors } from '../../errors/problems.ts';
+import { bodyFieldErrors } from '../../operations/field-errors.ts';
 import { compileBodyValidator } from '../../operations/validation.ts';
 import { MAX_ATOMIC_OPERATIONS, MAX_OPERATIONS, type BulkOpName } from './bulk.schemas.ts';
 
