@@ -1,11 +1,14 @@
-// Operations every syncable resource has in the same shape (spec: Conventions — Changes since, External ids):
-// `GET /<collection>/deletions`, `GET /<collection>/ext:{external_id}`, `PUT /<collection>/ext:{external_id}`.
-// A resource gets them by calling this with its schemas and service functions.
+// Operations every resource has in the same shape, so that a declaration says only what is its own (its id,
+// summary, access, events, body and handler) and the method, path, statuses and success answer follow:
+// - `GET /<collection>`, `GET|PATCH|DELETE /<collection>/{id}`, `POST /<collection>` (listOperation,
+//   readByIdOperation, updateOperation, deleteByIdOperation, createOperation);
+// - for a syncable resource (spec: Conventions — Changes since, External ids), `GET /<collection>/deletions`,
+//   `GET /<collection>/ext:{external_id}`, `PUT /<collection>/ext:{external_id}` (syncOperations).
 import Type, { type TSchema } from 'typebox';
 import type { Capability, Scope } from '../access/capabilities.ts';
 import type { ErrorCode } from '../errors/error-catalog.ts';
 import type { EventType } from '../events/catalog.ts';
-import { defineOperation, Outcome, type Operation, type OperationContext } from './operation.ts';
+import { defineOperation, Outcome, type Operation, type OperationContext, type OperationInput } from './operation.ts';
 import { PageQuery } from './pagination.ts';
 import { ExternalId, IdParams, ListEnvelope, Nullable, Timestamp, Uuid } from './schemas.ts';
 
@@ -13,6 +16,9 @@ export const Tombstone = Type.Object(
   { id: Uuid(), external_id: Nullable(Type.String()), deleted_at: Timestamp() },
   { additionalProperties: false, description: 'A deleted resource.' },
 );
+
+/** The description of a PATCH that says no more than what every PATCH does. */
+export const PARTIAL_UPDATE = 'Partial update: fields absent from the body are left as they are.';
 
 const ExternalIdParams = Type.Object({ external_id: ExternalId }, { additionalProperties: false });
 
@@ -101,29 +107,41 @@ export function syncOperations(spec: SyncOperationsSpec): Operation[] {
   ];
 }
 
-interface ByIdSpec {
+/** What every declaration a helper writes says of itself; the helper adds the method, path and statuses. */
+export interface ResourceOperationSpec {
+  /** OpenAPI operationId and MCP tool name. */
   id: string;
-  /** The collection in the path: `/<collection>/{id}`. */
+  /** The collection in the path: `/<collection>`, `/<collection>/{id}`. */
   collection: string;
   tag: string;
   summary: string;
   description?: string;
   scope: Scope;
   capability: Capability;
+}
+
+// Optional fields are left out of the declaration when not given, as a declaration written out would.
+const declared = <T extends object>(fields: T) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+const basics = (spec: ResourceOperationSpec) => ({
+  id: spec.id,
+  tag: spec.tag,
+  summary: spec.summary,
+  ...declared({ description: spec.description }),
+  scope: spec.scope,
+  capability: spec.capability,
+});
+
+interface ByIdSpec extends ResourceOperationSpec {
   notFoundCode: ErrorCode;
 }
 
 /** `GET /<collection>/{id}`: the shape every resource's read has. */
 export function readByIdOperation(spec: ByIdSpec & { item: TSchema; itemName: string; read(ctx: OperationContext, id: string): Promise<unknown> }): Operation {
   return defineOperation({
-    id: spec.id,
+    ...basics(spec),
     method: 'GET',
     path: `/${spec.collection}/{id}`,
-    tag: spec.tag,
-    summary: spec.summary,
-    ...(spec.description ? { description: spec.description } : {}),
-    scope: spec.scope,
-    capability: spec.capability,
     writes: false,
     params: IdParams,
     notFoundCode: spec.notFoundCode,
@@ -138,14 +156,9 @@ export function deleteByIdOperation(
   spec: ByIdSpec & { emits: EventType[]; errors?: number[]; errorCodes?: ErrorCode[]; remove(ctx: OperationContext, id: string): Promise<void> },
 ): Operation {
   return defineOperation({
-    id: spec.id,
+    ...basics(spec),
     method: 'DELETE',
     path: `/${spec.collection}/{id}`,
-    tag: spec.tag,
-    summary: spec.summary,
-    ...(spec.description ? { description: spec.description } : {}),
-    scope: spec.scope,
-    capability: spec.capability,
     writes: true,
     destructive: true,
     idempotency: 'optional',
@@ -154,7 +167,84 @@ export function deleteByIdOperation(
     notFoundCode: spec.notFoundCode,
     success: { status: 204, description: 'Deleted.' },
     errors: spec.errors ?? [404, 409],
-    ...(spec.errorCodes ? { errorCodes: spec.errorCodes } : {}),
+    ...declared({ errorCodes: spec.errorCodes }),
     handler: (ctx, { params }) => spec.remove(ctx, params.id),
+  });
+}
+
+/** A create or an update: what the declaration says, with its handler (and `prepare`, for a write that waits on the network). */
+interface WriteSpec<P extends TSchema | undefined, B extends TSchema> extends ResourceOperationSpec {
+  emits: EventType[];
+  /** What the service can refuse besides the derived codes (`Operation.errorCodes`). */
+  errorCodes?: ErrorCode[];
+  body: B;
+  bodyExample: unknown;
+  /** The success answer's schema, and the name its description gives it. */
+  item: TSchema;
+  itemName: string;
+  /** Replaces the success description made from `itemName`. */
+  successDescription?: string;
+  prepare?(ctx: OperationContext, input: OperationInput<P, undefined, B>): Promise<unknown>;
+  handler(ctx: OperationContext, input: OperationInput<P, undefined, B>): Promise<unknown>;
+}
+
+function writeOperation<P extends TSchema | undefined, B extends TSchema>(
+  spec: WriteSpec<P, B>,
+  shape: Pick<Operation<P, undefined, B>, 'method' | 'path' | 'params' | 'notFoundCode' | 'success' | 'errors'>,
+): Operation {
+  return defineOperation<P, undefined, B>({
+    ...basics(spec),
+    ...shape,
+    writes: true,
+    idempotency: 'optional',
+    emits: spec.emits,
+    ...declared({ errorCodes: spec.errorCodes, prepare: spec.prepare }),
+    body: spec.body,
+    bodyExample: spec.bodyExample,
+    handler: spec.handler,
+  });
+}
+
+/** `POST /<collection>` answering 201 with the new item: the shape every resource's create has. */
+export function createOperation<B extends TSchema>(spec: WriteSpec<undefined, B> & { errors?: number[] }): Operation {
+  return writeOperation(spec, {
+    method: 'POST',
+    path: `/${spec.collection}`,
+    success: { status: 201, schema: spec.item, description: spec.successDescription ?? `The new ${spec.itemName}.` },
+    errors: spec.errors ?? [409, 422],
+  });
+}
+
+/** `PATCH /<collection>/{id}` answering 200 with the item as it is now: the shape every resource's update has. */
+export function updateOperation<B extends TSchema>(spec: WriteSpec<typeof IdParams, B> & { notFoundCode: ErrorCode }): Operation {
+  return writeOperation(spec, {
+    method: 'PATCH',
+    path: `/${spec.collection}/{id}`,
+    params: IdParams,
+    notFoundCode: spec.notFoundCode,
+    success: { status: 200, schema: spec.item, description: spec.successDescription ?? `The ${spec.itemName} as it is now.` },
+    errors: [404, 409, 422],
+  });
+}
+
+/** `GET /<collection>` answering a page of items: the shape every resource's list has. */
+export function listOperation<Q extends TSchema>(
+  spec: ResourceOperationSpec & {
+    query: Q;
+    item: TSchema;
+    /** The items' plural, as in "A page of sections." */
+    itemsName: string;
+    handler(ctx: OperationContext, input: OperationInput<undefined, Q, undefined>): Promise<unknown>;
+  },
+): Operation {
+  return defineOperation<undefined, Q, undefined>({
+    ...basics(spec),
+    method: 'GET',
+    path: `/${spec.collection}`,
+    writes: false,
+    query: spec.query,
+    success: { status: 200, schema: ListEnvelope(spec.item), description: `A page of ${spec.itemsName}.` },
+    errors: [422],
+    handler: spec.handler,
   });
 }
