@@ -30,7 +30,7 @@ describe('documentation pages', () => {
   test('every code of the catalogue has its explanation', () => {
     for (const code of codes) {
       const e = errorExplanations[code];
-      assert.ok(e, `${code} has no explanation in src/http/error-explanations.ts`);
+      assert.ok(e, `${code} has no explanation in src/errors/error-explanations.ts`);
       for (const field of ['happened', 'fix', 'retry', 'exampleDetail'] as const) assert.ok(e[field].trim().length > 0, `${code}: empty ${field}`);
       assert.ok(e.causes.length > 0, `${code}: no causes`);
     }

@@ -1,5 +1,5 @@
 // The dated revisions of API v1 and what changed in each, from the one list of changes (`apiChanges` in
-// http/revisions.ts): `GET /api/v1/revisions` answers it as JSON and the revisions page renders it.
+// operations/revisions.ts): `GET /api/v1/revisions` answers it as JSON and the revisions page renders it.
 import type { Operation } from '../operations/operation.ts';
 import type { Revisions } from '../operations/revisions.ts';
 

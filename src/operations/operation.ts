@@ -85,7 +85,7 @@ export interface Operation<P extends TSchema | undefined = any, Q extends TSchem
   notFoundCode?: ErrorCode;
   /**
    * The codes the service may answer with that the fields above do not imply: the conflicts of the resource's
-   * states, a 404 for something else the request names. The rest is derived (`http/operation-errors.ts`);
+   * states, a 404 for something else the request names. The rest is derived (`operation-errors.ts`);
    * the contract check fails a response whose code its operation does not list.
    */
   errorCodes?: ErrorCode[];

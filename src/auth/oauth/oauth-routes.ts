@@ -1,6 +1,6 @@
 // The authorization server's HTTP endpoints on every organisation's address (CONTRACT: OAuth 2), handed to that
 // organisation's oidc-provider after oauth-requests.ts has prepared them. The sign-in and consent steps are
-// pages (src/admin/consent.page.ts). Errors here are RFC 6749 / 7591 JSON, not problem documents.
+// pages (src/pages/consent.page.ts). Errors here are RFC 6749 / 7591 JSON, not problem documents.
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
