@@ -13,7 +13,7 @@ import type { CursorCodec } from '../../operations/pagination.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
 import { newId } from '../../ids.ts';
 import { requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
-import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { softDelete } from '../deletions/soft-delete.ts';
 import { listPage, type ListParams } from '../listing.ts';
 import type { CreateLessonPage, LessonPage, UpdateLessonPage, UpsertLessonPage } from './lesson-pages.schemas.ts';
 import { lessonPagesRepository, type LessonPageRef, type LessonPageRow } from './lesson-pages.repository.ts';
@@ -249,9 +249,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
 
     async remove(db: Db, organisationId: string, ref: LessonPageRef, lookups = lessonPageLookups()): Promise<void> {
       const row = await writable(db, organisationId, ref, lookups);
-      const at = clock.now().toISOString();
-      await lessonPagesRepository.update(db, organisationId, row.id, { deleted_at: at, updated_at: at });
-      await deletionsRepository.record(db, organisationId, 'lesson_page', row, at);
+      await softDelete(db, organisationId, 'lesson_page', row, clock.now().toISOString(), (patch) => lessonPagesRepository.update(db, organisationId, row.id, patch));
       await record(db, organisationId, 'lesson_page.deleted', row, `Lesson page ${describeTitle(row.title)} deleted.`);
     },
   };
