@@ -15,7 +15,6 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * in by declaration merging, so that the framework stands below the domain it serves rather than importing the
  * bundle that is built on top of it (the same way Fastify's own types are extended).
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface OperationServices {}
 
 export interface OperationContext {
