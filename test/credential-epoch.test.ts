@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
-import { bumpCredentialEpoch } from '../src/auth/credential-epoch.ts';
+import { bumpCredentialEpoch } from '../src/access/credential-epoch.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { sqliteFileFor } from '../src/runtime.ts';

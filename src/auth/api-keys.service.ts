@@ -3,13 +3,13 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import type { Clock } from '../clock.ts';
 import { newId } from '../ids.ts';
-import { ApiError, fieldError } from '../http/api-error.ts';
-import type { Revisions } from '../http/revisions.ts';
-import { capabilitiesOf, isScope, type Scope } from './capabilities.ts';
-import type { Actor, Authenticator } from './actor.ts';
+import { ApiError, fieldError } from '../errors/api-error.ts';
+import type { Revisions } from '../operations/revisions.ts';
+import { capabilitiesOf, isScope, type Scope } from '../access/capabilities.ts';
+import type { Actor, Authenticator } from '../access/actor.ts';
 import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey, looksLikeApiKey } from './api-key-format.ts';
 import { apiKeysRepository } from './api-keys.repository.ts';
-import { bumpCredentialEpoch, createCredentialCache } from './credential-epoch.ts';
+import { bumpCredentialEpoch, createCredentialCache } from '../access/credential-epoch.ts';
 import type { EventRecorder } from '../events/outbox.ts';
 import { requireApiEntitlement } from '../domain/organisations/entitlement.ts';
 

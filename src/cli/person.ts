@@ -1,9 +1,9 @@
 // `atrium person create|set-password|remove`: the first people of an organisation (there is no sign-up), e.g.
 // its administrator, their passwords for signing in, and removing someone who has left.
 import { text } from 'node:stream/consumers';
-import { generatePassword } from '../auth/passwords.ts';
+import { generatePassword } from '../crypto/passwords.ts';
 import type { Command } from './command.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { UsageError } from './errors.ts';
 import { findOrganisation, findPerson } from './lookup.ts';
 

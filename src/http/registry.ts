@@ -2,13 +2,12 @@
 // an operation gets tenancy, auth, entitlement, versioning, idempotency and its transaction by being listed.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
-import type { Services } from '../services.ts';
 import { fingerprintOf, type Idempotency } from './idempotency.ts';
-import type { Operation, OperationContext } from './operation.ts';
-import { Outcome } from './operation.ts';
+import type { Operation, OperationContext, OperationServices } from '../operations/operation.ts';
+import { Outcome } from '../operations/operation.ts';
 import { createAdmission } from './pipeline.ts';
 import type { Limit } from './rate-limits.ts';
-import { FIRST_REVISION, type Revisions } from './revisions.ts';
+import { FIRST_REVISION, type Revisions } from '../operations/revisions.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -58,7 +57,7 @@ function revisionTransforms(revisions: Revisions, op: Operation) {
 }
 
 export interface RegistryDeps {
-  services: Services;
+  services: OperationServices;
   idempotency: Idempotency;
   /** Run after authorization, so that limits count per credential. */
   limits: Limit[];

@@ -8,7 +8,7 @@
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
-import { bumpCredentialEpoch, createCredentialCache } from '../auth/credential-epoch.ts';
+import { bumpCredentialEpoch, createCredentialCache } from '../access/credential-epoch.ts';
 import { mcpSettingsRepository } from './mcp-settings.repository.ts';
 
 export interface McpSettings {

@@ -2,7 +2,7 @@
 import type { Db } from '../../db/database.ts';
 import type { Clock } from '../../clock.ts';
 import { newId } from '../../ids.ts';
-import { bumpCredentialEpoch } from '../../auth/credential-epoch.ts';
+import { bumpCredentialEpoch } from '../../access/credential-epoch.ts';
 import { organisationsRepository, type Organisation } from './organisations.repository.ts';
 
 export type Plan = Organisation['plan'];
