@@ -1,4 +1,4 @@
-// Each server process caches the credentials it verified (src/auth/credential-epoch.ts). A change that affects
+// Each server process caches the credentials it verified (src/access/credential-epoch.ts). A change that affects
 // authentication, made through any process, must still be refused on the other processes' very next request.
 // Two apps on one database, each with its own connection and caches, stand for two server processes; the
 // CLI runs as a real third process. On SQLite and, with TEST_DATABASE_URL, on PostgreSQL.

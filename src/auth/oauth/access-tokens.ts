@@ -46,7 +46,7 @@ export function createAccessTokenAuthenticator(deps: { db: Db; clock: Clock; rev
   /**
    * What a token was verified as, cached per process (docs/authentication.md#oauth-2: checked on every operation like an API key). The
    * organisation's credentials epoch, bumped with every revocation, client deletion and person removal, keeps the
-   * cache honest across processes (src/auth/credential-epoch.ts); the expiry is checked on every hit.
+   * cache honest across processes (src/access/credential-epoch.ts); the expiry is checked on every hit.
    */
   interface VerifiedToken {
     actor: Actor;

@@ -22,7 +22,7 @@ export function createOrganisationService(deps: { db: Db; clock: Clock }) {
   /**
    * The request's one tenancy read, never cached: it returns the plan (entitlement) and the credentials epoch
    * as they are now, so a change another process committed applies from the next request on
-   * (src/auth/credential-epoch.ts).
+   * (src/access/credential-epoch.ts).
    */
   function findByAddress(address: string): Promise<Organisation | undefined> {
     return organisationsRepository.findByAddress(db, address);
