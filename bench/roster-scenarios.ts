@@ -7,35 +7,18 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../src/db/database.ts';
 import type { DialectName } from '../src/db/database.ts';
-import { newId } from '../src/ids.ts';
-import { peopleRepository } from '../src/domain/people/people.repository.ts';
 import type { Suite } from './measurement.ts';
+import { ROSTER_PEOPLE } from './seed.ts';
 import type { ServerHandle } from './server-process.ts';
 import type { BenchSettings } from './settings.ts';
 import { summariseProfile, type CpuProfile } from './profile-summary.ts';
 
-export const ROSTER_PEOPLE = 2000;
 const ROSTER_COURSES = 5;
 const BATCH = 500;
 const ROUNDS = 3;
 const GOAL_FIRST_PER_SECOND = 5000;
 const GOAL_RESEND_SHARE = 1 / 3;
-
-/** The roster's people, inserted in one transaction (the bench measures enrolments, not people). */
-export async function seedRosterPeople(db: Db, organisationId: string): Promise<string[]> {
-  return db.transaction().execute(async (tx) => {
-    const ids: string[] = [];
-    const at = new Date().toISOString();
-    for (let i = 0; i < ROSTER_PEOPLE; i++) {
-      const id = newId();
-      ids.push(id);
-      await peopleRepository.insert(tx, { id, organisation_id: organisationId, email: `student-${i}@roster.example.test`, name: `Student ${i}`, password_hash: null, roles: '[]', is_platform_admin: false, external_id: null, status: 'active', last_sign_in_at: null, created_at: at, updated_at: at, deleted_at: null });
-    }
-    return ids;
-  });
-}
 
 function request(server: ServerHandle, method: string, path: string, body: unknown): Promise<{ ms: number; status: number; body: any }> {
   const { fixture } = server;

@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import type { Db, DialectName } from '../src/db/database.ts';
 import { cursorAt } from '../src/domain/listing.ts';
-import type { CursorCodec } from '../src/http/pagination.ts';
+import type { CursorCodec } from '../src/operations/pagination.ts';
 
 export interface ScaleFixture {
   host: string;

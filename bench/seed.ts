@@ -1,8 +1,9 @@
 // The data every scenario works on, created through the real services (not SQL) so that it is exactly
 // what the API itself would have written. A new scenario that needs more data adds it here.
-import { seedRosterPeople } from './roster-scenarios.ts';
-import { scopes } from '../src/auth/capabilities.ts';
+import { scopes } from '../src/access/capabilities.ts';
 import type { Db } from '../src/db/database.ts';
+import { peopleRepository } from '../src/domain/people/people.repository.ts';
+import { newId } from '../src/ids.ts';
 import type { Services } from '../src/services.ts';
 import type { ScaleFixture } from './scale-data.ts';
 
@@ -36,6 +37,8 @@ export interface Fixture {
 export const UPSERT_PAGES = 500;
 /** How many sections the spread PATCH scenario writes to. */
 export const SPREAD_SECTIONS = 1000;
+/** How many people the roster-sync suite enrols in each of its courses. */
+export const ROSTER_PEOPLE = 2000;
 
 export async function seed(services: Services, db: Db): Promise<Fixture> {
   const org = await services.organisations.create({ address: 'localhost', name: 'Benchmark organisation' });
@@ -84,4 +87,18 @@ async function seedScaleOrganisation(services: Services, db: Db): Promise<ScaleF
   const wiki = await services.activities.create(db, org.id, { course_id: course.id, type: 'wiki', name: 'Wiki at scale' });
   const page = await services.wikiPages.create(db, org.id, person.id, { activity_id: wiki.id, title: 'Scale page', body: { text: 'Edit 1' } });
   return { host: org.address, apiKey: key.key, organisationId: org.id, personId: person.id, courseId: course.id, wikiPageId: page.id };
+}
+
+/** The roster's people, inserted in one transaction (the bench measures enrolments, not people). */
+async function seedRosterPeople(db: Db, organisationId: string): Promise<string[]> {
+  return db.transaction().execute(async (tx) => {
+    const ids: string[] = [];
+    const at = new Date().toISOString();
+    for (let i = 0; i < ROSTER_PEOPLE; i++) {
+      const id = newId();
+      ids.push(id);
+      await peopleRepository.insert(tx, { id, organisation_id: organisationId, email: `student-${i}@roster.example.test`, name: `Student ${i}`, password_hash: null, roles: '[]', is_platform_admin: false, external_id: null, status: 'active', last_sign_in_at: null, created_at: at, updated_at: at, deleted_at: null });
+    }
+    return ids;
+  });
 }

@@ -11,7 +11,7 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { servicesFor } from '../src/runtime.ts';
 import { startWorker } from '../src/jobs/worker.ts';
 import { backgroundJobs } from '../src/jobs/jobs.ts';
-import { testCertificate } from '../test/support/webhook-receiver.ts';
+import { testCertificate } from '../testkit/webhook-receiver.ts';
 import { postgresTarget, sqliteTarget } from './databases.ts';
 import type { Measurement, Suite } from './measurement.ts';
 import type { BenchSettings } from './settings.ts';

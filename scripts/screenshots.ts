@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { launchBrowser } from '../test/support/browser.ts';
-import { startReceiver, testCertificate } from '../test/support/webhook-receiver.ts';
+import { launchBrowser } from '../testkit/browser.ts';
+import { startReceiver, testCertificate } from '../testkit/webhook-receiver.ts';
 
 const root = path.join(import.meta.dirname, '..');
 const out = path.join(root, 'docs', 'screenshots');

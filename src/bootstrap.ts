@@ -1,7 +1,7 @@
 // First start on an empty database: create the development organisation at `localhost` with an
 // administrator, and hand out that person's credentials once (docs/operating.md#running-it).
-import { generatePassword } from './auth/passwords.ts';
-import { scopes } from './auth/capabilities.ts';
+import { generatePassword } from './crypto/passwords.ts';
+import { scopes } from './access/capabilities.ts';
 import type { Services } from './services.ts';
 
 export interface BootstrapResult {

@@ -8,9 +8,9 @@ import { systemClock, type Clock } from './clock.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createServices, type Services } from './services.ts';
-import { createCursorCodec } from './http/pagination.ts';
+import { createCursorCodec } from './operations/pagination.ts';
 import { readDeploymentSecret } from './db/deployment-secrets.ts';
-import { apiChanges, createRevisions, type Revisions } from './http/revisions.ts';
+import { apiChanges, createRevisions, type Revisions } from './operations/revisions.ts';
 
 export function sqliteFileFor(config: Config): string {
   return path.join(config.dataDir, 'atrium.sqlite');

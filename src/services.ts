@@ -2,8 +2,8 @@
 // a test builds its own set with its own clock.
 import type { Clock } from './clock.ts';
 import type { Db } from './db/database.ts';
-import type { CursorCodec } from './http/pagination.ts';
-import type { Revisions } from './http/revisions.ts';
+import type { CursorCodec } from './operations/pagination.ts';
+import type { Revisions } from './operations/revisions.ts';
 import { publicOrigin, type PublicOriginSettings } from './public-origin.ts';
 import { createApiKeyService } from './auth/api-keys.service.ts';
 import { createSessionService } from './auth/sessions.service.ts';
@@ -21,7 +21,7 @@ import { createCourseService } from './domain/courses/courses.service.ts';
 import { createSectionService } from './domain/sections/sections.service.ts';
 import { createEventRecorder } from './events/outbox.ts';
 import { createWebhookService } from './domain/webhooks/webhooks.service.ts';
-import { createEndpointGuard } from './domain/webhooks/endpoint-guard.ts';
+import { createEndpointGuard } from './net/endpoint-guard.ts';
 import { createHttpSender } from './domain/webhooks/http-sender.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
 import { createWebhookDispatcher } from './domain/webhooks/dispatcher.ts';
@@ -134,3 +134,8 @@ export function createServices(baseDeps: ServiceDeps) {
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+// Handlers reach the services through their operation context; the framework declares the slot, this bundle fills it.
+declare module './operations/operation.ts' {
+  interface OperationServices extends Services {}
+}

@@ -3,7 +3,7 @@
 // same service. The same journeys run in Chromium in test/browser/admin.browser.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RoleName } from '../src/auth/capabilities.ts';
+import type { RoleName } from '../src/access/capabilities.ts';
 import type { Organisation } from '../src/domain/organisations/organisations.repository.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import { createPageClient, testIdText, type PageClient } from './support/page-client.ts';

@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page, Response } from 'playwright-core';
 import Type from 'typebox';
-import { defineOperation } from '../src/http/operation.ts';
-import { createRevisions, type RevisionChange } from '../src/http/revisions.ts';
-import { operations } from '../src/operations.ts';
-import { referenceAnchor } from '../src/docs/html.ts';
-import { guardedContext, launchBrowser, TEST_HOSTS_ON_LOOPBACK, type GuardedContext } from './support/browser.ts';
+import { defineOperation } from '../src/operations/operation.ts';
+import { createRevisions, type RevisionChange } from '../src/operations/revisions.ts';
+import { operations } from '../src/all-operations.ts';
+import { referenceAnchor } from '../src/openapi/html.ts';
+import { guardedContext, launchBrowser, TEST_HOSTS_ON_LOOPBACK, type GuardedContext } from '../testkit/browser.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 
 // A revision of the test's own: on 2027-01-01 a widget's `name` became `title`.

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import Type from 'typebox';
-import { defineOperation } from '../src/http/operation.ts';
+import { defineOperation } from '../src/operations/operation.ts';
 import { recordAudit } from '../src/audit/audit-log.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';

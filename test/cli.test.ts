@@ -13,7 +13,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openRuntime } from '../src/runtime.ts';
 import { demoSteps } from '../src/cli/seed-demo.ts';
-import { errorCatalog, type ErrorCode } from '../src/http/error-catalog.ts';
+import { errorCatalog, type ErrorCode } from '../src/errors/error-catalog.ts';
 import type { FastifyInstance } from 'fastify';
 import { createApiClient, type ApiClient } from './support/api-client.ts';
 import { createPageClient } from './support/page-client.ts';

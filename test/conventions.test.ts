@@ -2,7 +2,7 @@
 // gets them from its declaration alone.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { operations } from '../src/operations.ts';
+import { operations } from '../src/all-operations.ts';
 import { IDEMPOTENCY_TTL_MS } from '../src/http/idempotency.ts';
 import { startTestApp, manualClock, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';

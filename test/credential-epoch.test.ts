@@ -1,4 +1,4 @@
-// Each server process caches the credentials it verified (src/auth/credential-epoch.ts). A change that affects
+// Each server process caches the credentials it verified (src/access/credential-epoch.ts). A change that affects
 // authentication, made through any process, must still be refused on the other processes' very next request.
 // Two apps on one database, each with its own connection and caches, stand for two server processes; the
 // CLI runs as a real third process. On SQLite and, with TEST_DATABASE_URL, on PostgreSQL.
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
-import { bumpCredentialEpoch } from '../src/auth/credential-epoch.ts';
+import { bumpCredentialEpoch } from '../src/access/credential-epoch.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { sqliteFileFor } from '../src/runtime.ts';

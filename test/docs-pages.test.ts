@@ -3,12 +3,12 @@
 // and the reference page's own answers (its revision, its headers, its assets).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError } from '../src/http/api-error.ts';
-import { errorCatalog, type ErrorCode } from '../src/http/error-catalog.ts';
-import { errorExplanations } from '../src/http/error-explanations.ts';
-import { bulkResultCodesOf, errorCodesOf } from '../src/http/operation-errors.ts';
-import { problemBody } from '../src/http/problems.ts';
-import { operations } from '../src/operations.ts';
+import { ApiError } from '../src/errors/api-error.ts';
+import { errorCatalog, type ErrorCode } from '../src/errors/error-catalog.ts';
+import { errorExplanations } from '../src/errors/error-explanations.ts';
+import { bulkResultCodesOf, errorCodesOf } from '../src/operations/operation-errors.ts';
+import { problemBody } from '../src/errors/problems.ts';
+import { operations } from '../src/all-operations.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
 
@@ -32,7 +32,7 @@ describe('documentation pages', () => {
   test('every code of the catalogue has its explanation', () => {
     for (const code of codes) {
       const e = errorExplanations[code];
-      assert.ok(e, `${code} has no explanation in src/http/error-explanations.ts`);
+      assert.ok(e, `${code} has no explanation in src/errors/error-explanations.ts`);
       for (const field of ['happened', 'fix', 'retry', 'exampleDetail'] as const) assert.ok(e[field].trim().length > 0, `${code}: empty ${field}`);
       assert.ok(e.causes.length > 0, `${code}: no causes`);
     }

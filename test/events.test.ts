@@ -2,7 +2,7 @@
 // and a short summary; a refused or failed change writes none. Driven by the registry's `emits` declarations.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { operations } from '../src/operations.ts';
+import { operations } from '../src/all-operations.ts';
 import { eventCatalog } from '../src/events/catalog.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';

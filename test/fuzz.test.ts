@@ -9,7 +9,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { operations } from '../src/operations.ts';
+import { operations } from '../src/all-operations.ts';
 import { fuzzCase } from './support/fuzz-requests.ts';
 import { startCampaign, type Campaign } from './support/fuzz-campaign.ts';
 

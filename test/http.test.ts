@@ -1,7 +1,7 @@
 // The HTTP layer's own answers: problem documents for Fastify's errors, Request-Id, health, error docs.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { errorCatalog } from '../src/http/error-catalog.ts';
+import { errorCatalog } from '../src/errors/error-catalog.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
 

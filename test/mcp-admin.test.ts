@@ -4,7 +4,7 @@
 // test/browser/mcp.browser.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { operations } from '../src/operations.ts';
+import { operations } from '../src/all-operations.ts';
 import { buildTools } from '../src/mcp/tools.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import { createPageClient } from './support/page-client.ts';

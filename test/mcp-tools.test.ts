@@ -4,10 +4,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from 'typebox';
-import { operations } from '../src/operations.ts';
-import { defineOperation, type Operation } from '../src/http/operation.ts';
-import { buildOpenApiDocument } from '../src/http/openapi.ts';
-import { createRevisions } from '../src/http/revisions.ts';
+import { operations } from '../src/all-operations.ts';
+import { defineOperation, type Operation } from '../src/operations/operation.ts';
+import { buildOpenApiDocument } from '../src/openapi/openapi.ts';
+import { createRevisions } from '../src/operations/revisions.ts';
 import { manualClock } from '../src/clock.ts';
 import { readDeploymentSecret } from '../src/db/deployment-secrets.ts';
 import { buildTools, toolName } from '../src/mcp/tools.ts';

@@ -5,8 +5,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/client';
-import { operations } from '../src/operations.ts';
-import type { Operation } from '../src/http/operation.ts';
+import { operations } from '../src/all-operations.ts';
+import type { Operation } from '../src/operations/operation.ts';
 import type { Organisation } from '../src/domain/organisations/organisations.repository.ts';
 import { buildTools, toolName } from '../src/mcp/tools.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';

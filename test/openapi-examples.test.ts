@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import Type from 'typebox';
-import { buildOpenApiDocument } from '../src/http/openapi.ts';
-import { defineOperation } from '../src/http/operation.ts';
-import { errorCodesWithStatus } from '../src/http/operation-errors.ts';
-import { apiChanges, createRevisions, type RevisionChange } from '../src/http/revisions.ts';
-import { operations } from '../src/operations.ts';
+import { buildOpenApiDocument } from '../src/openapi/openapi.ts';
+import { defineOperation } from '../src/operations/operation.ts';
+import { errorCodesWithStatus } from '../src/operations/operation-errors.ts';
+import { apiChanges, createRevisions, type RevisionChange } from '../src/operations/revisions.ts';
+import { operations } from '../src/all-operations.ts';
 import { standalone } from './support/openapi-schemas.ts';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });

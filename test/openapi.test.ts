@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
-import { operations } from '../src/operations.ts';
-import { documentedStatuses } from '../src/http/openapi.ts';
-import { withArticle } from '../src/http/resource-operations.ts';
-import { schemaName } from '../src/http/schemas.ts';
+import { operations } from '../src/all-operations.ts';
+import { documentedStatuses } from '../src/openapi/openapi.ts';
+import { withArticle } from '../src/operations/resource-operations.ts';
+import { schemaName } from '../src/operations/schemas.ts';
 import { buildTools } from '../src/mcp/tools.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import { standalone } from './support/openapi-schemas.ts';
@@ -60,7 +60,7 @@ describe('OpenAPI document', () => {
     for (const op of operations.filter((o) => o.success.schema)) {
       const entry = doc.paths[op.path][op.method.toLowerCase()];
       const name = schemaName(op.success.schema);
-      assert.ok(name, `${op.id}: its success schema has no name (http/schemas.ts named)`);
+      assert.ok(name, `${op.id}: its success schema has no name (operations/schemas.ts named)`);
       for (const status of [op.success.status, ...(op.success.alsoStatuses ?? [])]) {
         assert.deepEqual(entry.responses[String(status)].content['application/json'].schema, { $ref: `#/components/schemas/${name}` }, `${op.id} ${status}`);
       }

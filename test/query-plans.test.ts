@@ -8,8 +8,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CompiledQuery } from 'kysely';
-import { operations } from '../src/operations.ts';
-import type { Operation } from '../src/http/operation.ts';
+import { operations } from '../src/all-operations.ts';
+import type { Operation } from '../src/operations/operation.ts';
 import { explain, growingSteps } from '../src/db/query-plans.ts';
 import { dialectUnderTest, startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';

@@ -2,7 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Type from 'typebox';
-import { defineOperation } from '../src/http/operation.ts';
+import { defineOperation } from '../src/operations/operation.ts';
 import { startTestApp, createTestDatabase, type TestContext } from './support/harness.ts';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';

@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { webhookReceiver, type AtriumEvent } from '../examples/webhook-receiver.ts';
 import { generateSchemaSource, schemaFile } from '../clients/typescript/generate.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
-import { testCertificate } from './support/webhook-receiver.ts';
+import { testCertificate } from '../testkit/webhook-receiver.ts';
 import { until } from './support/wait.ts';
 
 const root = path.join(import.meta.dirname, '..');

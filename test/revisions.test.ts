@@ -4,8 +4,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Type from 'typebox';
-import { defineOperation } from '../src/http/operation.ts';
-import { createRevisions, type RevisionChange } from '../src/http/revisions.ts';
+import { defineOperation } from '../src/operations/operation.ts';
+import { createRevisions, type RevisionChange } from '../src/operations/revisions.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
 import { resolved } from './support/openapi-schemas.ts';

@@ -2,10 +2,10 @@
 // operation registry, so an operation gets these checks by being registered — no new test code.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scopes as allScopes } from '../src/auth/capabilities.ts';
+import { scopes as allScopes } from '../src/access/capabilities.ts';
 import { generateApiKey } from '../src/auth/api-key-format.ts';
-import { operations } from '../src/operations.ts';
-import type { Operation } from '../src/http/operation.ts';
+import { operations } from '../src/all-operations.ts';
+import type { Operation } from '../src/operations/operation.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller, CredentialKind } from './support/factories.ts';
 import { exampleRequest } from './support/examples.ts';

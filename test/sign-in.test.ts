@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/app.ts';
 import { startTestApp, manualClock, type TestContext } from './support/harness.ts';
 import { createPageClient } from './support/page-client.ts';
-import { safeReturnPath } from '../src/admin/sign-in.page.ts';
+import { safeReturnPath } from '../src/pages/sign-in.page.ts';
 
 const PASSWORD = 'correct horse battery';
 

@@ -3,7 +3,7 @@
 // test per privileged scope, and a suspended or removed person's credentials refused on the next request.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scopes as allScopes, organisationCapabilities } from '../src/auth/capabilities.ts';
+import { scopes as allScopes, organisationCapabilities } from '../src/access/capabilities.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
 

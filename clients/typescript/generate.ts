@@ -4,9 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
-import { buildOpenApiDocument } from '../../src/http/openapi.ts';
-import { apiChanges, createRevisions } from '../../src/http/revisions.ts';
-import { operations } from '../../src/operations.ts';
+import { buildOpenApiDocument } from '../../src/openapi/openapi.ts';
+import { apiChanges, createRevisions } from '../../src/operations/revisions.ts';
+import { operations } from '../../src/all-operations.ts';
 
 export const schemaFile = path.join(import.meta.dirname, 'schema.ts');
 

@@ -3,8 +3,8 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { isDatabaseUnavailable } from '../db/availability.ts';
-import type { Operation } from '../http/operation.ts';
-import { toApiError } from '../http/problems.ts';
+import type { Operation } from '../operations/operation.ts';
+import { toApiError } from '../http/error-handler.ts';
 import { DISPATCH_TOKEN_PREFIX } from '../mcp/dispatch-credential.ts';
 import { recordAudit, unsuccessfulOutcome, type AuditEntry, type AuditOutcome, type AuditTarget } from './audit-log.ts';
 

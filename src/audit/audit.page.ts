@@ -1,10 +1,10 @@
 // /admin/audit (docs/audit-log.md): the audit log, newest first, with the API's filters as query parameters of
 // a GET form, so that a filtered view is a link that can be shared and the page works without JavaScript.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../http/api-error.ts';
-import { validateAsBody } from '../http/body-validation.ts';
-import { fieldErrorsOf, formString, type FieldErrors } from '../admin/forms.ts';
-import type { PageRoutes } from '../admin/page-routes.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { validateAsBody } from '../operations/body-validation.ts';
+import { fieldErrorsOf, formString, type FieldErrors } from '../pages/forms.ts';
+import type { PageRoutes } from '../pages/page-routes.ts';
 import { AuditEventsQuery } from './audit.schemas.ts';
 import type { AuditListParams } from './audit.service.ts';
 

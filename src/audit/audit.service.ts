@@ -2,8 +2,8 @@
 import type { Static } from 'typebox';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
-import { ApiError } from '../http/api-error.ts';
-import type { CursorCodec, Page } from '../http/pagination.ts';
+import { ApiError } from '../errors/api-error.ts';
+import type { CursorCodec, Page } from '../operations/pagination.ts';
 import { listPage } from '../domain/listing.ts';
 import type { AuditEvent } from './audit.schemas.ts';
 import { auditRepository, type AuditEventRow, type AuditFilters } from './audit.repository.ts';

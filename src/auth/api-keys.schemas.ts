@@ -1,6 +1,6 @@
 // What creating an API key takes (the admin page's form; the CLI passes the same fields to the service).
 import Type from 'typebox';
-import { scopes } from './capabilities.ts';
+import { scopes } from '../access/capabilities.ts';
 
 export const CreateApiKey = Type.Object(
   {

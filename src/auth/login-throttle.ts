@@ -3,7 +3,7 @@
 // counted failure leaves the window, right pair or not. The counts must hold across server processes, so they
 // live in the database, or in Redis when REDIS_URL is set (no write to the database for a failed attempt).
 import type { Redis } from 'ioredis';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import { newId } from '../ids.ts';

@@ -1,6 +1,6 @@
 // What each scope lets a credential do, in words for the consent page and the API key form (spec:
 // Authentication 4-5). The four privileged scopes carry a warning saying what they allow.
-import { scopeResources, type Scope } from './capabilities.ts';
+import { scopeResources, type Scope } from '../access/capabilities.ts';
 
 const resourceWords: Record<(typeof scopeResources)[number], string> = {
   courses: 'courses, their sections, activities, wiki and lesson pages',

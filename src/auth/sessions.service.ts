@@ -6,10 +6,10 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import { createSecretBox } from '../crypto/secret-box.ts';
 import { newId } from '../ids.ts';
-import type { Capability } from './capabilities.ts';
+import type { Capability } from '../access/capabilities.ts';
 import { personCapabilities } from '../domain/roles/role-capabilities.ts';
 import { peopleRepository } from '../domain/people/people.repository.ts';
-import { sessionsRepository } from './sessions.repository.ts';
+import { sessionsRepository } from '../access/sessions.repository.ts';
 
 export const SESSION_IDLE_MS = 2 * 3600_000;
 export const SESSION_ABSOLUTE_MS = 12 * 3600_000;

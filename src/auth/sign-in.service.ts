@@ -1,6 +1,6 @@
 // Signing a person in with e-mail and password (docs/authentication.md#signing-in-and-the-admin-area). No oracle: an unknown e-mail, a person
 // without a password and a wrong password take the same path (one scrypt verification) and the same answer.
-import { hashPassword, verifyPassword } from './passwords.ts';
+import { hashPassword, verifyPassword } from '../crypto/passwords.ts';
 import type { LoginAttempt, LoginThrottle } from './login-throttle.ts';
 import type { PeopleService } from '../domain/people/people.service.ts';
 import type { SessionService } from './sessions.service.ts';

@@ -1,7 +1,7 @@
 // `atrium api-key create|revoke`: keys for integrations, issued by an operator on a person's behalf.
-import { isUuid } from '../http/schemas.ts';
+import { isUuid } from '../operations/schemas.ts';
 import type { Command } from './command.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { UsageError } from './errors.ts';
 import { findOrganisation, findPerson } from './lookup.ts';
 

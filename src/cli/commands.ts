@@ -1,5 +1,5 @@
 // Every command of `atrium`, in the order the usage lists them. A new command group adds its list here.
-import { roleNames, scopeResources } from '../auth/capabilities.ts';
+import { roleNames, scopeResources } from '../access/capabilities.ts';
 import { apiKeyCommands } from './api-key.ts';
 import type { Command } from './command.ts';
 import { migrateCommand } from './migrate.ts';

@@ -1,10 +1,10 @@
-// How a command fails. Every refusal is an ApiError carrying a code of the API's catalogue (src/http/error-catalog.ts),
+// How a command fails. Every refusal is an ApiError carrying a code of the API's catalogue (src/errors/error-catalog.ts),
 // so `--json` reports the same codes a script would meet over HTTP. The exit code follows the code: 2 when the
 // invocation itself is wrong (`cli.usage`: the usage is shown so the caller can correct it, and nothing was
 // opened), 1 when it was well formed but could not be done.
 import { ConfigError } from '../config.ts';
 import { describeDatabaseError, isDatabaseUnavailable } from '../db/availability.ts';
-import { ApiError, type FieldError } from '../http/api-error.ts';
+import { ApiError, type FieldError } from '../errors/api-error.ts';
 
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;

@@ -2,7 +2,7 @@
 import { normaliseAddress } from '../domain/organisations/organisations.service.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import type { Services } from '../services.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 
 export const unknownOrganisation = (address: string): ApiError => new ApiError('tenancy.unknown_organisation', `no organisation at address ${normaliseAddress(address)}`);
 

@@ -1,8 +1,8 @@
 // `atrium oauth-client create`: registers an OAuth client, as the admin page does (the same service and rules).
-import { scopes as allScopes } from '../auth/capabilities.ts';
+import { scopes as allScopes } from '../access/capabilities.ts';
 import { CreateOAuthClient, oauthGrantTypes } from '../auth/oauth/clients.schemas.ts';
 import type { CreateOAuthClientInput } from '../auth/oauth/clients.service.ts';
-import { validateAsBody } from '../http/body-validation.ts';
+import { validateAsBody } from '../operations/body-validation.ts';
 import type { Command } from './command.ts';
 import { findOrganisation, findPerson } from './lookup.ts';
 

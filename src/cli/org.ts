@@ -2,7 +2,7 @@
 import { isUniqueViolation } from '../db/errors.ts';
 import { normaliseAddress, plans } from '../domain/organisations/organisations.service.ts';
 import type { Command } from './command.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { UsageError } from './errors.ts';
 import { unknownOrganisation } from './lookup.ts';
 

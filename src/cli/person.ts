@@ -4,10 +4,10 @@
 // address taken in any letter case, an unknown role, removing the last active administrator are refused.
 import type { Static } from 'typebox';
 import { text } from 'node:stream/consumers';
-import { generatePassword, hashPassword } from '../auth/passwords.ts';
-import { validateAsBody } from '../http/body-validation.ts';
+import { generatePassword, hashPassword } from '../crypto/passwords.ts';
+import { validateAsBody } from '../operations/body-validation.ts';
 import { MIN_PASSWORD_LENGTH } from '../domain/people/people.service.ts';
-import { fieldError } from '../http/api-error.ts';
+import { fieldError, ApiError } from '../errors/api-error.ts';
 import { CreateUser } from '../domain/users/users.schemas.ts';
 import { operatorAuthority } from '../domain/users/users.service.ts';
 import type { Command } from './command.ts';

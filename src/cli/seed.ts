@@ -1,5 +1,5 @@
 // `atrium seed demo`: fills an organisation with demo content so every operation can be tried at once.
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { Command } from './command.ts';
 import { findOrganisation } from './lookup.ts';
 import { demoSteps, type SeedContext } from './seed-demo.ts';

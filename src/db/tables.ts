@@ -19,7 +19,7 @@ export interface OrganisationsTable {
   address: string;
   name: string;
   plan: 'standard' | 'no-api';
-  /** Bumped with every change that affects authentication (src/auth/credential-epoch.ts). */
+  /** Bumped with every change that affects authentication (src/access/credential-epoch.ts). */
   credentials_epoch: number;
   /** IANA time zone name. */
   timezone: string;

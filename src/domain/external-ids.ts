@@ -1,6 +1,6 @@
 // External ids (spec: conventions): a caller's own key for a resource, unique in its organisation.
 import { isUniqueViolation } from '../db/errors.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 
 /** Runs an insert whose only unique key a caller controls is external_id; a clash is a 409, not a 500. */
 export async function insertWithExternalId(insert: () => Promise<void>, what: string, externalId: string | null | undefined): Promise<void> {

@@ -5,7 +5,7 @@
 // stack on it. A `__proto__` or `constructor` key is an unknown field at its pointer, never merged into an
 // object: JSON.parse makes such keys plain own properties, and this check keeps them from travelling further.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, type FieldError } from './api-error.ts';
+import { ApiError, type FieldError } from '../errors/api-error.ts';
 
 export const MAX_JSON_DEPTH = 64;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);

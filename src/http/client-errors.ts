@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { ApiError } from './api-error.ts';
-import { problemBody } from './problems.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { problemBody } from '../errors/problems.ts';
 
 export function createClientErrorHandler(errorsUrl: string) {
   return function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {

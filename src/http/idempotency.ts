@@ -6,7 +6,7 @@
 import type { Clock } from '../clock.ts';
 import type { Database, Db } from '../db/database.ts';
 import { tryTransactionLock } from '../db/locks.ts';
-import { ApiError } from './api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { IdempotencyRecordExists, idempotencyRepository, type IdempotencyScope } from './idempotency.repository.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 

@@ -10,9 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { DATABASE_RETRY_AFTER_S } from '../db/availability.ts';
-import { ApiError } from './api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { createClientErrorHandler } from './client-errors.ts';
-import { problemBody } from './problems.ts';
+import { problemBody } from '../errors/problems.ts';
 
 /**
  * A request that arrives while the process is starting waits this long for the app before it is answered 502:

@@ -5,14 +5,14 @@
 // about the body it sent. They run as one onRequest hook (createAdmission): a hook of its own per step cost a
 // promise and Fastify's hook iteration each, on every request.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Actor, Authenticator } from '../auth/actor.ts';
+import type { Actor, Authenticator } from '../access/actor.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import type { OrganisationService } from '../domain/organisations/organisations.service.ts';
-import { ApiError } from './api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { parseIdempotencyKey } from './idempotency.ts';
-import type { Operation } from './operation.ts';
+import type { Operation } from '../operations/operation.ts';
 import type { Limit } from './rate-limits.ts';
-import { FIRST_REVISION, type Revisions } from './revisions.ts';
+import { FIRST_REVISION, type Revisions } from '../operations/revisions.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

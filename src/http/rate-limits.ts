@@ -8,7 +8,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { ApiError } from './api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 
 export interface RateLimitSettings {
   perMinute: number;

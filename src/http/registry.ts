@@ -5,11 +5,11 @@ import type { Db } from '../db/database.ts';
 import { createWriteRefusalRecorder, recordWrite } from '../audit/api-audit.ts';
 import type { Services } from '../services.ts';
 import { fingerprintOf, type Idempotency } from './idempotency.ts';
-import type { Operation, OperationContext } from './operation.ts';
-import { Outcome } from './operation.ts';
+import type { Operation, OperationContext, OperationServices } from '../operations/operation.ts';
+import { Outcome } from '../operations/operation.ts';
 import { createAdmission } from './pipeline.ts';
 import type { Limit } from './rate-limits.ts';
-import { FIRST_REVISION, type Revisions } from './revisions.ts';
+import { FIRST_REVISION, type Revisions } from '../operations/revisions.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -59,7 +59,7 @@ function revisionTransforms(revisions: Revisions, op: Operation) {
 }
 
 export interface RegistryDeps {
-  services: Services;
+  services: OperationServices;
   idempotency: Idempotency;
   /** Run after authorization, so that limits count per credential. */
   limits: Limit[];

@@ -18,10 +18,10 @@
 import { randomBytes } from 'node:crypto';
 import { sameText } from '../crypto/same-text.ts';
 import type { FastifyRequest } from 'fastify';
-import type { Actor, Authenticator } from '../auth/actor.ts';
+import type { Actor, Authenticator } from '../access/actor.ts';
 import type { AccessTokenAuthenticator } from '../auth/oauth/access-tokens.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 
 /** What the Authorization of a dispatched tool call starts with after `Bearer ` (the audit log tells MCP calls by it). */
 export const DISPATCH_TOKEN_PREFIX = 'atr_mcp_';

@@ -15,14 +15,13 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { readDeploymentSecret } from '../db/deployment-secrets.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
-import { scopes as allScopes } from '../auth/capabilities.ts';
+import { scopes as allScopes } from '../access/capabilities.ts';
 import { resourcesOf } from '../auth/oauth/authorization-server.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { allowAnyOrigin, preflightHandler, type CrossOriginPolicy } from '../http/cross-origin.ts';
-import type { Operation } from '../http/operation.ts';
-import type { Revisions } from '../http/revisions.ts';
+import type { Operation, OperationServices } from '../operations/operation.ts';
+import type { Revisions } from '../operations/revisions.ts';
 import { publicOrigin } from '../public-origin.ts';
-import type { Services } from '../services.ts';
 import { createConfirmations } from './confirmations.ts';
 import { createToolServerFactory, type McpCall } from './tool-server.ts';
 import { buildTools } from './tools.ts';
@@ -33,7 +32,7 @@ const SERVER_VERSION = '1.0.0';
 
 export interface McpRouteDeps {
   config: Config;
-  services: Services;
+  services: OperationServices;
   clock: Clock;
   operations: readonly Operation[];
   revisions: Revisions;

@@ -2,13 +2,13 @@
 // which tools are on, and whether clients may register themselves (RFC 7591 and Client ID Metadata Documents).
 //
 // A change must apply at once on every server process. /mcp keeps the settings in memory under the
-// organisation's credentials epoch (src/auth/credential-epoch.ts), which every request reads fresh with the
+// organisation's credentials epoch (src/access/credential-epoch.ts), which every request reads fresh with the
 // organisation: saving bumps the epoch in the same transaction, so the next request on any process misses and
 // reads them again. What a credential may do over MCP is part of what that epoch guards.
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
-import { bumpCredentialEpoch, createCredentialCache } from '../auth/credential-epoch.ts';
+import { bumpCredentialEpoch, createCredentialCache } from '../access/credential-epoch.ts';
 import { auditChange } from '../audit/audit-log.ts';
 import { mcpSettingsRepository } from './mcp-settings.repository.ts';
 

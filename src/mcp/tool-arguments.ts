@@ -4,7 +4,7 @@
 // also its pointer in the arguments). Only what cannot reach the REST request at all is refused here, with
 // `mcp.invalid_arguments` and pointers into the arguments: a missing or non-scalar path value, a query value
 // that is not a scalar, an argument the operation has no place for.
-import { ApiError, type FieldError } from '../http/api-error.ts';
+import { ApiError, type FieldError } from '../errors/api-error.ts';
 import { API_PREFIX } from '../http/registry.ts';
 import { IDEMPOTENCY_ARGUMENT, type Tool } from './tools.ts';
 

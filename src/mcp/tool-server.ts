@@ -17,10 +17,10 @@ import {
   type McpRequestContext,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { Actor } from '../auth/actor.ts';
+import type { Actor } from '../access/actor.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
-import { ApiError } from '../http/api-error.ts';
-import { problemBody } from '../http/problems.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { problemBody } from '../errors/problems.ts';
 import type { McpSettings } from './mcp-settings.service.ts';
 import type { ConfirmationBinding, Confirmations } from './confirmations.ts';
 import type { DispatchCredentials } from './dispatch-credential.ts';

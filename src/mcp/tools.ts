@@ -8,7 +8,7 @@
 // ambiguous (test/mcp-tools.test.ts runs this over the whole registry).
 import type { Tool as ToolListing } from '@modelcontextprotocol/server';
 import type { TSchema } from 'typebox';
-import type { Operation } from '../http/operation.ts';
+import type { Operation } from '../operations/operation.ts';
 
 export const IDEMPOTENCY_ARGUMENT = 'idempotency_key';
 export const CONFIRMATION_ARGUMENT = 'confirmation_token';

@@ -4,10 +4,10 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { RoleName } from '../../src/auth/capabilities.ts';
+import type { RoleName } from '../../src/access/capabilities.ts';
 import type { Organisation } from '../../src/domain/organisations/organisations.repository.ts';
 import { startTestApp, type TestContext } from '../support/harness.ts';
-import { launchBrowser, newPage } from '../support/browser.ts';
+import { launchBrowser, newPage } from '../../testkit/browser.ts';
 
 const PASSWORD = 'correct horse battery';
 

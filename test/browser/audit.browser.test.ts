@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { recordAudit } from '../../src/audit/audit-log.ts';
 import { startTestApp, type TestContext } from '../support/harness.ts';
-import { launchBrowser, newPage } from '../support/browser.ts';
+import { launchBrowser, newPage } from '../../testkit/browser.ts';
 
 const PASSWORD = 'correct horse battery';
 

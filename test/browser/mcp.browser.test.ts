@@ -9,7 +9,7 @@ import { Client, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { Organisation } from '../../src/domain/organisations/organisations.repository.ts';
 import { startTestApp, type TestContext } from '../support/harness.ts';
-import { launchBrowser, newPage } from '../support/browser.ts';
+import { launchBrowser, newPage } from '../../testkit/browser.ts';
 import { connectMcp, mcpTransport } from '../support/mcp.ts';
 import { startCallbackServer, TestOAuthProvider } from '../support/mcp-oauth.ts';
 

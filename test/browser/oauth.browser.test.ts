@@ -11,7 +11,7 @@ import * as oauth from 'oauth4webapi';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Organisation } from '../../src/domain/organisations/organisations.repository.ts';
 import { startTestApp, type TestContext } from '../support/harness.ts';
-import { launchBrowser, newPage } from '../support/browser.ts';
+import { launchBrowser, newPage } from '../../testkit/browser.ts';
 import { clientOptions, discover, pkce } from '../support/oauth.ts';
 
 const PASSWORD = 'correct horse battery';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Organisation } from '../../src/domain/organisations/organisations.repository.ts';
 import { startTestApp, type TestContext } from '../support/harness.ts';
-import { launchBrowser, newPage } from '../support/browser.ts';
+import { launchBrowser, newPage } from '../../testkit/browser.ts';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.ts';
 import { invitationLinkIn } from '../support/invitation-mail.ts';
 

@@ -1,8 +1,8 @@
 // A small client over app.inject(): sets the organisation's host and the bearer credential, and checks
 // every response against the OpenAPI contract (a contract violation fails the test that made the request).
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { operations as allOperations } from '../../src/operations.ts';
-import type { Operation } from '../../src/http/operation.ts';
+import { operations as allOperations } from '../../src/all-operations.ts';
+import type { Operation } from '../../src/operations/operation.ts';
 import { createContractChecker } from './contract.ts';
 
 export interface ApiRequest {

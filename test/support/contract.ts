@@ -1,16 +1,16 @@
 // Contract checks: every response the suite receives must be one the OpenAPI document promises —
 // a documented status of its operation, a body valid against that status's schema, and for errors a
 // problem document whose request_id equals the Request-Id header and whose code is one its operation lists
-// (http/operation-errors.ts), so the reference and the error pages cannot miss a code a test ever met.
+// (operations/operation-errors.ts), so the reference and the error pages cannot miss a code a test ever met.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
-import { buildOpenApiDocument } from '../../src/http/openapi.ts';
-import type { Operation } from '../../src/http/operation.ts';
-import { errorCodesOf } from '../../src/http/operation-errors.ts';
+import { buildOpenApiDocument } from '../../src/openapi/openapi.ts';
+import type { Operation } from '../../src/operations/operation.ts';
+import { errorCodesOf } from '../../src/operations/operation-errors.ts';
 import { API_PREFIX } from '../../src/http/registry.ts';
-import { apiChanges, createRevisions } from '../../src/http/revisions.ts';
-import { ProblemSchema } from '../../src/http/schemas.ts';
+import { apiChanges, createRevisions } from '../../src/operations/revisions.ts';
+import { ProblemSchema } from '../../src/operations/schemas.ts';
 import { standalone } from './openapi-schemas.ts';
 
 type Json = Record<string, any>;
@@ -76,7 +76,7 @@ export function createContractChecker(operations: Operation[]) {
     }
     if (status >= 400) {
       const { code } = JSON.parse(body) as Json;
-      if (!route.codes.has(code)) problems.push(`${method} ${pathOnly}: code ${code} is not one ${route.operation.operationId} lists (http/operation-errors.ts)`);
+      if (!route.codes.has(code)) problems.push(`${method} ${pathOnly}: code ${code} is not one ${route.operation.operationId} lists (operations/operation-errors.ts)`);
     }
     if (status < 400) {
       const schema = response.content?.['application/json']?.schema;

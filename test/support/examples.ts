@@ -3,7 +3,7 @@
 // are pointed at a real one. Registry-driven suites use it so a new operation needs no new test code.
 import { randomUUID } from 'node:crypto';
 import type { Organisation } from '../../src/domain/organisations/organisations.repository.ts';
-import type { Operation } from '../../src/http/operation.ts';
+import type { Operation } from '../../src/operations/operation.ts';
 import type { Factories } from './factories.ts';
 
 const collectionOf = (op: Operation) => op.path.split('/')[1];

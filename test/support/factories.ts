@@ -1,7 +1,7 @@
 // Factories, not fixtures: each builds real rows through the real services.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { scopes as allScopes, type RoleName } from '../../src/auth/capabilities.ts';
+import { scopes as allScopes, type RoleName } from '../../src/access/capabilities.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { TemplateScopeLevel } from '../../src/db/tables.ts';
 import type { Organisation } from '../../src/domain/organisations/organisations.repository.ts';

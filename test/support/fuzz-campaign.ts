@@ -7,9 +7,9 @@
 //   - a refused write changes nothing: the organisation's rows (and the deployment's platform templates)
 //     are the same before and after.
 import { sql } from 'kysely';
-import { errorCatalog, type ErrorCode } from '../../src/http/error-catalog.ts';
-import type { Operation } from '../../src/http/operation.ts';
-import { operations } from '../../src/operations.ts';
+import { errorCatalog, type ErrorCode } from '../../src/errors/error-catalog.ts';
+import type { Operation } from '../../src/operations/operation.ts';
+import { operations } from '../../src/all-operations.ts';
 import { createContractChecker } from './contract.ts';
 import { exampleRequest } from './examples.ts';
 import type { Caller } from './factories.ts';

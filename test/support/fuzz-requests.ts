@@ -4,7 +4,7 @@
 // as markers (`{"$deep": 100000}`) that are expanded only when the request is built.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import type { Operation } from '../../src/http/operation.ts';
+import type { Operation } from '../../src/operations/operation.ts';
 
 /** A JSON value, or a marker: `$deep` nested arrays, a `$long` string, an `$array` of that many items, `$foreign` an id of another organisation. */
 export type FuzzValue = unknown;

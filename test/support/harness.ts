@@ -11,11 +11,11 @@ import { manualClock, systemClock, type Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type Database, type DatabaseOptions } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import type { Operation } from '../../src/http/operation.ts';
-import type { Revisions } from '../../src/http/revisions.ts';
+import type { Operation } from '../../src/operations/operation.ts';
+import type { Revisions } from '../../src/operations/revisions.ts';
 import { createFactories, type Factories } from './factories.ts';
 import { createApiClient, type ApiClient } from './api-client.ts';
-import { startReceiver, testCertificate, type Receiver } from './webhook-receiver.ts';
+import { startReceiver, testCertificate, type Receiver } from '../../testkit/webhook-receiver.ts';
 
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
 export const dialectUnderTest = testDatabaseUrl ? 'postgres' : 'sqlite';

@@ -6,12 +6,12 @@ import { v5 as uuidv5 } from 'uuid';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { peopleRepository } from '../../domain/people/people.repository.ts';
-import { ApiError } from '../../http/api-error.ts';
-import type { Revisions } from '../../http/revisions.ts';
-import type { Actor, Authenticator } from '../actor.ts';
-import { isScope, type Scope } from '../capabilities.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import type { Revisions } from '../../operations/revisions.ts';
+import type { Actor, Authenticator } from '../../access/actor.ts';
+import { isScope, type Scope, capabilitiesOf } from '../../access/capabilities.ts';
 import { personCapabilities } from '../../domain/roles/role-capabilities.ts';
-import { createCredentialCache } from '../credential-epoch.ts';
+import { createCredentialCache } from '../../access/credential-epoch.ts';
 import { ACCESS_TOKEN_PREFIX, withoutTokenPrefix } from './adapter.ts';
 import { accessTokensRepository } from './access-tokens.repository.ts';
 import { hashRecordId } from './oauth-records.repository.ts';
@@ -47,7 +47,7 @@ export function createAccessTokenAuthenticator(deps: { db: Db; clock: Clock; rev
   /**
    * What a token was verified as, cached per process (docs/authentication.md#oauth-2: checked on every operation like an API key). The
    * organisation's credentials epoch, bumped with every revocation, client deletion and person removal, keeps the
-   * cache honest across processes (src/auth/credential-epoch.ts); the expiry is checked on every hit.
+   * cache honest across processes (src/access/credential-epoch.ts); the expiry is checked on every hit.
    */
   interface VerifiedToken {
     actor: Actor;

@@ -7,7 +7,7 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
-import { bumpCredentialEpoch } from '../credential-epoch.ts';
+import { bumpCredentialEpoch } from '../../access/credential-epoch.ts';
 import { hashRecordId, oauthRecordsRepository } from './oauth-records.repository.ts';
 import type { OAuthClientStore } from './client-store.ts';
 import { auditOAuthRecord, isAuditedOAuthModel } from '../../audit/oauth-audit.ts';

@@ -6,7 +6,7 @@
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
-import type { EndpointGuard } from '../../domain/webhooks/endpoint-guard.ts';
+import type { EndpointGuard } from '../../net/endpoint-guard.ts';
 
 const MAX_BYTES = 64 * 1024;
 const TIMEOUT_MS = 5000;

@@ -6,11 +6,11 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
-import type { Revisions } from '../../http/revisions.ts';
+import type { Revisions } from '../../operations/revisions.ts';
 import { newId } from '../../ids.ts';
-import { scopes as allScopes } from '../capabilities.ts';
+import { scopes as allScopes } from '../../access/capabilities.ts';
 import { oauthClientsRepository, type OAuthClientRow } from './clients.repository.ts';
-import { bumpCredentialEpoch } from '../credential-epoch.ts';
+import { bumpCredentialEpoch } from '../../access/credential-epoch.ts';
 
 /** The columns we keep; everything else a self-registered client sent stays in `metadata`. */
 const OWN_FIELDS = new Set(['client_id', 'client_secret', 'client_name', 'redirect_uris', 'grant_types', 'response_types', 'token_endpoint_auth_method', 'scope', 'client_id_issued_at']);

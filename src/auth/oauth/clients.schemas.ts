@@ -1,7 +1,7 @@
 // What registering an OAuth client takes (the admin page's form and `atrium oauth-client create`).
 import Type from 'typebox';
-import { Uuid } from '../../http/schemas.ts';
-import { scopes } from '../capabilities.ts';
+import { Uuid } from '../../operations/schemas.ts';
+import { scopes } from '../../access/capabilities.ts';
 
 export const oauthGrantTypes = ['authorization_code', 'client_credentials'] as const;
 export type OAuthGrantType = (typeof oauthGrantTypes)[number];

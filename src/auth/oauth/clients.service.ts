@@ -7,13 +7,13 @@ import type { Db } from '../../db/database.ts';
 import { requireApiEntitlement } from '../../domain/organisations/entitlement.ts';
 import { peopleRepository } from '../../domain/people/people.repository.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
-import { ApiError, type FieldError } from '../../http/api-error.ts';
-import type { Revisions } from '../../http/revisions.ts';
+import { ApiError, type FieldError } from '../../errors/api-error.ts';
+import type { Revisions } from '../../operations/revisions.ts';
 import { newId } from '../../ids.ts';
 import { oauthClientsRepository, type OAuthClientRow } from './clients.repository.ts';
 import type { CreateOAuthClient } from './clients.schemas.ts';
 import { oauthRecordsRepository } from './oauth-records.repository.ts';
-import { bumpCredentialEpoch } from '../credential-epoch.ts';
+import { bumpCredentialEpoch } from '../../access/credential-epoch.ts';
 import { redirectUriProblem } from './redirect-uris.ts';
 
 export type CreateOAuthClientInput = Static<typeof CreateOAuthClient>;

@@ -9,7 +9,7 @@
 // - the provider is told the public origin (X-Forwarded-Proto/-Host), never what the client sent.
 import { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import { isScope } from '../capabilities.ts';
+import { isScope } from '../../access/capabilities.ts';
 import { hashClientSecret } from './clients.service.ts';
 import { redirectUriProblem } from './redirect-uris.ts';
 

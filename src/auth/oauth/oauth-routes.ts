@@ -1,6 +1,6 @@
 // The authorization server's HTTP endpoints on every organisation's address (docs/authentication.md#oauth-2), handed to that
 // organisation's oidc-provider after oauth-requests.ts has prepared them. The sign-in and consent steps are
-// pages (src/admin/consent.page.ts). Errors here are RFC 6749 / 7591 JSON, not problem documents; only a route
+// pages (src/pages/consent.page.ts). Errors here are RFC 6749 / 7591 JSON, not problem documents; only a route
 // that does not exist is the problem document request.route_not_found, as on every surface.
 import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { pageHelmetOptions } from '../../http/page-headers.ts';
 import { allowAnyOrigin, preflightHandler, type CrossOriginPolicy } from '../../http/cross-origin.ts';
-import type { Services } from '../../services.ts';
+import type { OperationServices } from '../../operations/operation.ts';
 import { publicOrigin, type PublicOriginSettings } from '../../public-origin.ts';
 import type { AuthorizationServers } from './authorization-servers.ts';
 import type { ProviderRequestFacts } from './authorization-server.ts';
@@ -42,7 +42,7 @@ function sendOAuthError(reply: FastifyReply, status: number, error: string, desc
   return reply.code(status).header('Cache-Control', 'no-store').type('application/json').send({ error, error_description: description });
 }
 
-export async function registerOAuthRoutes(app: FastifyInstance, deps: { services: Services; servers: AuthorizationServers; publicOrigin: PublicOriginSettings }): Promise<void> {
+export async function registerOAuthRoutes(app: FastifyInstance, deps: { services: OperationServices; servers: AuthorizationServers; publicOrigin: PublicOriginSettings }): Promise<void> {
   const { services, servers } = deps;
 
   await app.register(async (scope) => {

@@ -3,7 +3,7 @@
 import type { Db } from '../../db/database.ts';
 import type { Services } from '../../services.ts';
 import { peopleRepository } from '../../domain/people/people.repository.ts';
-import { ApiError } from '../../http/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 
 export interface SeedContext {
   /** The transaction the whole seed runs in: a failure leaves the organisation as it was. */

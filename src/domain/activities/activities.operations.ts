@@ -1,8 +1,7 @@
 import Type from 'typebox';
-import { defineOperation } from '../../http/operation.ts';
-import { ListQuery } from '../../http/pagination.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
-import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
+import { ListQuery } from '../../operations/pagination.ts';
+import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
+import { Uuid } from '../../operations/schemas.ts';
 import { namesOfKind } from '../extensions/extensions.catalog.ts';
 import { Activity, CreateActivity, UpdateActivity, UpsertActivity } from './activities.schemas.ts';
 
@@ -29,15 +28,13 @@ export const activityOperations = [
     getByExternalId: (ctx, ext) => ctx.services.activities.getByExternalId(ctx.db, ctx.organisation.id, ext),
     upsertByExternalId: (ctx, ext, body) => ctx.services.activities.upsertByExternalId(ctx.db, ctx.organisation.id, ext, body),
   }),
-  defineOperation({
+  listOperation({
     id: 'listActivities',
-    method: 'GET',
-    path: '/activities',
+    collection: 'activities',
     tag,
     summary: 'List activities',
     description: 'Activities in creation order, optionally of one course, section or type.',
     ...read,
-    writes: false,
     query: Type.Object(
       {
         ...ListQuery,
@@ -47,8 +44,8 @@ export const activityOperations = [
       },
       { additionalProperties: false },
     ),
-    success: { status: 200, schema: ListEnvelope(Activity), description: 'A page of activities.' },
-    errors: [422],
+    item: Activity,
+    name,
     handler: (ctx, { query }) => ctx.services.activities.list(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
@@ -63,45 +60,38 @@ export const activityOperations = [
     name,
     read: (ctx, id) => ctx.services.activities.get(ctx.db, ctx.organisation.id, id),
   }),
-  defineOperation({
+  createOperation({
     id: 'createActivity',
+    collection: 'activities',
     errorCodes: ['course.deleted', 'extension.disabled', 'resource.external_id_taken'],
     emits: ['activity.created'],
-    method: 'POST',
-    path: '/activities',
     tag,
     summary: 'Add an activity to a course',
     description:
       'The type is a compiled-in activity-type extension; while an administrator has it switched off, creating one is a 409 `extension.disabled`. A wiki activity gets its wiki, in the `mode` its settings give (collaborative unless said otherwise).',
     scope: 'courses:write',
     capability: 'course/update',
-    writes: true,
-    idempotency: 'optional',
     body: CreateActivity,
     bodyExample: example,
-    success: { status: 201, schema: Activity, description: 'The new activity.' },
-    errors: [409, 422],
+    item: Activity,
+    name,
     handler: (ctx, { body }) => ctx.services.activities.create(ctx.db, ctx.organisation.id, body),
   }),
-  defineOperation({
+  updateOperation({
     id: 'updateActivity',
+    collection: 'activities',
     errorCodes: ['activity.deleted'],
     emits: ['activity.updated'],
-    method: 'PATCH',
-    path: '/activities/{id}',
     tag,
     summary: 'Rename an activity or move it to another section',
     description: 'Partial update: fields absent from the body are left as they are. A deleted activity cannot change (409).',
     scope: 'courses:write',
     capability: 'course/update',
-    writes: true,
-    idempotency: 'optional',
-    params: IdParams,
     body: UpdateActivity,
     bodyExample: { name: 'Course glossary (2027)' },
     notFoundCode,
-    success: { status: 200, schema: Activity, description: 'The activity as it is now.' },
-    errors: [404, 409, 422],
+    item: Activity,
+    name,
     handler: (ctx, { params, body }) => ctx.services.activities.update(ctx.db, ctx.organisation.id, params.id, body),
   }),
   deleteByIdOperation({

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../operations/schemas.ts';
 import { namesOfKind } from '../extensions/extensions.catalog.ts';
 
 // The spec names wiki pages and lesson pages but not the activities they belong to; these are the fields an

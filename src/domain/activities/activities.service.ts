@@ -6,11 +6,11 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
-import { ApiError, fieldError } from '../../http/api-error.ts';
-import type { CursorCodec } from '../../http/pagination.ts';
+import { ApiError, fieldError } from '../../errors/api-error.ts';
+import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';
-import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { softDelete } from '../deletions/soft-delete.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
 import { listPage, type ListParams } from '../listing.ts';
 import { sectionsRepository } from '../sections/sections.repository.ts';
@@ -178,9 +178,7 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
 
     async remove(db: Db, organisationId: string, id: string): Promise<void> {
       const row = await live(db, organisationId, id);
-      const at = clock.now().toISOString();
-      await activitiesRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at });
-      await deletionsRepository.record(db, organisationId, 'activity', row, at);
+      await softDelete(db, organisationId, 'activity', row, clock.now().toISOString(), (patch) => activitiesRepository.update(db, organisationId, id, patch));
       await events.record(db, organisationId, 'activity.deleted', { id, course_id: row.course_id, type: row.type, summary: `Activity ${label(row)} deleted.` });
     },
   };

@@ -9,9 +9,9 @@ import type { Static, TSchema } from 'typebox';
 import type { ValidateFunction } from 'ajv';
 import type { Db } from '../../db/database.ts';
 import { inSavepoint } from '../../db/savepoints.ts';
-import { ApiError, type FieldError } from '../../http/api-error.ts';
-import { bodyFieldErrors } from '../../http/problems.ts';
-import { compileBodyValidator } from '../../http/validation.ts';
+import { ApiError, type FieldError } from '../../errors/api-error.ts';
+import { bodyFieldErrors } from '../../operations/field-errors.ts';
+import { compileBodyValidator } from '../../operations/validation.ts';
 import { MAX_ATOMIC_OPERATIONS, MAX_OPERATIONS, type BulkOpName } from './bulk.schemas.ts';
 
 export interface BulkItem {

@@ -2,23 +2,15 @@
 // ops it allows, the schema each op's `data` follows (the same ones its single operations take) and the
 // service function each op calls. Validation, limits, savepoints, atomicity and results are the engine's.
 import type { TSchema } from 'typebox';
-import type { Capability, Scope } from '../../auth/capabilities.ts';
 import type { EventType } from '../../events/catalog.ts';
-import { defineOperation, type Operation, type OperationContext } from '../../http/operation.ts';
+import { defineOperation, type Operation, type OperationContext } from '../../operations/operation.ts';
+import type { ResourceOperationSpec } from '../../operations/resource-operations.ts';
 import { createBulkEngine, type BulkExecutors, type BulkItem, type BulkOpDeclarations, type BulkRequestBody } from './bulk-engine.ts';
-import { namedAfter } from '../../http/schemas.ts';
+import { namedAfter } from '../../operations/schemas.ts';
 import { BulkRequest, BulkResponse, MAX_ATOMIC_OPERATIONS, MAX_OPERATIONS, type BulkOpName } from './bulk.schemas.ts';
 
-export interface BulkOperationSpec<O extends BulkOpDeclarations> {
-  /** OpenAPI operationId. */
-  id: string;
-  /** The collection in paths: the endpoint is `POST /<collection>/bulk`. */
-  collection: string;
-  tag: string;
-  summary: string;
-  description?: string;
-  scope: Scope;
-  capability: Capability;
+/** The endpoint is `POST /<collection>/bulk`. */
+export interface BulkOperationSpec<O extends BulkOpDeclarations> extends ResourceOperationSpec {
   /** The resource schema: each successful operation's `data`. */
   item: TSchema;
   /** The resource's events; each successful operation writes one. */

@@ -2,8 +2,8 @@
 // any body (a malformed one is a 422 and nothing runs); each item's `data` is validated by the bulk engine
 // against the resource's own create or update schema, so that one bad item fails alone.
 import Type, { type TSchema } from 'typebox';
-import { exampleOf } from '../../http/example-values.ts';
-import { ExternalId, namedAfter, Uuid } from '../../http/schemas.ts';
+import { exampleOf } from '../../operations/example-values.ts';
+import { ExternalId, namedAfter, Uuid } from '../../operations/schemas.ts';
 
 // spec: Limits — operations per bulk request, and per atomic bulk request.
 export const MAX_OPERATIONS = 500;

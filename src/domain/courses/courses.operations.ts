@@ -1,27 +1,23 @@
 import Type from 'typebox';
-import { defineOperation } from '../../http/operation.ts';
-import { ListQuery } from '../../http/pagination.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
-import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
+import { ListQuery } from '../../operations/pagination.ts';
+import { createOperation, deleteByIdOperation, listOperation, PARTIAL_UPDATE, readByIdOperation, syncOperations, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
+import { Uuid } from '../../operations/schemas.ts';
 import { Category, Course, CreateCategory, CreateCourse, UpdateCategory, UpdateCourse, UpsertCategory, UpsertCourse } from './courses.schemas.ts';
 
 const courseName: ResourceName = { singular: 'course', plural: 'courses' };
 const categoryName: ResourceName = { singular: 'course category', plural: 'course categories' };
 const read = { scope: 'courses:read', capability: 'course/view' } as const;
+const manageCategories = { scope: 'courses:write', capability: 'category/manage' } as const;
+const course = { collection: 'courses', tag: 'Courses', item: Course, name: courseName, notFoundCode: 'course.not_found' } as const;
+const category = { collection: 'categories', tag: 'Categories', item: Category, name: categoryName, notFoundCode: 'category.not_found' } as const;
 
 export const courseOperations = [
-  defineOperation({
+  listOperation({
+    ...course,
     id: 'listCourses',
-    method: 'GET',
-    path: '/courses',
-    tag: 'Courses',
     summary: 'List courses',
-    scope: 'courses:read',
-    capability: 'course/view',
-    writes: false,
+    ...read,
     query: Type.Object({ ...ListQuery, category_id: Type.Optional(Uuid({ description: 'Only courses in this category.' })) }, { additionalProperties: false }),
-    success: { status: 200, schema: ListEnvelope(Course), description: 'A page of courses.' },
-    errors: [422],
     handler: (ctx, { query }) => ctx.services.courses.listCourses(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
@@ -36,43 +32,29 @@ export const courseOperations = [
     name: courseName,
     read: (ctx, id) => ctx.services.courses.getCourse(ctx.db, ctx.organisation.id, id),
   }),
-  defineOperation({
+  createOperation({
+    ...course,
     id: 'createCourse',
-    errorCodes: ['resource.external_id_taken'],
-    emits: ['course.created'],
-    method: 'POST',
-    path: '/courses',
-    tag: 'Courses',
     summary: 'Create a course',
     scope: 'courses:write',
     capability: 'course/create',
-    writes: true,
-    idempotency: 'optional',
+    emits: ['course.created'],
+    errorCodes: ['resource.external_id_taken'],
     body: CreateCourse,
     bodyExample: { fullname: 'Introduction to Statistics', shortname: 'STAT101', visible: true },
-    success: { status: 201, schema: Course, description: 'The new course.' },
-    errors: [409, 422],
     handler: (ctx, { body }) => ctx.services.courses.createCourse(ctx.db, ctx.organisation.id, body),
   }),
-  defineOperation({
+  updateOperation({
+    ...course,
     id: 'updateCourse',
-    errorCodes: ['course.deleted'],
-    emits: ['course.updated'],
-    method: 'PATCH',
-    path: '/courses/{id}',
-    tag: 'Courses',
     summary: 'Update a course',
-    description: 'Partial update: fields absent from the body are left as they are.',
+    description: PARTIAL_UPDATE,
     scope: 'courses:write',
     capability: 'course/update',
-    writes: true,
-    idempotency: 'optional',
-    params: IdParams,
+    emits: ['course.updated'],
+    errorCodes: ['course.deleted'],
     body: UpdateCourse,
     bodyExample: { fullname: 'Introduction to Statistics (2027)' },
-    notFoundCode: 'course.not_found',
-    success: { status: 200, schema: Course, description: 'The course as it is now.' },
-    errors: [404, 409, 422],
     handler: (ctx, { params, body }) => ctx.services.courses.updateCourse(ctx.db, ctx.organisation.id, params.id, body),
   }),
   deleteByIdOperation({
@@ -88,18 +70,13 @@ export const courseOperations = [
     notFoundCode: 'course.not_found',
     remove: (ctx, id) => ctx.services.courses.deleteCourse(ctx.db, ctx.organisation.id, id),
   }),
-  defineOperation({
+  listOperation({
+    ...category,
     id: 'listCategories',
-    method: 'GET',
-    path: '/categories',
-    tag: 'Categories',
     summary: 'List course categories',
-    scope: 'courses:read',
-    capability: 'course/view',
-    writes: false,
+    ...read,
     query: Type.Object(ListQuery, { additionalProperties: false }),
-    success: { status: 200, schema: ListEnvelope(Category), description: 'A page of categories.' },
-    errors: [422],
+    successDescription: 'A page of categories.',
     handler: (ctx, { query }) => ctx.services.courses.listCategories(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
@@ -114,43 +91,29 @@ export const courseOperations = [
     name: categoryName,
     read: (ctx, id) => ctx.services.courses.getCategory(ctx.db, ctx.organisation.id, id),
   }),
-  defineOperation({
+  createOperation({
+    ...category,
     id: 'createCategory',
-    errorCodes: ['resource.external_id_taken'],
-    emits: ['category.created'],
-    method: 'POST',
-    path: '/categories',
-    tag: 'Categories',
     summary: 'Create a course category',
-    scope: 'courses:write',
-    capability: 'category/manage',
-    writes: true,
-    idempotency: 'optional',
+    ...manageCategories,
+    emits: ['category.created'],
+    errorCodes: ['resource.external_id_taken'],
     body: CreateCategory,
     bodyExample: { name: 'Mathematics' },
-    success: { status: 201, schema: Category, description: 'The new category.' },
-    errors: [409, 422],
+    successDescription: 'The new category.',
     handler: (ctx, { body }) => ctx.services.courses.createCategory(ctx.db, ctx.organisation.id, body),
   }),
-  defineOperation({
+  updateOperation({
+    ...category,
     id: 'updateCategory',
-    errorCodes: ['category.deleted'],
-    emits: ['category.updated'],
-    method: 'PATCH',
-    path: '/categories/{id}',
-    tag: 'Categories',
     summary: 'Update a course category',
-    description: 'Partial update: fields absent from the body are left as they are.',
-    scope: 'courses:write',
-    capability: 'category/manage',
-    writes: true,
-    idempotency: 'optional',
-    params: IdParams,
+    description: PARTIAL_UPDATE,
+    ...manageCategories,
+    emits: ['category.updated'],
+    errorCodes: ['category.deleted'],
     body: UpdateCategory,
     bodyExample: { name: 'Mathematics and Statistics' },
-    notFoundCode: 'category.not_found',
-    success: { status: 200, schema: Category, description: 'The category as it is now.' },
-    errors: [404, 409, 422],
+    successDescription: 'The category as it is now.',
     handler: (ctx, { params, body }) => ctx.services.courses.updateCategory(ctx.db, ctx.organisation.id, params.id, body),
   }),
   deleteByIdOperation({

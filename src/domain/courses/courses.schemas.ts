@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../operations/schemas.ts';
 
 export const Course = Type.Object(
   {

@@ -4,9 +4,9 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
 import { newId } from '../../ids.ts';
-import { ApiError, fieldError } from '../../http/api-error.ts';
-import type { CursorCodec } from '../../http/pagination.ts';
-import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { ApiError, fieldError } from '../../errors/api-error.ts';
+import type { CursorCodec } from '../../operations/pagination.ts';
+import { softDelete } from '../deletions/soft-delete.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { listPage, type ListParams } from '../listing.ts';
 import type { Category, Course, CreateCategory, CreateCourse, UpdateCategory, UpdateCourse } from './courses.schemas.ts';
@@ -153,9 +153,7 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
     updateCourse,
     async deleteCourse(db: Db, organisationId: string, id: string): Promise<void> {
       const row = await liveCourse(db, organisationId, id);
-      const at = clock.now().toISOString();
-      await coursesRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at });
-      await deletionsRepository.record(db, organisationId, 'course', row, at);
+      await softDelete(db, organisationId, 'course', row, clock.now().toISOString(), (patch) => coursesRepository.update(db, organisationId, id, patch));
       // Its enrolments end with it, in this transaction, each with its own event (docs/api-guide.md#enrolments-and-roster-sync).
       const ended = await enrolments.endEnrolmentsOfCourse(db, organisationId, id);
       await events.record(db, organisationId, 'course.deleted', { id, summary: `Course ${JSON.stringify(row.shortname)} deleted${ended > 0 ? `; ${ended} enrolment(s) ended` : ''}.` });
@@ -182,9 +180,7 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
     updateCategory,
     async deleteCategory(db: Db, organisationId: string, id: string): Promise<void> {
       const row = await liveCategory(db, organisationId, id);
-      const at = clock.now().toISOString();
-      await categoriesRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at });
-      await deletionsRepository.record(db, organisationId, 'category', row, at);
+      await softDelete(db, organisationId, 'category', row, clock.now().toISOString(), (patch) => categoriesRepository.update(db, organisationId, id, patch));
       await events.record(db, organisationId, 'category.deleted', { id, summary: `Category ${JSON.stringify(row.name)} deleted.` });
     },
     async getCategoryByExternalId(db: Db, organisationId: string, externalId: string) {

@@ -1,7 +1,7 @@
-// `GET /<resource>/deletions?since=` for every syncable resource (http/resource-operations.ts): tombstones in
+// `GET /<resource>/deletions?since=` for every syncable resource (operations/resource-operations.ts): tombstones in
 // order of deletion, with the same paging as every list.
 import type { Db } from '../../db/database.ts';
-import type { CursorCodec, Page } from '../../http/pagination.ts';
+import type { CursorCodec, Page } from '../../operations/pagination.ts';
 import { listPage } from '../listing.ts';
 import { deletionsRepository, type Tombstone } from './deletions.repository.ts';
 

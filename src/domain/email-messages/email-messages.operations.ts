@@ -1,7 +1,7 @@
-import { defineOperation } from '../../http/operation.ts';
+import { defineOperation } from '../../operations/operation.ts';
 import { bulkOperation } from '../bulk/bulk.operation.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
-import { IdParams, ListEnvelope } from '../../http/schemas.ts';
+import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
+import { IdParams, ListEnvelope } from '../../operations/schemas.ts';
 import { CreateEmailMessage, EmailMessage, ListEmailMessagesQuery, ListRecipientsQuery, Recipient, UpdateEmailMessage, UpsertEmailMessage } from './email-messages.schemas.ts';
 
 const tag = 'Email messages';
@@ -17,19 +17,17 @@ const example = {
 };
 
 export const emailMessageOperations = [
-  defineOperation({
+  listOperation({
     id: 'listEmailMessages',
-    method: 'GET',
-    path: '/email_messages',
+    collection: 'email_messages',
     tag,
     summary: 'List email messages',
     description: 'Campaign messages in creation order, optionally only those in one `status`.',
     scope: 'email:read',
     capability,
-    writes: false,
     query: ListEmailMessagesQuery,
-    success: { status: 200, schema: ListEnvelope(EmailMessage), description: 'A page of email messages.' },
-    errors: [422],
+    item: EmailMessage,
+    name,
     handler: (ctx, { query }) => ctx.services.emailMessages.list(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
@@ -45,11 +43,10 @@ export const emailMessageOperations = [
     name,
     read: (ctx, id) => ctx.services.emailMessages.get(ctx.db, ctx.organisation.id, id),
   }),
-  defineOperation({
+  createOperation({
     id: 'createEmailMessage',
+    collection: 'email_messages',
     errorCodes: ['course.deleted', 'resource.external_id_taken'],
-    method: 'POST',
-    path: '/email_messages',
     tag,
     summary: 'Create an email message',
     description:
@@ -57,20 +54,17 @@ export const emailMessageOperations = [
       '422 for a `send_at` in the past, unknown people or course; 409 for a deleted course or a taken `external_id`.',
     scope: 'email:write',
     capability,
-    writes: true,
-    idempotency: 'optional',
     emits: ['email_message.created'],
     body: CreateEmailMessage,
     bodyExample: example,
-    success: { status: 201, schema: EmailMessage, description: 'The new email message.' },
-    errors: [409, 422],
+    item: EmailMessage,
+    name,
     handler: (ctx, { body }) => ctx.services.emailMessages.create(ctx.db, ctx.organisation.id, ctx.actor.personId, body),
   }),
-  defineOperation({
+  updateOperation({
     id: 'updateEmailMessage',
+    collection: 'email_messages',
     errorCodes: ['course.deleted', 'email_message.deleted', 'email_message.sending', 'email_message.sent', 'email_message.cancelled', 'email_message.concurrent_change'],
-    method: 'PATCH',
-    path: '/email_messages/{id}',
     tag,
     summary: 'Change, schedule, unschedule or cancel an email message',
     description:
@@ -78,15 +72,12 @@ export const emailMessageOperations = [
       'Only a `draft` or `scheduled` message changes: one that is `sending`, `sent`, `cancelled` or deleted is a 409 (a body that changes nothing is a 200).',
     scope: 'email:write',
     capability,
-    writes: true,
-    idempotency: 'optional',
     emits: ['email_message.updated'],
-    params: IdParams,
     body: UpdateEmailMessage,
     bodyExample: { subject: 'Week 2 starts on Tuesday', send_at: '2026-11-10T07:00:00Z' },
     notFoundCode,
-    success: { status: 200, schema: EmailMessage, description: 'The email message as it is now.' },
-    errors: [404, 409, 422],
+    item: EmailMessage,
+    name,
     handler: (ctx, { params, body }) => ctx.services.emailMessages.update(ctx.db, ctx.organisation.id, ctx.actor.personId, params.id, body),
   }),
   deleteByIdOperation({

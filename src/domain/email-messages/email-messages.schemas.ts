@@ -1,8 +1,8 @@
 // Email messages: campaign mail an organisation sends to people, now or at a time. The spec names the
 // resource (operation 8) but not its fields; these are what an integrator scheduling a campaign needs.
 import Type from 'typebox';
-import { PageQuery, ListQuery } from '../../http/pagination.ts';
-import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { PageQuery, ListQuery } from '../../operations/pagination.ts';
+import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../operations/schemas.ts';
 import { Role } from '../enrolment-methods/enrolment-methods.schemas.ts';
 
 export const MAX_PERSON_IDS = 1000;

@@ -1,7 +1,7 @@
 // What a draft may contain beyond its schema, at both levels: variables the message offers, and a body that
 // is JSON text (spec: Resources — "block document or MJML source as JSON text"). Every offending field is
 // named in one 422, as for schema errors.
-import { ApiError, type FieldError } from '../../http/api-error.ts';
+import { ApiError, type FieldError } from '../../errors/api-error.ts';
 import type { MessageDefinition } from './message-catalog.ts';
 
 export interface DraftInput {

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { defineOperation, Outcome } from '../../http/operation.ts';
+import { defineOperation, Outcome } from '../../operations/operation.ts';
 import {
   CatalogMessage,
   EmailTemplateDraft,
@@ -10,7 +10,7 @@ import {
   TemplateScopeQuery,
   VersionParams,
 } from './email-templates.schemas.ts';
-import { namedAfter } from '../../http/schemas.ts';
+import { namedAfter } from '../../operations/schemas.ts';
 
 const tag = 'Email templates';
 const scopeRules =

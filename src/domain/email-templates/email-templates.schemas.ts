@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import type { TemplateScopeLevel } from '../../db/tables.ts';
-import { nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { nameSchemas, Nullable, Timestamp, Uuid } from '../../operations/schemas.ts';
 import { LanguageTag } from './language-tag.ts';
 import { messageCategories, type MessageCategory } from './message-catalog.ts';
 

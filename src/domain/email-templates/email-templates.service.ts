@@ -3,14 +3,13 @@
 // published version and the history) and 2 (restore an earlier version as the draft), and the supporting
 // write-the-draft and publish operations (docs/decisions.md#resources-the-specification-names-without-operations).
 import type { Static } from 'typebox';
-import type { Actor } from '../../auth/actor.ts';
+import type { Actor } from '../../access/actor.ts';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
-import { ApiError } from '../../http/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { newId } from '../../ids.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
-import type { EventType } from '../../events/catalog.ts';
-import { checkDraftContent, draftColumns } from './draft-content.ts';
+import { templateEditing } from './template-editing.ts';
 import type { CatalogMessage, EmailTemplateDraft, EmailTemplateVersion, EmailTemplateView } from './email-templates.schemas.ts';
 import { emailTemplatesRepository, emailTemplateVersions, type EmailTemplateRow } from './email-templates.repository.ts';
 import { messageCatalog, requireMessage, type MessageDefinition } from './message-catalog.ts';
@@ -50,8 +49,21 @@ interface Located {
 }
 
 export function createEmailTemplateService(deps: { clock: Clock; events: EventRecorder }) {
-  const { clock, events } = deps;
-  const lifecycle = versionLifecycle<'email_template_versions'>(deps, emailTemplateVersions, [...contentFields, 'variable_refs']);
+  const { clock } = deps;
+  const editing = templateEditing<'email_template_versions', Located, (typeof contentFields)[number], VersionView>({
+    lifecycle: versionLifecycle<'email_template_versions'>(deps, emailTemplateVersions, [...contentFields, 'variable_refs']),
+    events: deps.events,
+    contentFields,
+    eventTypes: { draftSaved: 'email_template.draft_saved', published: 'email_template.published', restored: 'email_template.draft_restored' },
+    async createTemplate(db, organisationId, at) {
+      const row = { id: newId(), organisation_id: organisationId, message_key: at.message.message_key, scope_level: at.scope.level, scope_id: at.scope.scope_id, language: at.scope.language, created_at: clock.now().toISOString() };
+      await insertOrConflict(() => emailTemplatesRepository.insert(db, row));
+      return row.id;
+    },
+    eventFields: (at) => ({ language: at.scope.language, level: at.scope.level, scope_id: at.scope.scope_id }),
+    describe: (at) => `${JSON.stringify(at.message.title)} (${describeScope(at.scope)})`,
+    view: toVersionView,
+  });
 
   /** Parameters first (422), then what they name (404), as the spec lists them for operations 1 and 2. */
   async function locate(db: Db, organisationId: string, messageKey: string, query: TemplateScopeQuery): Promise<Located> {
@@ -66,19 +78,6 @@ export function createEmailTemplateService(deps: { clock: Clock; events: EventRe
     const located = await locate(db, organisationId, messageKey, query);
     if (!located.live) throw new ApiError('email_template.scope_deleted', `The ${located.scope.level} ${located.scope.scope_id} was deleted; its templates can no longer change.`);
     return located;
-  }
-
-  async function record(db: Db, organisationId: string, type: EventType, at: Located, version: VersionRowOf, summary: string, extra: Record<string, string> = {}) {
-    await events.record(db, organisationId, type, {
-      id: version.template_id,
-      message_key: at.message.message_key,
-      language: at.scope.language,
-      level: at.scope.level,
-      scope_id: at.scope.scope_id,
-      version_id: version.id,
-      ...extra,
-      summary: `${JSON.stringify(at.message.title)} (${describeScope(at.scope)}): ${summary}`,
-    });
   }
 
   return {
@@ -112,37 +111,17 @@ export function createEmailTemplateService(deps: { clock: Clock; events: EventRe
       };
     },
 
-    /** Writes the whole draft (a field left out is null: inherit); creates the template on its first draft. */
     async saveDraft(db: Db, organisationId: string, messageKey: string, query: TemplateScopeQuery, input: Static<typeof EmailTemplateDraft>) {
-      const located = await locateForWrite(db, organisationId, messageKey, query);
-      checkDraftContent(located.message, input);
-      let template = located.template;
-      if (!template) {
-        template = { id: newId(), organisation_id: organisationId, message_key: messageKey, scope_level: located.scope.level, scope_id: located.scope.scope_id, language: located.scope.language, created_at: clock.now().toISOString() };
-        const row = template;
-        await insertOrConflict(() => emailTemplatesRepository.insert(db, row));
-      }
-      const { row, created } = await lifecycle.saveDraft(db, organisationId, template.id, draftColumns(input, contentFields));
-      await record(db, organisationId, 'email_template.draft_saved', located, row, `draft saved as version ${row.version}.`);
-      return { created, version: toVersionView(row) };
+      return editing.saveDraft(db, organisationId, organisationId, await locateForWrite(db, organisationId, messageKey, query), input);
     },
 
-    /** The draft becomes the published version; the one published before is archived. */
     async publish(db: Db, organisationId: string, messageKey: string, query: TemplateScopeQuery): Promise<VersionView> {
-      const located = await locateForWrite(db, organisationId, messageKey, query);
-      const row = await lifecycle.publish(db, organisationId, located.template?.id);
-      await record(db, organisationId, 'email_template.published', located, row, `version ${row.version} published.`);
-      return toVersionView(row);
+      return editing.publish(db, organisationId, organisationId, await locateForWrite(db, organisationId, messageKey, query));
     },
 
     /** spec: operation 2 — copies an earlier version into the draft; it does not publish. */
     async restore(db: Db, organisationId: string, messageKey: string, versionId: string, query: TemplateScopeQuery): Promise<VersionView> {
-      const located = await locateForWrite(db, organisationId, messageKey, query);
-      const { row, restored } = await lifecycle.restore(db, organisationId, located.template?.id, versionId);
-      await record(db, organisationId, 'email_template.draft_restored', located, row, `version ${restored.version} restored as the draft (version ${row.version}).`, {
-        restored_version_id: restored.id,
-      });
-      return toVersionView(row);
+      return editing.restore(db, organisationId, organisationId, await locateForWrite(db, organisationId, messageKey, query), versionId);
     },
   };
 }

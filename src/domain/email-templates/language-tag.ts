@@ -2,7 +2,7 @@
 // `^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$`). Tags are case-insensitive (RFC 5646 2.1.1), so `EN-gb` and `en-GB`
 // name one template: we store and answer the conventional case (language lower, script title, region upper).
 import Type from 'typebox';
-import { ApiError } from '../../http/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 
 export const LANGUAGE_PATTERN = '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$';
 export const LANGUAGE_MAX_LENGTH = 35;

@@ -1,7 +1,7 @@
 // The messages the platform sends, compiled into the application like the extensions (spec: What the service
 // does 7): a template only rewords a message of this catalog, never invents one. Each message offers a fixed
 // set of variables; a template version's `variable_refs` may name only those (anything else is a 422).
-import { ApiError } from '../../http/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 
 export const messageCategories = ['account', 'enrolment', 'course', 'assignment', 'quiz', 'forum', 'wiki', 'calendar', 'messaging', 'badges'] as const;
 export type MessageCategory = (typeof messageCategories)[number];

@@ -2,7 +2,7 @@
 // (`tenant`), or one category, course or activity of it, in one language.
 import type { Db } from '../../db/database.ts';
 import type { TemplateScopeLevel } from '../../db/tables.ts';
-import { ApiError } from '../../http/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { activitiesRepository } from '../activities/activities.repository.ts';
 import { categoriesRepository, coursesRepository } from '../courses/courses.repository.ts';
 import { canonicalLanguage } from './language-tag.ts';

@@ -8,7 +8,7 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { Tables } from '../../db/tables.ts';
-import { ApiError } from '../../http/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { newId } from '../../ids.ts';
 import type { OwnerOf, VersionRow, VersionRows, VersionTable } from './versions.repository.ts';
 

@@ -1,8 +1,8 @@
 import Type from 'typebox';
-import { defineOperation } from '../../http/operation.ts';
-import { ListQuery } from '../../http/pagination.ts';
-import { readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
-import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import { ListQuery } from '../../operations/pagination.ts';
+import { createOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
+import { IdParams, Uuid } from '../../operations/schemas.ts';
 import { CreateEnrolmentMethod, DeleteEnrolmentMethodQuery, EnrolmentMethod, UpdateEnrolmentMethod, UpsertEnrolmentMethod } from './enrolment-methods.schemas.ts';
 
 const tag = 'Enrolment methods';
@@ -12,18 +12,16 @@ const capability = 'enrol/configure_method' as const;
 const example = { course_id: '0193a5b2-7c1d-7000-8000-000000000001', type: 'self', name: 'Self enrolment (key)', settings: { enrolment_key: 'stats-2027' } };
 
 export const enrolmentMethodOperations = [
-  defineOperation({
+  listOperation({
     id: 'listEnrolmentMethods',
-    method: 'GET',
-    path: '/enrolment_methods',
+    collection: 'enrolment_methods',
     tag,
     summary: 'List enrolment methods',
     scope: 'enrolments:read',
     capability,
-    writes: false,
     query: Type.Object({ ...ListQuery, course_id: Type.Optional(Uuid({ description: 'Only methods of this course.' })) }, { additionalProperties: false }),
-    success: { status: 200, schema: ListEnvelope(EnrolmentMethod), description: 'A page of enrolment methods.' },
-    errors: [422],
+    item: EnrolmentMethod,
+    name,
     handler: (ctx, { query }) => ctx.services.enrolmentMethods.list(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
@@ -38,44 +36,37 @@ export const enrolmentMethodOperations = [
     name,
     read: (ctx, id) => ctx.services.enrolmentMethods.get(ctx.db, ctx.organisation.id, id),
   }),
-  defineOperation({
+  createOperation({
     id: 'createEnrolmentMethod',
+    collection: 'enrolment_methods',
     errorCodes: ['course.deleted', 'extension.disabled', 'resource.external_id_taken'],
-    method: 'POST',
-    path: '/enrolment_methods',
     tag,
     summary: 'Add an enrolment method to a course',
     description: 'The type must be an enrolment-method extension switched on in this organisation (409 `extension.disabled` otherwise).',
     scope: 'enrolments:write',
     capability,
-    writes: true,
-    idempotency: 'optional',
     emits: ['enrolment_method.created'],
     body: CreateEnrolmentMethod,
     bodyExample: example,
-    success: { status: 201, schema: EnrolmentMethod, description: 'The new enrolment method.' },
-    errors: [409, 422],
+    item: EnrolmentMethod,
+    name,
     handler: (ctx, { body }) => ctx.services.enrolmentMethods.create(ctx.db, ctx.organisation.id, body),
   }),
-  defineOperation({
+  updateOperation({
     id: 'updateEnrolmentMethod',
+    collection: 'enrolment_methods',
     errorCodes: ['enrolment_method.deleted'],
-    method: 'PATCH',
-    path: '/enrolment_methods/{id}',
     tag,
     summary: 'Update an enrolment method',
     description: 'Partial update. `settings` replaces the settings as a whole and must suit the method’s type.',
     scope: 'enrolments:write',
     capability,
-    writes: true,
-    idempotency: 'optional',
     emits: ['enrolment_method.updated'],
-    params: IdParams,
     body: UpdateEnrolmentMethod,
     bodyExample: { status: 'disabled' },
     notFoundCode,
-    success: { status: 200, schema: EnrolmentMethod, description: 'The enrolment method as it is now.' },
-    errors: [404, 409, 422],
+    item: EnrolmentMethod,
+    name,
     handler: (ctx, { params, body }) => ctx.services.enrolmentMethods.update(ctx.db, ctx.organisation.id, params.id, body),
   }),
   defineOperation({

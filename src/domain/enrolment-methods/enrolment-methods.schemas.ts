@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../operations/schemas.ts';
 import { namesOfKind } from '../extensions/extensions.catalog.ts';
 
 // The spec does not show the record's fields; these are what an integrator configuring enrolment needs.

@@ -1,9 +1,7 @@
 import Type from 'typebox';
-import { defineOperation } from '../../http/operation.ts';
-import { ListQuery } from '../../http/pagination.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
-import { IdParams, ListEnvelope } from '../../http/schemas.ts';
-import type { ErrorCode } from '../../http/error-catalog.ts';
+import { ListQuery } from '../../operations/pagination.ts';
+import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
+import type { ErrorCode } from '../../errors/error-catalog.ts';
 import { bulkOperation } from '../bulk/bulk.operation.ts';
 import type { BulkRequestBody } from '../bulk/bulk-engine.ts';
 import { prefetchedLookups, type EnrolmentLookups } from './enrolments.lookups.ts';
@@ -12,6 +10,7 @@ import { CreateEnrolment, Enrolment, ListEnrolmentsFilters, UpdateEnrolment, Ups
 const tag = 'Enrolments';
 const name: ResourceName = { singular: 'enrolment', plural: 'enrolments' };
 const notFoundCode = 'enrolment.not_found' as const;
+const enrolment = { collection: 'enrolments', tag, item: Enrolment, name, notFoundCode } as const;
 const read = { scope: 'enrolments:read', capability: 'enrol/view' } as const;
 const write = { scope: 'enrolments:write', capability: 'enrol/manage' } as const;
 const createRefusals: ErrorCode[] = ['course.deleted', 'user.deleted', 'enrolment_method.disabled', 'enrolment.exists', 'resource.external_id_taken'];
@@ -59,84 +58,59 @@ export const enrolmentOperations = [
     getByExternalId: (ctx, ext) => ctx.services.enrolments.getByExternalId(ctx.db, ctx.organisation.id, ext),
     upsertByExternalId: (ctx, ext, body) => ctx.services.enrolments.upsertByExternalId(ctx.db, ctx.organisation.id, ext, body),
   }),
-  defineOperation({
+  listOperation({
+    ...enrolment,
     id: 'listEnrolments',
-    method: 'GET',
-    path: '/enrolments',
-    tag,
     summary: 'List enrolments',
     description: 'Enrolments in creation order (or in order of change with `updated_since`), optionally of one course, one user or one status.',
     ...read,
-    writes: false,
     query: Type.Object({ ...ListQuery, ...ListEnrolmentsFilters }, { additionalProperties: false }),
-    success: { status: 200, schema: ListEnvelope(Enrolment), description: 'A page of enrolments.' },
-    errors: [422],
     handler: (ctx, { query }) => ctx.services.enrolments.list(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
+    ...enrolment,
     id: 'getEnrolment',
-    collection: 'enrolments',
-    tag,
     summary: 'Read an enrolment',
     description: 'A deleted (ended) enrolment is still readable, with `deleted_at` set.',
     ...read,
-    notFoundCode,
-    item: Enrolment,
-    name,
     read: (ctx, id) => ctx.services.enrolments.get(ctx.db, ctx.organisation.id, id),
   }),
-  defineOperation({
+  createOperation({
+    ...enrolment,
     id: 'createEnrolment',
-    errorCodes: createRefusals,
-    emits: ['enrolment.created'],
-    method: 'POST',
-    path: '/enrolments',
-    tag,
     summary: 'Enrol a user in a course',
     description:
       'Through one of the course’s enrolment methods, which must be enabled; `role` defaults to the method’s role. ' +
       'A method of another course is a 422 at `/enrolment_method_id`; a disabled or deleted method a 409 `enrolment_method.disabled`; ' +
       'the same user already enrolled through that method a 409 `enrolment.exists`; a deleted course or user a 409 `course.deleted` / `user.deleted`.',
     ...write,
-    writes: true,
-    idempotency: 'optional',
+    emits: ['enrolment.created'],
+    errorCodes: createRefusals,
     body: CreateEnrolment,
     bodyExample: example,
-    success: { status: 201, schema: Enrolment, description: 'The new enrolment.' },
-    errors: [409, 422],
     handler: (ctx, { body }) => ctx.services.enrolments.create(ctx.db, ctx.organisation.id, body),
   }),
-  defineOperation({
+  updateOperation({
+    ...enrolment,
     id: 'updateEnrolment',
-    errorCodes: ['enrolment.deleted'],
-    emits: ['enrolment.updated'],
-    method: 'PATCH',
-    path: '/enrolments/{id}',
-    tag,
     summary: 'Change an enrolment’s role, status or dates',
     description: 'Partial update: fields absent from the body are left as they are; a body that changes nothing writes nothing. A deleted enrolment cannot change (409).',
     ...write,
-    writes: true,
-    idempotency: 'optional',
-    params: IdParams,
+    emits: ['enrolment.updated'],
+    errorCodes: ['enrolment.deleted'],
     body: UpdateEnrolment,
     bodyExample: { status: 'suspended', ends_at: '2027-06-30T23:59:59Z' },
-    notFoundCode,
-    success: { status: 200, schema: Enrolment, description: 'The enrolment as it is now.' },
-    errors: [404, 409, 422],
     handler: (ctx, { params, body }) => ctx.services.enrolments.update(ctx.db, ctx.organisation.id, { id: params.id }, body),
   }),
   deleteByIdOperation({
+    ...enrolment,
     id: 'deleteEnrolment',
     errorCodes: ['enrolment.deleted'],
-    collection: 'enrolments',
     emits: ['enrolment.deleted'],
-    tag,
     summary: 'Unenrol: end an enrolment',
     description: 'Soft delete: the enrolment keeps its row with `deleted_at` set, leaves lists unless `include_deleted=true`, and its tombstone appears in `/enrolments/deletions`.',
     scope: 'enrolments:delete',
     capability: 'enrol/manage',
-    notFoundCode,
     remove: (ctx, id) => ctx.services.enrolments.remove(ctx.db, ctx.organisation.id, { id }),
   }),
   bulkOperation({

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, Nullable, Timestamp, Uuid, nameSchemas } from '../../http/schemas.ts';
+import { ExternalId, Nullable, Timestamp, Uuid, nameSchemas } from '../../operations/schemas.ts';
 import { Role } from '../enrolment-methods/enrolment-methods.schemas.ts';
 
 const EnrolmentRole = { ...Role, description: 'The person’s role in the course; left out, the enrolment method’s role.' };

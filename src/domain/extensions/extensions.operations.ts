@@ -1,7 +1,7 @@
 import Type from 'typebox';
-import { defineOperation } from '../../http/operation.ts';
+import { defineOperation } from '../../operations/operation.ts';
 import { Extension } from './extensions.schemas.ts';
-import { namedAfter } from '../../http/schemas.ts';
+import { namedAfter } from '../../operations/schemas.ts';
 
 export const extensionOperations = [
   defineOperation({

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { nameSchemas, Nullable, Timestamp } from '../../http/schemas.ts';
+import { nameSchemas, Nullable, Timestamp } from '../../operations/schemas.ts';
 import { extensionKinds, type ExtensionKind } from './extensions.catalog.ts';
 
 export const Extension = Type.Object(

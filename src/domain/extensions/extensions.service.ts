@@ -3,7 +3,7 @@
 import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
-import { ApiError } from '../../http/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { extensionCatalog, extensionFor, isExtensionId, type ExtensionKind } from './extensions.catalog.ts';
 import type { Extension } from './extensions.schemas.ts';
 import { extensionsRepository } from './extensions.repository.ts';

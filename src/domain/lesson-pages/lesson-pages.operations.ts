@@ -1,8 +1,7 @@
 import Type from 'typebox';
-import { defineOperation } from '../../http/operation.ts';
-import { ListQuery } from '../../http/pagination.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
-import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
+import { ListQuery } from '../../operations/pagination.ts';
+import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
+import { Uuid } from '../../operations/schemas.ts';
 import { bulkOperation } from '../bulk/bulk.operation.ts';
 import { CreateLessonPage, LessonPage, UpdateLessonPage, UpsertLessonPage } from './lesson-pages.schemas.ts';
 import { lessonPageLookups } from './lesson-pages.service.ts';
@@ -41,18 +40,16 @@ export const lessonPageOperations = [
     getByExternalId: (ctx, ext) => ctx.services.lessonPages.getByExternalId(ctx.db, ctx.organisation.id, ext),
     upsertByExternalId: (ctx, ext, body) => ctx.services.lessonPages.upsertByExternalId(ctx.db, ctx.organisation.id, ext, body),
   }),
-  defineOperation({
+  listOperation({
     id: 'listLessonPages',
-    method: 'GET',
-    path: '/lesson_pages',
+    collection: 'lesson_pages',
     tag,
     summary: 'List lesson pages',
     description: 'Pages in lesson order (by lesson, then `sort_key`), optionally of one lesson; with `updated_since`, in order of change.',
     ...read,
-    writes: false,
     query: Type.Object({ ...ListQuery, lesson_id: Type.Optional(Uuid({ description: 'Only pages of this lesson activity.' })) }, { additionalProperties: false }),
-    success: { status: 200, schema: ListEnvelope(LessonPage), description: 'A page of lesson pages.' },
-    errors: [422],
+    item: LessonPage,
+    name,
     handler: (ctx, { query }) => ctx.services.lessonPages.list(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
@@ -67,44 +64,39 @@ export const lessonPageOperations = [
     name,
     read: (ctx, id) => ctx.services.lessonPages.get(ctx.db, ctx.organisation.id, id),
   }),
-  defineOperation({
+  createOperation({
     id: 'createLessonPage',
+    collection: 'lesson_pages',
     errorCodes: ['activity.deleted', 'resource.external_id_taken'],
     emits: [events.created],
-    method: 'POST',
-    path: '/lesson_pages',
     tag,
     summary: 'Create a lesson page',
     description:
       'Adds a page to a lesson activity: at the end, or right after `after_page_id` (null: first). Its answers must suit its `page_type` (422 at `/answers`). A deleted lesson takes no new pages (409 `activity.deleted`).',
     ...manage,
-    writes: true,
-    idempotency: 'optional',
     body: CreateLessonPage,
     bodyExample: example,
-    success: { status: 201, schema: LessonPage, description: 'The new page.' },
-    errors: [409, 422],
+    item: LessonPage,
+    name,
+    successDescription: 'The new page.',
     handler: (ctx, { body }) => ctx.services.lessonPages.create(ctx.db, ctx.organisation.id, body),
   }),
-  defineOperation({
+  updateOperation({
     id: 'updateLessonPage',
+    collection: 'lesson_pages',
     errorCodes: ['activity.deleted', 'lesson_page.deleted'],
     emits: [events.updated],
-    method: 'PATCH',
-    path: '/lesson_pages/{id}',
     tag,
     summary: 'Change or move a lesson page',
     description:
       'Partial update: fields absent from the body are left as they are; `answers` replaces the whole list; `after_page_id` moves the page (null: first). A deleted page, or a page of a deleted lesson, cannot change (409).',
     ...manage,
-    writes: true,
-    idempotency: 'optional',
-    params: IdParams,
     body: UpdateLessonPage,
     bodyExample: { title: 'Which gas do plants take in from the air?' },
     notFoundCode,
-    success: { status: 200, schema: LessonPage, description: 'The page as it is now.' },
-    errors: [404, 409, 422],
+    item: LessonPage,
+    name,
+    successDescription: 'The page as it is now.',
     handler: (ctx, { params, body }) => ctx.services.lessonPages.update(ctx.db, ctx.organisation.id, { id: params.id }, body),
   }),
   deleteByIdOperation({

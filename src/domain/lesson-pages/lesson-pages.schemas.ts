@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../operations/schemas.ts';
 import { jumpKeywords, pageTypeNames, type JumpKeyword, type PageTypeName } from './page-types.ts';
 
 // The spec names lesson pages but shows none of their fields ("Fields of … lesson page records: not shown").

@@ -8,12 +8,12 @@ import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
 import type { EventType } from '../../events/catalog.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
-import { ApiError, fieldError, type FieldError } from '../../http/api-error.ts';
-import type { CursorCodec } from '../../http/pagination.ts';
+import { ApiError, fieldError, type FieldError } from '../../errors/api-error.ts';
+import type { CursorCodec } from '../../operations/pagination.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
 import { newId } from '../../ids.ts';
 import { requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
-import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { softDelete } from '../deletions/soft-delete.ts';
 import { listPage, type ListParams } from '../listing.ts';
 import type { CreateLessonPage, LessonPage, UpdateLessonPage, UpsertLessonPage } from './lesson-pages.schemas.ts';
 import { lessonPagesRepository, type LessonPageRef, type LessonPageRow } from './lesson-pages.repository.ts';
@@ -249,9 +249,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
 
     async remove(db: Db, organisationId: string, ref: LessonPageRef, lookups = lessonPageLookups()): Promise<void> {
       const row = await writable(db, organisationId, ref, lookups);
-      const at = clock.now().toISOString();
-      await lessonPagesRepository.update(db, organisationId, row.id, { deleted_at: at, updated_at: at });
-      await deletionsRepository.record(db, organisationId, 'lesson_page', row, at);
+      await softDelete(db, organisationId, 'lesson_page', row, clock.now().toISOString(), (patch) => lessonPagesRepository.update(db, organisationId, row.id, patch));
       await record(db, organisationId, 'lesson_page.deleted', row, `Lesson page ${describeTitle(row.title)} deleted.`);
     },
   };

@@ -1,7 +1,7 @@
 // What each lesson page type expects of its answers. A content page's answers are its buttons; a question
 // page's are the choices (or accepted answers) with their feedback, score and jump; the structural pages
 // (end of branch, cluster, end of cluster) carry at most one answer: the jump a learner takes from them.
-import type { FieldError } from '../../http/api-error.ts';
+import type { FieldError } from '../../errors/api-error.ts';
 
 export const pageTypeNames = ['content', 'multichoice', 'truefalse', 'shortanswer', 'numerical', 'essay', 'matching', 'end_of_branch', 'cluster', 'end_of_cluster'] as const;
 export type PageTypeName = (typeof pageTypeNames)[number];

@@ -1,7 +1,7 @@
 // An organisation's mail log, for its administrators: what the mail-log transport (src/mail/mail-log.ts) wrote
 // when no SMTP server is configured, paged like every list.
 import type { Db } from '../../db/database.ts';
-import type { CursorCodec, Page } from '../../http/pagination.ts';
+import type { CursorCodec, Page } from '../../operations/pagination.ts';
 import { mailLogRepository } from '../../mail/mail-log.ts';
 import { listPage } from '../listing.ts';
 

@@ -1,8 +1,8 @@
 // GET and PATCH /organisation: the caller's organisation and its settings (docs/api-guide.md#users-roles-and-the-organisation).
 import Type, { type Static } from 'typebox';
-import { fieldError } from '../../http/api-error.ts';
-import { defineOperation } from '../../http/operation.ts';
-import { Timestamp, Uuid, nameSchemas } from '../../http/schemas.ts';
+import { fieldError } from '../../errors/api-error.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import { Timestamp, Uuid, nameSchemas } from '../../operations/schemas.ts';
 import type { Organisation as OrganisationRow } from '../organisations/organisations.repository.ts';
 
 const Organisation = Type.Object(

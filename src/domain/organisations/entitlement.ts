@@ -2,7 +2,7 @@
 // entitlement. Without it, creating keys, clients and subscriptions is refused (412 commerce.plan_entitlement)
 // whichever way it is asked for: REST, admin page or CLI.
 import type { Db } from '../../db/database.ts';
-import { ApiError } from '../../http/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { organisationsRepository } from './organisations.repository.ts';
 
 export async function requireApiEntitlement(db: Db, organisationId: string, what: string): Promise<void> {

@@ -2,7 +2,7 @@
 import type { Db } from '../../db/database.ts';
 import type { Clock } from '../../clock.ts';
 import { newId } from '../../ids.ts';
-import { bumpCredentialEpoch } from '../../auth/credential-epoch.ts';
+import { bumpCredentialEpoch } from '../../access/credential-epoch.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { auditChange } from '../../audit/audit-log.ts';
 import { organisationsRepository, type Organisation } from './organisations.repository.ts';
@@ -27,7 +27,7 @@ export function createOrganisationService(deps: { db: Db; clock: Clock; events: 
   /**
    * The request's one tenancy read, never cached: it returns the plan (entitlement) and the credentials epoch
    * as they are now, so a change another process committed applies from the next request on
-   * (src/auth/credential-epoch.ts).
+   * (src/access/credential-epoch.ts).
    */
   function findByAddress(address: string): Promise<Organisation | undefined> {
     return organisationsRepository.findByAddress(db, address);

@@ -1,7 +1,7 @@
 import Type from 'typebox';
-import { ApiError } from '../../http/api-error.ts';
-import { defineOperation } from '../../http/operation.ts';
-import { named, Uuid } from '../../http/schemas.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import { named, Uuid } from '../../operations/schemas.ts';
 
 const Me = named(
   'Me',

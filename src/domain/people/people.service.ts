@@ -1,11 +1,11 @@
 import type { Db } from '../../db/database.ts';
 import type { Clock } from '../../clock.ts';
 import { newId } from '../../ids.ts';
-import { isRoleName, type RoleName } from '../../auth/capabilities.ts';
-import { hashPassword } from '../../auth/passwords.ts';
-import { sessionsRepository } from '../../auth/sessions.repository.ts';
-import { bumpCredentialEpoch } from '../../auth/credential-epoch.ts';
-import { ApiError, fieldError } from '../../http/api-error.ts';
+import { isRoleName, type RoleName } from '../../access/capabilities.ts';
+import { hashPassword } from '../../crypto/passwords.ts';
+import { sessionsRepository } from '../../access/sessions.repository.ts';
+import { bumpCredentialEpoch } from '../../access/credential-epoch.ts';
+import { ApiError, fieldError } from '../../errors/api-error.ts';
 import { peopleRepository } from './people.repository.ts';
 import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
 import { auditChange } from '../../audit/audit-log.ts';

@@ -1,7 +1,7 @@
 // Platform templates are the deployment's, reached through any organisation address; only a platform
 // administrator (`platform/email_templates_edit`) may read or change them. They have no organisation, so
 // "another organisation's resource" does not apply: every organisation address reaches the same templates.
-import { defineOperation, Outcome } from '../../http/operation.ts';
+import { defineOperation, Outcome } from '../../operations/operation.ts';
 import {
   PlatformEmailTemplateDraft,
   platformEmailTemplateDraftExample,

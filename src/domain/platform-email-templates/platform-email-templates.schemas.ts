@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { nameSchemas, Nullable, Uuid } from '../../http/schemas.ts';
+import { nameSchemas, Nullable, Uuid } from '../../operations/schemas.ts';
 import { EmailTemplateDraft, emailTemplateDraftExample, EmailTemplateVersion, MessageKey } from '../email-templates/email-templates.schemas.ts';
 
 // spec: Resources — a platform version is an organisation version without from_name, reply_to and text_part.

@@ -6,12 +6,11 @@
 import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
-import type { EventType } from '../../events/catalog.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { newId } from '../../ids.ts';
-import { checkDraftContent, draftColumns } from '../email-templates/draft-content.ts';
 import { languageFromPath } from '../email-templates/language-tag.ts';
 import { requireMessage, type MessageDefinition } from '../email-templates/message-catalog.ts';
+import { templateEditing } from '../email-templates/template-editing.ts';
 import { insertOrConflict, versionLifecycle } from '../email-templates/version-lifecycle.ts';
 import type { VersionRow } from '../email-templates/versions.repository.ts';
 import type { PlatformEmailTemplateDraft, PlatformEmailTemplateVersion, PlatformEmailTemplateView } from './platform-email-templates.schemas.ts';
@@ -43,25 +42,27 @@ interface Located {
 }
 
 export function createPlatformEmailTemplateService(deps: { clock: Clock; events: EventRecorder }) {
-  const { clock, events } = deps;
-  const lifecycle = versionLifecycle<'platform_email_template_versions'>(deps, platformEmailTemplateVersions, [...contentFields, 'variable_refs']);
+  const { clock } = deps;
+  const editing = templateEditing<'platform_email_template_versions', Located, (typeof contentFields)[number], VersionView>({
+    lifecycle: versionLifecycle<'platform_email_template_versions'>(deps, platformEmailTemplateVersions, [...contentFields, 'variable_refs']),
+    events: deps.events,
+    contentFields,
+    eventTypes: { draftSaved: 'platform_email_template.draft_saved', published: 'platform_email_template.published', restored: 'platform_email_template.draft_restored' },
+    async createTemplate(db, _organisationId, at) {
+      const row = { id: newId(), message_key: at.message.message_key, language: at.language, created_at: clock.now().toISOString() };
+      await insertOrConflict(() => platformEmailTemplatesRepository.insert(db, row));
+      return row.id;
+    },
+    eventFields: (at) => ({ language: at.language }),
+    describe: (at) => `Platform template ${JSON.stringify(at.message.title)} (${at.language})`,
+    view: toPlatformVersionView,
+  });
 
   /** The language tag first (422), then the message (404). */
   async function locate(db: Db, messageKey: string, languageParam: string): Promise<Located> {
     const language = languageFromPath(languageParam);
     const message = requireMessage(messageKey);
     return { message, language, template: await platformEmailTemplatesRepository.find(db, messageKey, language) };
-  }
-
-  async function record(db: Db, organisationId: string, type: EventType, at: Located, version: VersionRowOf, summary: string, extra: Record<string, string> = {}) {
-    await events.record(db, organisationId, type, {
-      id: version.template_id,
-      message_key: at.message.message_key,
-      language: at.language,
-      version_id: version.id,
-      ...extra,
-      summary: `Platform template ${JSON.stringify(at.message.title)} (${at.language}): ${summary}`,
-    });
   }
 
   return {
@@ -83,34 +84,16 @@ export function createPlatformEmailTemplateService(deps: { clock: Clock; events:
     },
 
     async saveDraft(db: Db, organisationId: string, messageKey: string, language: string, input: Static<typeof PlatformEmailTemplateDraft>) {
-      const located = await locate(db, messageKey, language);
-      checkDraftContent(located.message, input);
-      let template = located.template;
-      if (!template) {
-        template = { id: newId(), message_key: messageKey, language: located.language, created_at: clock.now().toISOString() };
-        const row = template;
-        await insertOrConflict(() => platformEmailTemplatesRepository.insert(db, row));
-      }
-      const { row, created } = await lifecycle.saveDraft(db, null, template.id, draftColumns(input, contentFields));
-      await record(db, organisationId, 'platform_email_template.draft_saved', located, row, `draft saved as version ${row.version}.`);
-      return { created, version: toPlatformVersionView(row) };
+      return editing.saveDraft(db, organisationId, null, await locate(db, messageKey, language), input);
     },
 
     async publish(db: Db, organisationId: string, messageKey: string, language: string): Promise<VersionView> {
-      const located = await locate(db, messageKey, language);
-      const row = await lifecycle.publish(db, null, located.template?.id);
-      await record(db, organisationId, 'platform_email_template.published', located, row, `version ${row.version} published.`);
-      return toPlatformVersionView(row);
+      return editing.publish(db, organisationId, null, await locate(db, messageKey, language));
     },
 
     /** spec: operation 3 — copies an earlier version into the draft; it does not publish. */
     async restore(db: Db, organisationId: string, messageKey: string, language: string, versionId: string): Promise<VersionView> {
-      const located = await locate(db, messageKey, language);
-      const { row, restored } = await lifecycle.restore(db, null, located.template?.id, versionId);
-      await record(db, organisationId, 'platform_email_template.draft_restored', located, row, `version ${restored.version} restored as the draft (version ${row.version}).`, {
-        restored_version_id: restored.id,
-      });
-      return toPlatformVersionView(row);
+      return editing.restore(db, organisationId, null, await locate(db, messageKey, language), versionId);
     },
   };
 }

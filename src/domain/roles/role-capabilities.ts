@@ -3,7 +3,7 @@
 // verifies a credential; what it returns is cached under the credentials epoch, which every role change bumps
 // (src/auth/credential-epoch.ts), so a changed role applies from the next request on every process.
 import type { Db } from '../../db/database.ts';
-import { capabilitiesOf, isRoleName, type Capability } from '../../auth/capabilities.ts';
+import { capabilitiesOf, isRoleName, type Capability } from '../../access/capabilities.ts';
 import { rolesRepository } from './roles.repository.ts';
 
 export async function customRoleCapabilities(db: Db, organisationId: string, keys: readonly string[]): Promise<Map<string, string[]>> {

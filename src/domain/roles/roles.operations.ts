@@ -1,8 +1,8 @@
 // /roles, /roles/{key} and /capabilities (docs/api-guide.md#users-roles-and-the-organisation).
 import Type from 'typebox';
-import { defineOperation } from '../../http/operation.ts';
-import { PageQuery } from '../../http/pagination.ts';
-import { ListEnvelope } from '../../http/schemas.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import { PageQuery } from '../../operations/pagination.ts';
+import { ListEnvelope } from '../../operations/schemas.ts';
 import { CapabilityInfo, CapabilityList, CreateRole, Role, RoleParams, UpdateRole } from './roles.schemas.ts';
 import { capabilityCatalog } from './roles.service.ts';
 

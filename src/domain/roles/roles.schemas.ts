@@ -1,6 +1,6 @@
 import Type from 'typebox';
-import { organisationCapabilities } from '../../auth/capabilities.ts';
-import { Nullable, Timestamp, nameSchemas } from '../../http/schemas.ts';
+import { organisationCapabilities } from '../../access/capabilities.ts';
+import { Nullable, Timestamp, nameSchemas } from '../../operations/schemas.ts';
 
 /** A custom role's key: lower-case letters, digits and `_`, starting with a letter (so no `like` wildcard, no clash with a path). */
 export const ROLE_KEY_PATTERN = '^[a-z][a-z0-9_]{1,39}$';

@@ -1,13 +1,14 @@
 import Type from 'typebox';
-import { defineOperation } from '../../http/operation.ts';
-import { ListQuery } from '../../http/pagination.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
-import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
+import { ListQuery } from '../../operations/pagination.ts';
+import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
+import { Uuid } from '../../operations/schemas.ts';
 import { CreateSection, Section, UpdateSection, UpsertSection } from './sections.schemas.ts';
 
 const tag = 'Sections';
 const name: ResourceName = { singular: 'section', plural: 'sections' };
 const notFoundCode = 'section.not_found' as const;
+const section = { collection: 'sections', tag, item: Section, name, notFoundCode } as const;
+const write = { scope: 'courses:write', capability: 'course/update' } as const;
 
 export const sectionOperations = [
   ...syncOperations({
@@ -20,25 +21,20 @@ export const sectionOperations = [
     item: Section,
     notFoundCode,
     read: { scope: 'courses:read', capability: 'course/view' },
-    write: { scope: 'courses:write', capability: 'course/update' },
+    write,
     upsertBody: UpsertSection,
     upsertExample: { course_id: '0193a5b2-7c1d-7000-8000-000000000001', title: 'Week 1', visible: true },
     getByExternalId: (ctx, ext) => ctx.services.sections.getByExternalId(ctx.db, ctx.organisation.id, ext),
     upsertByExternalId: (ctx, ext, body) => ctx.services.sections.upsertByExternalId(ctx.db, ctx.organisation.id, ext, body),
   }),
-  defineOperation({
+  listOperation({
+    ...section,
     id: 'listSections',
-    method: 'GET',
-    path: '/sections',
-    tag,
     summary: 'List sections',
     description: 'Sections in creation order, optionally of one course.',
     scope: 'courses:read',
     capability: 'course/view',
-    writes: false,
     query: Type.Object({ ...ListQuery, course_id: Type.Optional(Uuid({ description: 'Only sections of this course.' })) }, { additionalProperties: false }),
-    success: { status: 200, schema: ListEnvelope(Section), description: 'A page of sections.' },
-    errors: [422],
     handler: (ctx, { query }) => ctx.services.sections.list(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
@@ -54,44 +50,28 @@ export const sectionOperations = [
     name,
     read: (ctx, id) => ctx.services.sections.get(ctx.db, ctx.organisation.id, id),
   }),
-  defineOperation({
+  createOperation({
+    ...section,
     id: 'createSection',
-    errorCodes: ['course.deleted', 'resource.external_id_taken'],
-    emits: ['section.created'],
-    method: 'POST',
-    path: '/sections',
-    tag,
     summary: 'Create a section',
     description: 'Appends a section at the end of its course.',
-    scope: 'courses:write',
-    capability: 'course/update',
-    writes: true,
-    idempotency: 'optional',
+    ...write,
+    emits: ['section.created'],
+    errorCodes: ['course.deleted', 'resource.external_id_taken'],
     body: CreateSection,
     bodyExample: { course_id: '0193a5b2-7c1d-7000-8000-000000000001', title: 'Week 1', visible: true },
-    success: { status: 201, schema: Section, description: 'The new section.' },
-    errors: [409, 422],
     handler: (ctx, { body }) => ctx.services.sections.create(ctx.db, ctx.organisation.id, body),
   }),
-  defineOperation({
+  updateOperation({
+    ...section,
     id: 'updateSection',
-    errorCodes: ['section.deleted'],
-    emits: ['section.updated'],
-    method: 'PATCH',
-    path: '/sections/{id}',
-    tag,
     summary: 'Rename a section, or show or hide it',
     description: 'Partial update: fields absent from the body are left as they are. A deleted section cannot change (409).',
-    scope: 'courses:write',
-    capability: 'course/update',
-    writes: true,
-    idempotency: 'optional',
-    params: IdParams,
+    ...write,
+    emits: ['section.updated'],
+    errorCodes: ['section.deleted'],
     body: UpdateSection,
     bodyExample: { title: 'Week 1: Foundations', visible: false },
-    notFoundCode,
-    success: { status: 200, schema: Section, description: 'The section as it is now.' },
-    errors: [404, 409, 422],
     handler: (ctx, { params, body }) => ctx.services.sections.update(ctx.db, ctx.organisation.id, params.id, body),
   }),
   deleteByIdOperation({

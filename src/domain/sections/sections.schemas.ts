@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../operations/schemas.ts';
 
 // The spec leaves the summary's shape open; we store formatted text, as course pages render it.
 export const SectionSummary = Type.Object(

@@ -5,10 +5,10 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
 import { newId } from '../../ids.ts';
-import { ApiError, fieldError } from '../../http/api-error.ts';
-import type { CursorCodec } from '../../http/pagination.ts';
+import { ApiError, fieldError } from '../../errors/api-error.ts';
+import type { CursorCodec } from '../../operations/pagination.ts';
 import { listPage, type ListParams } from '../listing.ts';
-import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { softDelete } from '../deletions/soft-delete.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';
 import type { CreateSection, Section, UpdateSection, UpsertSection } from './sections.schemas.ts';
@@ -131,9 +131,7 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
 
     async remove(db: Db, organisationId: string, id: string): Promise<void> {
       const row = await live(db, organisationId, id);
-      const at = clock.now().toISOString();
-      await sectionsRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at });
-      await deletionsRepository.record(db, organisationId, 'section', row, at);
+      await softDelete(db, organisationId, 'section', row, clock.now().toISOString(), (patch) => sectionsRepository.update(db, organisationId, id, patch));
       await events.record(db, organisationId, 'section.deleted', { id, course_id: row.course_id, summary: `Section ${describeTitle(row.title)} deleted.` });
     },
   };

@@ -1,10 +1,11 @@
-import { readByIdOperation, type ResourceName } from '../../http/resource-operations.ts';
-import { defineOperation, Outcome } from '../../http/operation.ts';
-import { IdParams } from '../../http/schemas.ts';
+import { createOperation, readByIdOperation, type ResourceName } from '../../operations/resource-operations.ts';
+import { defineOperation, Outcome } from '../../operations/operation.ts';
+import { IdParams } from '../../operations/schemas.ts';
 import { CreateStorageTarget, EmptyBody, File, Ok, StorageTarget, StorageTargetList, UploadFile } from './storage.schemas.ts';
 
 const tag = 'Storage';
 const name: ResourceName = { singular: 'file', plural: 'files' };
+const targetName: ResourceName = { singular: 'storage target', plural: 'storage targets' };
 
 export const storageOperations = [
   defineOperation({
@@ -21,23 +22,21 @@ export const storageOperations = [
     errors: [],
     handler: (ctx) => ctx.services.storage.listTargets(ctx.db, ctx.organisation.id),
   }),
-  defineOperation({
+  createOperation({
     id: 'createStorageTarget',
+    collection: 'storage_targets',
     errorCodes: ['storage.directory_taken', 'storage.too_many_targets'],
-    method: 'POST',
-    path: '/storage_targets',
     tag,
     summary: 'Add a storage target',
     description: 'A directory below the storage root the operator allows (STORAGE_TARGETS_ROOT). It does not become the default by itself.',
     scope: 'files:write',
     capability: 'tenant/configure',
-    writes: true,
-    idempotency: 'optional',
     emits: ['storage_target.created'],
     body: CreateStorageTarget,
     bodyExample: { name: 'Archive volume', directory: 'archive/2027' },
-    success: { status: 201, schema: StorageTarget, description: 'The new target.' },
-    errors: [409, 422],
+    item: StorageTarget,
+    name: targetName,
+    successDescription: 'The new target.',
     handler: (ctx, { body }) => ctx.services.storage.createTarget(ctx.db, ctx.organisation.id, body),
   }),
   defineOperation({
@@ -80,22 +79,21 @@ export const storageOperations = [
     errors: [409, 422],
     handler: (ctx) => ctx.services.storage.restoreDeployment(ctx.db, ctx.organisation.id),
   }),
-  defineOperation({
+  createOperation({
     id: 'uploadFile',
-    method: 'POST',
-    path: '/files',
+    collection: 'files',
     tag,
     summary: 'Store a file',
     description: 'Written to the organisation’s default storage target, which the file then remembers.',
     scope: 'files:write',
     capability: 'file/upload',
-    writes: true,
-    idempotency: 'optional',
     emits: ['file.created'],
     body: UploadFile,
     bodyExample: { filename: 'syllabus.txt', content_type: 'text/plain', content_base64: Buffer.from('Week 1: foundations').toString('base64') },
-    success: { status: 201, schema: File, description: 'The stored file.' },
     errors: [422],
+    item: File,
+    name,
+    successDescription: 'The stored file.',
     handler: (ctx, { body }) => ctx.services.storage.upload(ctx.db, ctx.organisation.id, ctx.actor.personId, body),
   }),
   readByIdOperation({

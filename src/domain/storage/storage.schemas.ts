@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { nameSchemas, Nullable, Timestamp, Uuid } from '../../operations/schemas.ts';
 
 // The spec does not show the storage target record; this is what an administrator choosing storage needs.
 export const StorageTarget = Type.Object(

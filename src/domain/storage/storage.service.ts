@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
-import { ApiError, fieldError } from '../../http/api-error.ts';
+import { ApiError, fieldError } from '../../errors/api-error.ts';
 import { newId } from '../../ids.ts';
 import { resolveTargetDirectory, type FileStore } from './file-store.ts';
 import type { CreateStorageTarget, File, StorageTarget, UploadFile } from './storage.schemas.ts';

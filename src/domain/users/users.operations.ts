@@ -1,11 +1,11 @@
 // The /users API (docs/api-guide.md#users-roles-and-the-organisation). Every operation calls the users service with the caller's authority,
 // the same functions the admin page and the CLI call.
 import Type from 'typebox';
-import { ApiError } from '../../http/api-error.ts';
-import { defineOperation, type OperationContext } from '../../http/operation.ts';
-import { ListQuery } from '../../http/pagination.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
-import { IdParams, ListEnvelope, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { defineOperation, type OperationContext } from '../../operations/operation.ts';
+import { ListQuery } from '../../operations/pagination.ts';
+import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../operations/resource-operations.ts';
+import { IdParams, ListEnvelope, Timestamp, Uuid } from '../../operations/schemas.ts';
 import { bulkOperation } from '../bulk/bulk.operation.ts';
 import type { BulkTarget } from '../bulk/bulk-engine.ts';
 import { CreateUser, UpdateUser, UpsertUser, User, UserListFilters, Invitation } from './users.schemas.ts';

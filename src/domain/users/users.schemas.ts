@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, Nullable, Timestamp, Uuid, nameSchemas } from '../../http/schemas.ts';
+import { ExternalId, Nullable, Timestamp, Uuid, nameSchemas } from '../../operations/schemas.ts';
 import { ROLE_KEY_PATTERN } from '../roles/roles.schemas.ts';
 
 const Status = Type.Union([Type.Literal('active'), Type.Literal('suspended')], {

@@ -11,7 +11,7 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { newId } from '../../ids.ts';
-import { UnsafeEndpoint, type EndpointGuard, type ResolvedEndpoint } from './endpoint-guard.ts';
+import { UnsafeEndpoint, type EndpointGuard, type ResolvedEndpoint } from '../../net/endpoint-guard.ts';
 import type { HttpSender, SendResult } from './http-sender.ts';
 import { nextAttemptAt } from './retry-policy.ts';
 import { webhookDeliveryAttempts, type DeliveryResult } from '../../metrics/instruments.ts';

@@ -2,7 +2,7 @@
 // the certificate is verified against the URL's host name (not that address), and connections are reused.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { makeCertificate, startReceiver, type Receiver } from '../../../test/support/webhook-receiver.ts';
+import { makeCertificate, startReceiver, type Receiver } from '../../../testkit/webhook-receiver.ts';
 import { createHttpSender, type HttpSender } from './http-sender.ts';
 
 /** An endpoint as the guard hands it over: the URL as registered, pinned to 127.0.0.1. */

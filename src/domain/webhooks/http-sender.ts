@@ -3,7 +3,7 @@
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
-import type { ResolvedEndpoint } from './endpoint-guard.ts';
+import type { ResolvedEndpoint } from '../../net/endpoint-guard.ts';
 
 export const RESPONSE_BODY_LOG_LIMIT = 2048;
 

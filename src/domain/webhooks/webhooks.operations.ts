@@ -1,9 +1,9 @@
 import Type from 'typebox';
 import { eventCatalog } from '../../events/catalog.ts';
-import { deleteByIdOperation, readByIdOperation, type ResourceName } from '../../http/resource-operations.ts';
-import { defineOperation } from '../../http/operation.ts';
-import { PageQuery } from '../../http/pagination.ts';
-import { IdParams, ListEnvelope, namedAfter } from '../../http/schemas.ts';
+import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import { PageQuery } from '../../operations/pagination.ts';
+import { IdParams, ListEnvelope, namedAfter } from '../../operations/schemas.ts';
 import type { VerifiedEndpoint } from './webhooks.service.ts';
 import {
   CreateWebhookSubscription,
@@ -22,11 +22,10 @@ const manage = { capability: 'webhook/manage' as const };
 const notFoundCode = 'webhook_subscription.not_found' as const;
 
 export const webhookOperations = [
-  defineOperation({
+  createOperation({
     id: 'createWebhookSubscription',
+    collection: 'webhook_subscriptions',
     errorCodes: ['webhook_subscription.url_taken'],
-    method: 'POST',
-    path: '/webhook_subscriptions',
     tag,
     summary: 'Create a webhook subscription',
     description:
@@ -35,28 +34,26 @@ export const webhookOperations = [
       'The signing `secret` is returned only in this response.',
     scope: 'webhooks:write',
     ...manage,
-    writes: true,
-    idempotency: 'optional',
     emits: ['webhook_subscription.created'],
     body: CreateWebhookSubscription,
     bodyExample: { url: 'https://hooks.example.com/atrium', event_types: ['section.*', 'enrolment_method.deleted'], description: 'Course sync', rate_limit_per_minute: 600 },
-    success: { status: 201, schema: WebhookSubscriptionWithSecret, description: 'The subscription, with its secret.' },
-    errors: [409, 422],
+    item: WebhookSubscriptionWithSecret,
+    name,
+    successDescription: 'The subscription, with its secret.',
     prepare: (ctx, { body }) => ctx.services.webhooks.prepareCreate(body),
     handler: (ctx, { body, prepared }) => ctx.services.webhooks.create(ctx.db, ctx.organisation.id, body, prepared as VerifiedEndpoint),
   }),
-  defineOperation({
+  listOperation({
     id: 'listWebhookSubscriptions',
-    method: 'GET',
-    path: '/webhook_subscriptions',
+    collection: 'webhook_subscriptions',
     tag,
     summary: 'List webhook subscriptions',
     scope: 'webhooks:read',
     ...manage,
-    writes: false,
     query: Type.Object({ ...PageQuery, updated_since: Type.Optional(Type.String({ format: 'date-time' })) }, { additionalProperties: false }),
-    success: { status: 200, schema: ListEnvelope(WebhookSubscription), description: 'A page of subscriptions.' },
-    errors: [422],
+    item: WebhookSubscription,
+    name,
+    successDescription: 'A page of subscriptions.',
     handler: (ctx, { query }) => ctx.services.webhooks.list(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
@@ -72,25 +69,22 @@ export const webhookOperations = [
     name,
     read: (ctx, id) => ctx.services.webhooks.get(ctx.db, ctx.organisation.id, id),
   }),
-  defineOperation({
+  updateOperation({
     id: 'updateWebhookSubscription',
+    collection: 'webhook_subscriptions',
     errorCodes: ['webhook_subscription.url_taken'],
-    method: 'PATCH',
-    path: '/webhook_subscriptions/{id}',
     tag,
     summary: 'Change, enable or disable a webhook subscription',
     description: 'Partial update. A new URL is verified with a ping first (422 at `/url` if it fails). `status: enabled` also revives an `auto_disabled` subscription.',
     scope: 'webhooks:write',
     ...manage,
-    writes: true,
-    idempotency: 'optional',
     emits: ['webhook_subscription.updated'],
-    params: IdParams,
     body: UpdateWebhookSubscription,
     bodyExample: { event_types: ['section.*', 'course.*'], description: 'Course structure sync' },
     notFoundCode,
-    success: { status: 200, schema: WebhookSubscription, description: 'The subscription as it is now.' },
-    errors: [404, 409, 422],
+    item: WebhookSubscription,
+    name,
+    successDescription: 'The subscription as it is now.',
     prepare: (ctx, { params, body }) => ctx.services.webhooks.prepareUpdate(ctx.db, ctx.organisation.id, params.id, body),
     handler: (ctx, { params, body, prepared }) => ctx.services.webhooks.update(ctx.db, ctx.organisation.id, params.id, body, prepared as string | undefined),
   }),

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ExternalId, nameSchemas, Nullable, Timestamp, Uuid } from '../../operations/schemas.ts';
 
 // Filters match identifiers in an event's data: `{"course_id": "…"}` or `{"course_id": ["…", "…"]}`.
 // An event passes when every key is present in its data with one of the given values.

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
 import { startTestApp, manualClock, type TestContext } from '../../../test/support/harness.ts';
 import type { Caller } from '../../../test/support/factories.ts';
-import type { ReceivedRequest } from '../../../test/support/webhook-receiver.ts';
+import type { ReceivedRequest } from '../../../testkit/webhook-receiver.ts';
 import { AUTO_DISABLE_FAILURES } from './deliverer.ts';
 import { startSmtpServer } from '../../../test/support/smtp-server.ts';
 

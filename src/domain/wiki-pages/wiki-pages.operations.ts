@@ -1,8 +1,8 @@
 import Type from 'typebox';
-import { defineOperation } from '../../http/operation.ts';
-import { ListQuery, PageQuery } from '../../http/pagination.ts';
-import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../http/resource-operations.ts';
-import { IdParams, ListEnvelope, Uuid } from '../../http/schemas.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import { ListQuery, PageQuery } from '../../operations/pagination.ts';
+import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
+import { IdParams, ListEnvelope, Uuid } from '../../operations/schemas.ts';
 import { CreateWikiPage, RestoreWikiPage, UpdateWikiPage, UpsertWikiPage, VersionParams, WikiPage, WikiPageVersion } from './wiki-pages.schemas.ts';
 
 const tag = 'Wiki pages';
@@ -29,15 +29,13 @@ export const wikiPageOperations = [
     getByExternalId: (ctx, ext) => ctx.services.wikiPages.getByExternalId(ctx.db, ctx.organisation.id, ext),
     upsertByExternalId: (ctx, ext, body) => ctx.services.wikiPages.upsertByExternalId(ctx.db, ctx.organisation.id, ctx.actor.personId, ext, body),
   }),
-  defineOperation({
+  listOperation({
     id: 'listWikiPages',
-    method: 'GET',
-    path: '/wiki_pages',
+    collection: 'wiki_pages',
     tag,
     summary: 'List wiki pages',
     description: 'Live wiki pages in creation order, optionally of one activity, course or subwiki. Deleted pages are listed at `/wiki_pages/deletions`.',
     ...read,
-    writes: false,
     query: Type.Object(
       {
         ...PageQuery,
@@ -48,8 +46,8 @@ export const wikiPageOperations = [
       },
       { additionalProperties: false },
     ),
-    success: { status: 200, schema: ListEnvelope(WikiPage), description: 'A page of wiki pages.' },
-    errors: [422],
+    item: WikiPage,
+    name,
     handler: (ctx, { query }) => ctx.services.wikiPages.list(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
@@ -64,44 +62,39 @@ export const wikiPageOperations = [
     name,
     read: (ctx, id) => ctx.services.wikiPages.get(ctx.db, ctx.organisation.id, id),
   }),
-  defineOperation({
+  createOperation({
     id: 'createWikiPage',
+    collection: 'wiki_pages',
     errorCodes: ['activity.deleted', 'wiki_page.title_taken', 'resource.external_id_taken'],
     emits: ['wiki_page.created'],
-    method: 'POST',
-    path: '/wiki_pages',
     tag,
     summary: 'Create a wiki page',
     description:
       'Version 1 of a new page in a wiki activity. Which subwiki it goes into follows the wiki’s mode: the common one (collaborative), `subwiki_user_id`’s (individual; the caller’s own when left out) or `subwiki_group_id`’s (group). Titles are unique among the live pages of a subwiki (409 `wiki_page.title_taken`).',
     ...edit,
-    writes: true,
-    idempotency: 'optional',
     body: CreateWikiPage,
     bodyExample: example,
-    success: { status: 201, schema: WikiPage, description: 'The new page, at version 1.' },
-    errors: [409, 422],
+    item: WikiPage,
+    name,
+    successDescription: 'The new page, at version 1.',
     handler: (ctx, { body }) => ctx.services.wikiPages.create(ctx.db, ctx.organisation.id, ctx.actor.personId, body),
   }),
-  defineOperation({
+  updateOperation({
     id: 'updateWikiPage',
+    collection: 'wiki_pages',
     errorCodes: ['activity.deleted', 'wiki_page.deleted', 'wiki_page.title_taken', 'wiki_page.edit_conflict'],
     emits: ['wiki_page.updated'],
-    method: 'PATCH',
-    path: '/wiki_pages/{id}',
     tag,
     summary: 'Edit a wiki page',
     description:
       'Partial update of `title` and `body`; a change of either makes a new version (a body or title equal to the current one changes nothing). A deleted page, or one of a deleted activity, cannot change (409); so neither can a page another request changed at the same moment (409 `wiki_page.edit_conflict`).',
     ...edit,
-    writes: true,
-    idempotency: 'optional',
-    params: IdParams,
     body: UpdateWikiPage,
     bodyExample: { title: 'Getting started (revised)', body: { format: 'markdown', content: '# Welcome\n\nStart with the reading list.' } },
     notFoundCode,
-    success: { status: 200, schema: WikiPage, description: 'The page as it is now.' },
-    errors: [404, 409, 422],
+    item: WikiPage,
+    name,
+    successDescription: 'The page as it is now.',
     handler: (ctx, { params, body }) => ctx.services.wikiPages.update(ctx.db, ctx.organisation.id, ctx.actor.personId, params.id, body),
   }),
   deleteByIdOperation({

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ExternalId, MAX_SAFE, nameSchemas, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { ExternalId, MAX_SAFE, nameSchemas, Nullable, Timestamp, Uuid } from '../../operations/schemas.ts';
 
 // spec: Resources and fields — Wiki page: exactly these fields, all required.
 export const WikiPage = Type.Object(

@@ -6,11 +6,11 @@ import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import type { EventType } from '../../events/catalog.ts';
-import { ApiError, fieldError } from '../../http/api-error.ts';
-import type { CursorCodec } from '../../http/pagination.ts';
+import { ApiError, fieldError } from '../../errors/api-error.ts';
+import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
 import { requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
-import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { softDelete } from '../deletions/soft-delete.ts';
 import { listPage, type ListParams } from '../listing.ts';
 import { peopleRepository } from '../people/people.repository.ts';
 import type { CreateWikiPage, UpdateWikiPage, UpsertWikiPage, WikiPage, WikiPageVersion } from './wiki-pages.schemas.ts';
@@ -206,9 +206,7 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
 
     async remove(db: Db, organisationId: string, actorId: string, id: string): Promise<void> {
       const row = await writable(db, organisationId, id);
-      const at = clock.now().toISOString();
-      await wikiPagesRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at, updated_by: actorId });
-      await deletionsRepository.record(db, organisationId, 'wiki_page', row, at);
+      await softDelete(db, organisationId, 'wiki_page', row, clock.now().toISOString(), (patch) => wikiPagesRepository.update(db, organisationId, id, { ...patch, updated_by: actorId }));
       await record(db, organisationId, 'wiki_page.deleted', row, `Wiki page ${describeTitle(row.title)} deleted.`);
     },
 

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, manualClock, type TestContext } from '../../../test/support/harness.ts';
 import type { Caller } from '../../../test/support/factories.ts';
-import { MAX_SAFE } from '../../http/schemas.ts';
+import { MAX_SAFE } from '../../operations/schemas.ts';
 import { demoSteps, type SeedContext } from '../../cli/seed-demo.ts';
 import { wikiPagesRepository } from './wiki-pages.repository.ts';
 
