@@ -5,7 +5,7 @@
 // Growing from 1,000 to 100,000 adds rows 1,001…100,000: the rows measured at each size are the same kind.
 import { sql } from 'kysely';
 import type { Db, DialectName } from '../src/db/database.ts';
-import { cursorAt } from '../src/domain/listing.ts';
+import { cursorAt } from '../src/operations/listing.ts';
 import type { CursorCodec } from '../src/operations/pagination.ts';
 
 export interface ScaleFixture {

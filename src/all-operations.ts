@@ -17,7 +17,7 @@ import { activityOperations } from './domain/activities/activities.operations.ts
 import { wikiPageOperations } from './domain/wiki-pages/wiki-pages.operations.ts';
 import { lessonPageOperations } from './domain/lesson-pages/lesson-pages.operations.ts';
 import { emailMessageOperations } from './domain/email-messages/email-messages.operations.ts';
-import { auditOperations } from './audit/audit.operations.ts';
+import { auditOperations } from './domain/audit-events/audit.operations.ts';
 import { enrolmentOperations } from './domain/enrolments/enrolments.operations.ts';
 
 export const operations: Operation[] = [...meOperations, ...courseOperations, ...sectionOperations, ...extensionOperations, ...enrolmentMethodOperations, ...storageOperations, ...webhookOperations, ...emailTemplateOperations, ...platformEmailTemplateOperations, ...activityOperations, ...wikiPageOperations, ...lessonPageOperations, ...emailMessageOperations, ...organisationOperations, ...userOperations, ...roleOperations, ...enrolmentOperations, ...auditOperations];

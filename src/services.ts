@@ -42,7 +42,7 @@ import type { MailSettings } from './mail/mail.ts';
 import { createMailLogReader } from './domain/mail-log/mail-log.service.ts';
 import { createDeletionService } from './domain/deletions/deletions.service.ts';
 import { createEnrolmentService } from './domain/enrolments/enrolments.service.ts';
-import { createAuditService } from './audit/audit.service.ts';
+import { createAuditService } from './domain/audit-events/audit.service.ts';
 
 export interface ServiceDeps {
   db: Db;

@@ -1,4 +1,4 @@
-// Lists and sync, shown on sections (every list shares the one implementation in src/domain/listing.ts):
+// Lists and sync, shown on sections (every list shares the one implementation in src/operations/listing.ts):
 // cursor paging under concurrent change, changes since, deletions, external ids, and bad parameters.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

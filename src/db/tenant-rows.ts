@@ -5,7 +5,7 @@ import type { Db } from './database.ts';
 import { preparedQuery } from './prepared.ts';
 import type { Tables } from './tables.ts';
 
-/** What a repository's page query receives (from listPage, src/domain/listing.ts). `after` is the last row's sort key values. */
+/** What a repository's page query receives (from listPage, src/operations/listing.ts). `after` is the last row's sort key values. */
 export interface RowPageQuery {
   order: 'id' | 'updated';
   after?: string[];

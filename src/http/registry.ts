@@ -2,8 +2,7 @@
 // an operation gets tenancy, auth, entitlement, versioning, idempotency and its transaction by being listed.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
-import { createWriteRefusalRecorder, recordWrite } from '../audit/api-audit.ts';
-import type { Services } from '../services.ts';
+import { createWriteRefusalRecorder, recordWrite } from './write-audit.ts';
 import { fingerprintOf, type Idempotency } from './idempotency.ts';
 import type { Operation, OperationContext, OperationServices } from '../operations/operation.ts';
 import { Outcome } from '../operations/operation.ts';

@@ -22,9 +22,10 @@ import type { Actor, Authenticator } from '../access/actor.ts';
 import type { AccessTokenAuthenticator } from '../auth/oauth/access-tokens.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { DISPATCH_TOKEN_PREFIX } from '../http/dispatch-token.ts';
+export { DISPATCH_TOKEN_PREFIX };
 
 /** What the Authorization of a dispatched tool call starts with after `Bearer ` (the audit log tells MCP calls by it). */
-export const DISPATCH_TOKEN_PREFIX = 'atr_mcp_';
 const PREFIX = DISPATCH_TOKEN_PREFIX;
 const HEADER_PREFIX = `Bearer ${PREFIX}`;
 

@@ -15,7 +15,7 @@ import { pageHelmetOptions } from '../http/page-headers.ts';
 import { DATABASE_RETRY_AFTER_S, isDatabaseUnavailable } from '../db/availability.ts';
 import type { Services } from '../services.ts';
 import { auditAdminActions, recordPageRefusal } from '../audit/entry-points.ts';
-import { auditPage } from '../audit/audit.page.ts';
+import { auditPage } from './audit.page.ts';
 import { apiKeysPage } from './api-keys.page.ts';
 import { consentPages } from './consent.page.ts';
 import { oauthClientsPage } from './oauth-clients.page.ts';

@@ -12,7 +12,7 @@ import { newId } from '../../ids.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
-import { listPage, type ListParams } from '../listing.ts';
+import { listPage, type ListParams } from '../../operations/listing.ts';
 import { sectionsRepository } from '../sections/sections.repository.ts';
 import type { Activity, CreateActivity, UpdateActivity, UpsertActivity } from './activities.schemas.ts';
 import { activitiesRepository, type ActivityRow } from './activities.repository.ts';

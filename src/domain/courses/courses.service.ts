@@ -8,7 +8,7 @@ import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
-import { listPage, type ListParams } from '../listing.ts';
+import { listPage, type ListParams } from '../../operations/listing.ts';
 import type { Category, Course, CreateCategory, CreateCourse, UpdateCategory, UpdateCourse } from './courses.schemas.ts';
 import { categoriesRepository, coursesRepository, type CategoryRow, type CourseRow } from './courses.repository.ts';
 import type { EnrolmentService } from '../enrolments/enrolments.service.ts';

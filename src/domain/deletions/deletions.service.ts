@@ -2,7 +2,7 @@
 // order of deletion, with the same paging as every list.
 import type { Db } from '../../db/database.ts';
 import type { CursorCodec, Page } from '../../operations/pagination.ts';
-import { listPage } from '../listing.ts';
+import { listPage } from '../../operations/listing.ts';
 import { deletionsRepository, type Tombstone } from './deletions.repository.ts';
 
 export interface DeletionParams {

@@ -14,7 +14,7 @@ import { newId } from '../../ids.ts';
 import type { Mailer } from '../../mail/mail.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
-import { listPage, type ListParams } from '../listing.ts';
+import { listPage, type ListParams } from '../../operations/listing.ts';
 import type { Audience, CreateEmailMessage, UpdateEmailMessage, UpsertEmailMessage } from './email-messages.schemas.ts';
 import { emailMessagesRepository, recipientId, type EmailMessageRow, type StoredAudience } from './email-messages.repository.ts';
 import { createEmailMessageSender } from './email-messages.sender.ts';

@@ -12,7 +12,7 @@ import { coursesRepository } from '../courses/courses.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
 import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
-import { listPage, type ListParams } from '../listing.ts';
+import { listPage, type ListParams } from '../../operations/listing.ts';
 import type { CreateEnrolmentMethod, EnrolmentMethod, MethodSettings, UpdateEnrolmentMethod } from './enrolment-methods.schemas.ts';
 import { enrolmentMethodsRepository, type EnrolmentMethodRow } from './enrolment-methods.repository.ts';
 

@@ -10,7 +10,7 @@ import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
-import { listPage, type ListParams } from '../listing.ts';
+import { listPage, type ListParams } from '../../operations/listing.ts';
 import { directLookups, type EnrolmentLookups } from './enrolments.lookups.ts';
 import { enrolmentsRepository, type EndedBy, type EndedEnrolment, type EnrolmentRow } from './enrolments.repository.ts';
 import type { CreateEnrolment, Enrolment, UpdateEnrolment, UpsertEnrolment } from './enrolments.schemas.ts';

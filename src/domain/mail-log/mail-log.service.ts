@@ -3,7 +3,7 @@
 import type { Db } from '../../db/database.ts';
 import type { CursorCodec, Page } from '../../operations/pagination.ts';
 import { mailLogRepository } from '../../mail/mail-log.ts';
-import { listPage } from '../listing.ts';
+import { listPage } from '../../operations/listing.ts';
 
 export interface MailLogEntry {
   id: string;

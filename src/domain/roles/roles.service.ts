@@ -10,7 +10,7 @@ import { bumpCredentialEpoch } from '../../access/credential-epoch.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
-import { listPage } from '../listing.ts';
+import { listPage } from '../../operations/listing.ts';
 import type { CreateRole, Role, UpdateRole } from './roles.schemas.ts';
 import { rolesRepository, type CustomRoleRow } from './roles.repository.ts';
 

@@ -7,7 +7,7 @@ import { insertWithExternalId } from '../external-ids.ts';
 import { newId } from '../../ids.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
-import { listPage, type ListParams } from '../listing.ts';
+import { listPage, type ListParams } from '../../operations/listing.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';

@@ -23,7 +23,7 @@ import type { Mailer } from '../../mail/mail.ts';
 import { MailDeliveryError } from '../../mail/mail.ts';
 import { publicOrigin, type PublicOriginSettings } from '../../public-origin.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
-import { listPage, type ListParams } from '../listing.ts';
+import { listPage, type ListParams } from '../../operations/listing.ts';
 import { organisationsRepository } from '../organisations/organisations.repository.ts';
 import { MIN_PASSWORD_LENGTH } from '../people/people.service.ts';
 import { customRoleCapabilities } from '../roles/role-capabilities.ts';

@@ -11,7 +11,7 @@ import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
-import { listPage, type ListParams } from '../listing.ts';
+import { listPage, type ListParams } from '../../operations/listing.ts';
 import { UnsafeEndpoint, type EndpointGuard } from '../../net/endpoint-guard.ts';
 import type { HttpSender } from './http-sender.ts';
 import { deliveryBody, isValidEventPattern, type Filters } from './matching.ts';

@@ -11,7 +11,7 @@ import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
 import { requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
-import { listPage, type ListParams } from '../listing.ts';
+import { listPage, type ListParams } from '../../operations/listing.ts';
 import { peopleRepository } from '../people/people.repository.ts';
 import type { CreateWikiPage, UpdateWikiPage, UpsertWikiPage, WikiPage, WikiPageVersion } from './wiki-pages.schemas.ts';
 import { isTitleClash, wikiPagesRepository, type WikiPageRow, type WikiPageVersionRow } from './wiki-pages.repository.ts';

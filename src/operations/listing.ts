@@ -3,8 +3,8 @@
 // their repository's page query; nothing about paging is written per resource. Repositories see only
 // RowPageQuery (db/tenant-rows.ts).
 import { createHash } from 'node:crypto';
-import type { CursorCodec, Page } from '../operations/pagination.ts';
-import { DEFAULT_LIMIT } from '../operations/pagination.ts';
+import type { CursorCodec, Page } from './pagination.ts';
+import { DEFAULT_LIMIT } from './pagination.ts';
 import type { RowPageQuery } from '../db/tenant-rows.ts';
 
 export interface ListParams {

@@ -4,9 +4,9 @@ import type { FastifyError, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { isDatabaseUnavailable } from '../db/availability.ts';
 import type { Operation } from '../operations/operation.ts';
-import { toApiError } from '../http/error-handler.ts';
-import { DISPATCH_TOKEN_PREFIX } from '../mcp/dispatch-credential.ts';
-import { recordAudit, unsuccessfulOutcome, type AuditEntry, type AuditOutcome, type AuditTarget } from './audit-log.ts';
+import { toApiError } from './error-handler.ts';
+import { DISPATCH_TOKEN_PREFIX } from './dispatch-token.ts';
+import { recordAudit, unsuccessfulOutcome, type AuditEntry, type AuditOutcome, type AuditTarget } from '../audit/audit-log.ts';
 
 const DISPATCHED = `Bearer ${DISPATCH_TOKEN_PREFIX}`;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);

@@ -1,8 +1,8 @@
 // GET /audit_events and GET /audit_events/{id} (docs/audit-log.md): who did what, with which credential, from
 // where. Read-only: no operation changes or deletes an entry.
-import { defineOperation } from '../operations/operation.ts';
-import { readByIdOperation } from '../operations/resource-operations.ts';
-import { ListEnvelope } from '../operations/schemas.ts';
+import { defineOperation } from '../../operations/operation.ts';
+import { readByIdOperation } from '../../operations/resource-operations.ts';
+import { ListEnvelope } from '../../operations/schemas.ts';
 import { AuditEvent, AuditEventsQuery } from './audit.schemas.ts';
 
 const tag = 'Audit log';

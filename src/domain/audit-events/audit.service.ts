@@ -1,10 +1,10 @@
 // The audit log as the API and the admin page read it, and its retention.
 import type { Static } from 'typebox';
-import type { Clock } from '../clock.ts';
-import type { Db } from '../db/database.ts';
-import { ApiError } from '../errors/api-error.ts';
-import type { CursorCodec, Page } from '../operations/pagination.ts';
-import { listPage } from '../domain/listing.ts';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../db/database.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import type { CursorCodec, Page } from '../../operations/pagination.ts';
+import { listPage } from '../../operations/listing.ts';
 import type { AuditEvent } from './audit.schemas.ts';
 import { auditRepository, type AuditEventRow, type AuditFilters } from './audit.repository.ts';
 

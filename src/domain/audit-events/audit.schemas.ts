@@ -1,7 +1,7 @@
 // What clients see of the audit log (docs/audit-log.md).
 import Type from 'typebox';
-import { PageQuery } from '../operations/pagination.ts';
-import { Nullable, Timestamp, Uuid, nameSchemas } from '../operations/schemas.ts';
+import { PageQuery } from '../../operations/pagination.ts';
+import { Nullable, Timestamp, Uuid, nameSchemas } from '../../operations/schemas.ts';
 
 const Outcome = (description?: string) =>
   Type.Union([Type.Literal('success'), Type.Literal('refused'), Type.Literal('failed')], description ? { description } : {});

@@ -3,10 +3,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.ts';
 import { validateAsBody } from '../operations/body-validation.ts';
-import { fieldErrorsOf, formString, type FieldErrors } from '../pages/forms.ts';
-import type { PageRoutes } from '../pages/page-routes.ts';
-import { AuditEventsQuery } from './audit.schemas.ts';
-import type { AuditListParams } from './audit.service.ts';
+import { fieldErrorsOf, formString, type FieldErrors } from './forms.ts';
+import type { PageRoutes } from './page-routes.ts';
+import { AuditEventsQuery } from '../domain/audit-events/audit.schemas.ts';
+import type { AuditListParams } from '../domain/audit-events/audit.service.ts';
 
 const PAGE = '/admin/audit';
 const config = { adminPage: { capability: 'audit/view' as const } };

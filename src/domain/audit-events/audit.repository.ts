@@ -1,8 +1,8 @@
 // Reading the audit log, and the retention job's deletes: the only statement anywhere that removes entries.
 // Nothing updates an entry.
 import type { Selectable } from 'kysely';
-import type { Db } from '../db/database.ts';
-import type { AuditEventsTable } from '../db/audit-tables.ts';
+import type { Db } from '../../db/database.ts';
+import type { AuditEventsTable } from '../../db/audit-tables.ts';
 
 export type AuditEventRow = Selectable<AuditEventsTable>;
 
