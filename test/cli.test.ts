@@ -282,7 +282,7 @@ describe('atrium CLI', () => {
     const twin = await cliFailure(db, ['person', 'create', '--org', host, '--email', email.toUpperCase(), '--name', 'Twin', '--roles', 'admin'], 1, 'user.email_taken');
     assert.equal(twin.detail, `Another user of this organisation has the e-mail address ${email}.`);
     const roles = await cliFailure(db, ['person', 'create', '--org', host, '--email', `x@${host}`, '--name', 'X', '--roles', 'admin,wizard'], 1, 'cli.invalid_argument');
-    assert.deepEqual(roles.errors, [{ path: '--roles', code: 'invalid_value', detail: 'unknown roles: wizard' }]);
+    assert.deepEqual(roles.errors, [{ path: '--roles', code: 'unknown_role', detail: 'No role wizard in this organisation (GET /roles lists them).' }]);
 
     const scope = await cliFailure(db, [...key, '--scopes', 'courses:read,courses:fly'], 1, 'cli.invalid_argument');
     assert.deepEqual(scope.errors, [{ path: '--scopes', code: 'invalid_value', detail: 'unknown scopes: courses:fly' }]);
