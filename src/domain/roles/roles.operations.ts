@@ -2,7 +2,7 @@
 import Type from 'typebox';
 import { defineOperation } from '../../operations/operation.ts';
 import { PageQuery } from '../../operations/pagination.ts';
-import { ListEnvelope } from '../../operations/schemas.ts';
+import { listOperation } from '../../operations/resource-operations.ts';
 import { CapabilityInfo, CapabilityList, CreateRole, Role, RoleParams, UpdateRole } from './roles.schemas.ts';
 import { capabilityCatalog } from './roles.service.ts';
 
@@ -28,18 +28,16 @@ export const roleOperations = [
     errors: [],
     handler: async () => ({ data: capabilityCatalog() }),
   }),
-  defineOperation({
+  listOperation({
     id: 'listRoles',
-    method: 'GET',
-    path: '/roles',
+    collection: 'roles',
+    name: { singular: 'role', plural: 'roles' },
     tag,
     summary: 'List roles',
     description: 'The built-in roles first, then the organisation’s custom roles by key.',
     ...read,
-    writes: false,
     query: Type.Object({ ...PageQuery }, { additionalProperties: false }),
-    success: { status: 200, schema: ListEnvelope(Role), description: 'A page of roles.' },
-    errors: [422],
+    item: Role,
     handler: (ctx, { query }) => ctx.services.roles.list(ctx.db, ctx.organisation.id, query),
   }),
   defineOperation({
