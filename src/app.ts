@@ -14,6 +14,7 @@ import { sendProblem } from './errors/problems.ts';
 import { installProblemHandlers, toApiError } from './http/error-handler.ts';
 import { registerOperations } from './http/registry.ts';
 import { newRequestId } from './http/request-id.ts';
+import { AccessLogController, registerAccessLog } from './http/access-log.ts';
 import { createIdempotency } from './http/idempotency.ts';
 import { apiChanges, createRevisions, type Revisions } from './operations/revisions.ts';
 import { registerRateLimits } from './http/rate-limits.ts';
@@ -64,6 +65,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
             // Fastify's request fields, with an invitation link's token (a credential until used) masked.
             serializers: { req: (req: FastifyRequest) => ({ method: req.method, url: withoutInvitationToken(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }) },
           },
+    // One access line per request (registerAccessLog), not Fastify's "incoming request" and "request completed".
+    logController: new AccessLogController(),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     // The id is ours, never the client's: it is quoted to support and must be unique.
@@ -89,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);
   });
+  if (options.logger !== false) registerAccessLog(app);
   if (config.metricsPort !== undefined) registerHttpMetrics(app);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -131,8 +135,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     throttle: redis ? redisLoginThrottle({ redis, clock }) : databaseLoginThrottle({ db: database.db, clock }),
     csrfKey: await readDeploymentSecret(database.db, 'csrf_hmac_key'),
   });
-  registerOperations(app, operations, { services, idempotency, limits, revisions });
-  await registerMcpRoutes(app, { config, services, clock, operations, revisions, limits });
+  const pipeline = registerOperations(app, operations, { services, idempotency, limits, revisions });
+  await registerMcpRoutes(app, { config, services, clock, operations, revisions, limits, pipeline });
   options.extraRoutes?.(app);
   // Idempotency records live 24 hours, sessions 12 at most; expired ones are ignored at once and purged here.
   const purge = setInterval(() => {

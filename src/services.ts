@@ -11,7 +11,7 @@ import { createOAuthClientService } from './auth/oauth/clients.service.ts';
 import { createOAuthClientStore } from './auth/oauth/client-store.ts';
 import { createAccessTokenAuthenticator } from './auth/oauth/access-tokens.ts';
 import { createMcpSettingsService } from './mcp/mcp-settings.service.ts';
-import { createDispatchCredentials } from './mcp/dispatch-credential.ts';
+import { createMcpCredentials } from './mcp/mcp-credential.ts';
 import { createMetadataDocumentFetch } from './auth/oauth/client-id-metadata.ts';
 import { createOrganisationService } from './domain/organisations/organisations.service.ts';
 import { createPeopleService } from './domain/people/people.service.ts';
@@ -88,8 +88,8 @@ export function createServices(baseDeps: ServiceDeps) {
     mcpSettings: createMcpSettingsService(deps),
     // OAuth Client ID Metadata Documents are fetched like webhooks are sent: through the SSRF guard.
     clientIdMetadataFetch: createMetadataDocumentFetch({ guard: webhookParts.guard, ca: baseDeps.webhooks.ca }),
-    // How /mcp authenticates, and how a tool call's REST request carries the caller's credential.
-    mcpDispatch: createDispatchCredentials({ apiKeys: apiKeys.authenticator, accessTokens: oauthTokens }),
+    // How /mcp authenticates its caller.
+    mcpCredentials: createMcpCredentials({ apiKeys: apiKeys.authenticator, accessTokens: oauthTokens }),
     apiKeys,
     courses: createCourseService({ ...deps, enrolments }),
     enrolments,

@@ -186,7 +186,7 @@ describe('MCP server at /mcp', () => {
       }
     });
 
-    test('a failure is an isError result carrying the problem document; the request id is the REST request’s', async () => {
+    test('a failure is an isError result carrying the problem document; the request id is the /mcp request’s', async () => {
       const client = await connectMcp(t, org, { credential: c.key });
       const result: any = await client.callTool({ name: 'get_section', arguments: { id: '01a20936-cdd1-7536-ad92-1eb06bf34ab6' } });
       assert.equal(result.isError, true);

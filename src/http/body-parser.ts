@@ -78,6 +78,11 @@ export function parseJsonBody(text: string): unknown {
   } catch {
     throw new ApiError('request.malformed_json', 'The request body is not valid JSON.');
   }
+  return checkJsonValue(value);
+}
+
+/** A parsed JSON value, or the 422 that says why it is not one we accept (too deep, a forbidden key). */
+export function checkJsonValue(value: unknown): unknown {
   if (isPlain(value)) return value;
   const { tooDeepAt, forbidden } = inspect(value);
   if (tooDeepAt !== undefined) {

@@ -1,34 +1,16 @@
-// The one error handler: anything thrown during a request (our ApiError, Fastify's own errors for an unknown
-// route, a media type or a body too large, schema validation, a database that is away, an unexpected throw)
-// becomes an ApiError and is answered as a problem document.
+// The one error handler: anything thrown during a request (our ApiError, including an operation's input
+// refused by its schemas (src/operations/input-validation.ts); Fastify's own errors for an unknown route, a
+// media type or a body too large; a database that is away; an unexpected throw) becomes an ApiError and is
+// answered as a problem document. An MCP tool call's failure is mapped and logged the same way (problemFor).
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { DATABASE_RETRY_AFTER_S, describeDatabaseError, isDatabaseUnavailable } from '../db/availability.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { sendProblem } from '../errors/problems.ts';
-import { bodyFieldErrors, queryProblem, type AjvError } from '../operations/field-errors.ts';
-import { NO_NUL_KEYWORD } from '../operations/nul-characters.ts';
 
 /** Maps anything thrown during a request to an ApiError; unknown errors become a bare internal error. */
 export function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
-  const fe = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
-  if (fe.validation) {
-    if (fe.validationContext === 'params') {
-      const operation = request.routeOptions.config?.operation;
-      // A NUL is refused at the field wherever it is (docs/conventions.md#errors). An upsert creates what its path names, so a
-      // path value that could never be valid is a 422 there; everywhere else it simply names nothing that
-      // exists (docs/conventions.md#addresses-and-requests: a path id that is not a UUID is a 404).
-      const nul = fe.validation.filter((e) => e.keyword === NO_NUL_KEYWORD);
-      if (nul.length > 0) return queryProblem(nul, 'params');
-      if (operation?.method === 'PUT') return queryProblem(fe.validation, 'params');
-      return new ApiError(operation?.notFoundCode ?? 'request.route_not_found');
-    }
-    if (fe.validationContext === 'body') {
-      if (request.body === undefined || request.body === null) return new ApiError('request.body_required', 'This operation needs a JSON object as its body.');
-      return new ApiError('validation.invalid_body', 'The request body is invalid; see `errors`.', { errors: bodyFieldErrors(fe.validation) });
-    }
-    return queryProblem(fe.validation, fe.validationContext ?? 'querystring');
-  }
+  const fe = error as FastifyError;
   if (isDatabaseUnavailable(error)) {
     return new ApiError('database.unavailable', `The database cannot serve this request at the moment; retry in ${DATABASE_RETRY_AFTER_S} seconds.`, { retryAfter: DATABASE_RETRY_AFTER_S });
   }
@@ -58,13 +40,16 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   return new ApiError('internal.error', 'The request failed on our side. Quote the request_id if you contact support.');
 }
 
+/** The ApiError to answer `error` with, logged (with the request id) when it is ours to look into. */
+export function problemFor(error: FastifyError | Error, request: FastifyRequest): ApiError {
+  const apiError = toApiError(error, request);
+  if (apiError.code === 'database.unavailable') request.log.warn({ error: describeDatabaseError(error) }, 'database unavailable');
+  else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+  return apiError;
+}
+
 export function installProblemHandlers(app: FastifyInstance, errorsUrl: string): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = toApiError(error, request);
-    if (apiError.code === 'database.unavailable') request.log.warn({ error: describeDatabaseError(error) }, 'database unavailable');
-    else if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
-    return sendProblem(reply, apiError, errorsUrl);
-  });
+  app.setErrorHandler((error: FastifyError, request, reply) => sendProblem(reply, problemFor(error, request), errorsUrl));
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, new ApiError('request.route_not_found', `There is no route ${request.method} ${request.url.split('?')[0]}.`), errorsUrl),
   );

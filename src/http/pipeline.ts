@@ -1,9 +1,12 @@
 // The shared steps every operation runs before its handler, in this order (each may end the request):
 //   tenancy (404) → authentication (401) → authorization: scope, capability (403) → plan entitlement (412)
 //   → rate and concurrency limits (429) → revision (422) → Idempotency-Key header (422).
-// Body validation (422) and the handler come after, so a caller without a valid credential learns nothing
-// about the body it sent. They run as one onRequest hook (createAdmission): a hook of its own per step cost a
-// promise and Fastify's hook iteration each, on every request.
+// Body validation (422) and the handler come after (operation-runner.ts), so a caller without a valid
+// credential learns nothing about the body it sent. A REST request runs them as one onRequest hook (a hook of
+// its own per step cost a promise and Fastify's hook iteration each, on every request); an MCP tool call runs
+// the same functions from authorization on, its door (/mcp) having read the organisation and authenticated the
+// credential for that very HTTP request (src/mcp/tool-call.ts).
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor, Authenticator } from '../access/actor.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
@@ -23,6 +26,40 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * One call of an operation, whichever door it came in by: what the pipeline reads of it and what its steps
+ * record on it. A REST request's FastifyRequest is one as it stands; an MCP tool call builds one from its
+ * arguments (src/mcp/tool-call.ts).
+ */
+export interface OperationCall {
+  /** The request id: the HTTP request's, for a tool call that of the /mcp request carrying it. */
+  readonly id: string;
+  readonly method: string;
+  /** Path and query under /api/v1, as the idempotency fingerprint hashes them. */
+  readonly url: string;
+  readonly ip: string;
+  /** `service-version`, `idempotency-key` and `user-agent` are read. */
+  readonly headers: IncomingHttpHeaders;
+  params: unknown;
+  query: unknown;
+  body: unknown;
+  /** Set for a call that came through the MCP server (the audit entry's `via`); absent for REST. */
+  readonly via?: 'mcp';
+  organisation?: Organisation;
+  actor?: Actor;
+  revision?: string;
+  idempotencyKey?: string;
+}
+
+/**
+ * The HTTP exchange that carries a call, for the steps that act on it: the limits count per credential on it and
+ * free a concurrency slot when it closes, and the headers they and the revision step answer with go on its reply.
+ */
+export interface Exchange {
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 const REALM = 'Bearer realm="atrium"';
 
@@ -30,18 +67,10 @@ export function operationOf(request: FastifyRequest): Operation {
   return request.routeOptions.config.operation!;
 }
 
-/**
- * A request this process makes to itself for a caller whose organisation it has just read (an MCP tool call,
- * src/mcp/dispatch-credential.ts): that organisation, instead of reading the same row again.
- */
-export interface HandedOverTenancy {
-  organisationOf(request: FastifyRequest): Organisation | undefined;
-}
-
 /** The request's one tenancy read: the organisation, its plan and its credentials epoch as they are now. */
-export function createTenancyHook(organisations: OrganisationService, handedOver?: HandedOverTenancy) {
+export function createTenancyHook(organisations: OrganisationService) {
   return async function resolveTenant(request: FastifyRequest): Promise<void> {
-    const org = handedOver?.organisationOf(request) ?? (await organisations.findByAddress(request.hostname.toLowerCase()));
+    const org = await organisations.findByAddress(request.hostname.toLowerCase());
     if (!org) throw new ApiError('tenancy.unknown_organisation', `No organisation is served at ${request.hostname}.`);
     request.organisation = org;
   };
@@ -71,9 +100,8 @@ function createAuthenticationStep(authenticators: Authenticator[]) {
   };
 }
 
-function authorize(request: FastifyRequest): void {
-  const op = operationOf(request);
-  const actor = request.actor!;
+function authorize(call: OperationCall, op: Operation): void {
+  const actor = call.actor!;
   if (op.scope !== null && !actor.scopes.has(op.scope)) {
     throw new ApiError('auth.insufficient_scope', `This operation needs the scope \`${op.scope}\`, which the credential was not granted.`, {
       headers: { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${op.scope}"` },
@@ -83,7 +111,7 @@ function authorize(request: FastifyRequest): void {
     throw new ApiError('auth.missing_capability', `This operation needs the capability \`${op.capability}\`, which you do not have in this organisation.`);
   }
   // spec: What the service does 6 — without the API entitlement, writes are refused and reads stay available.
-  if (op.writes && request.organisation!.plan === 'no-api') {
+  if (op.writes && call.organisation!.plan === 'no-api') {
     throw new ApiError('commerce.plan_entitlement', "This organisation's plan does not include API writes; reads stay available for export.");
   }
 }
@@ -99,41 +127,52 @@ export function requestedRevision(revisions: Revisions, header: string | string[
 }
 
 /** spec: Versioning 2-4 — the header wins, else the credential's pinned revision; the applied one is echoed. */
-function applyRevision(revisions: Revisions, request: FastifyRequest, reply: FastifyReply): void {
-  const revision = requestedRevision(revisions, request.headers['service-version']) ?? request.actor?.pinnedRevision ?? revisions.current;
-  request.revision = revision;
+function applyRevision(revisions: Revisions, call: OperationCall, reply: FastifyReply): void {
+  const revision = requestedRevision(revisions, call.headers['service-version']) ?? call.actor?.pinnedRevision ?? revisions.current;
+  call.revision = revision;
   reply.header('Service-Version', revision);
 }
 
 /** Checked with the other headers, before the body is validated (docs/conventions.md#idempotency: refused requests record nothing). */
-function readIdempotencyKey(request: FastifyRequest): void {
-  const op = operationOf(request);
-  if (op.idempotency) request.idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key'], op.idempotency);
+function readIdempotencyKey(call: OperationCall, op: Operation): void {
+  if (op.idempotency) call.idempotencyKey = parseIdempotencyKey(call.headers['idempotency-key'], op.idempotency);
 }
 
 export interface AdmissionDeps {
   organisations: OrganisationService;
-  handedOverTenancy?: HandedOverTenancy;
   authenticators: Authenticator[];
   /** Rate and concurrency limits (rate-limits.ts), synchronous where they can be. */
   limits: Limit[];
   revisions: Revisions;
 }
 
-/** Every step above, in order, as one onRequest hook. */
-export function createAdmission(deps: AdmissionDeps) {
-  const resolveTenant = createTenancyHook(deps.organisations, deps.handedOverTenancy);
+export interface Admission {
+  /** The REST door's onRequest hook: every step, in order. */
+  admitRequest(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** The steps after tenancy and authentication, for a call whose organisation and actor are already set. */
+  admitCaller(call: OperationCall, op: Operation, exchange: Exchange): Promise<void>;
+}
+
+export function createAdmission(deps: AdmissionDeps): Admission {
+  const resolveTenant = createTenancyHook(deps.organisations);
   const authenticate = createAuthenticationStep(deps.authenticators);
   const { limits, revisions } = deps;
-  return async function admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    await resolveTenant(request);
-    await authenticate(request);
-    authorize(request);
+  async function admitCaller(call: OperationCall, op: Operation, exchange: Exchange): Promise<void> {
+    authorize(call, op);
     for (const limit of limits) {
-      const pending = limit(request, reply);
+      const pending = limit(exchange.request, exchange.reply);
       if (pending) await pending;
     }
-    applyRevision(revisions, request, reply);
-    readIdempotencyKey(request);
+    applyRevision(revisions, call, exchange.reply);
+    readIdempotencyKey(call, op);
+  }
+  return {
+    async admitRequest(request, reply) {
+      await resolveTenant(request);
+      await authenticate(request);
+      const exchange = { request, reply };
+      await admitCaller(request, operationOf(request), exchange);
+    },
+    admitCaller,
   };
 }

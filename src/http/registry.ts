@@ -1,14 +1,15 @@
-// Turns operation declarations into Fastify routes with the shared hooks. Nothing here is per operation:
-// an operation gets tenancy, auth, entitlement, versioning, idempotency and its transaction by being listed.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../db/database.ts';
-import { createWriteRefusalRecorder, recordWrite } from './write-audit.ts';
-import { fingerprintOf, type Idempotency } from './idempotency.ts';
-import type { Operation, OperationContext, OperationServices } from '../operations/operation.ts';
-import { Outcome } from '../operations/operation.ts';
-import { createAdmission } from './pipeline.ts';
+// Turns operation declarations into Fastify routes: the REST door of the operation pipeline. Nothing here is per
+// operation: an operation gets tenancy, auth, entitlement, versioning, validation, idempotency, its transaction
+// and its audit entry by being listed. The MCP server's door into the same pipeline is `OperationPipeline`,
+// returned here (src/mcp/tool-call.ts).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Operation, OperationServices } from '../operations/operation.ts';
+import type { Idempotency } from './idempotency.ts';
+import { createAdmission, operationOf, type Admission } from './pipeline.ts';
+import { createOperationRunner, type OperationAnswer, type OperationRunner, type RunOperation } from './operation-runner.ts';
+import { toApiError } from './error-handler.ts';
 import type { Limit } from './rate-limits.ts';
-import { FIRST_REVISION, type Revisions } from '../operations/revisions.ts';
+import type { Revisions } from '../operations/revisions.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -24,37 +25,12 @@ export function toFastifyPath(path: string): string {
   return API_PREFIX + path.replace(/:/g, '::').replace(/\{([^}]+)\}/g, ':$1');
 }
 
-interface ResponseData {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
-
-function toResponse(op: Operation, result: unknown): ResponseData {
-  if (result instanceof Outcome) return { status: result.status, body: result.body, headers: result.headers };
-  return { status: op.success.status, body: op.success.status === 204 ? undefined : result };
-}
-
-/**
- * Callers on an earlier revision: the request is brought to the current shape before validation, and a
- * success response taken back to their shape after serialisation (so the allow-list still applies first).
- * Only operations some change touches get these hooks.
- */
-function revisionTransforms(revisions: Revisions, op: Operation) {
-  return {
-    preValidation: async (request: FastifyRequest) => {
-      for (const change of revisions.changesSince(request.revision!, op.id)) {
-        if (change.upgradeRequest && request.body !== undefined) request.body = change.upgradeRequest(request.body);
-      }
-    },
-    onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      const changes = reply.statusCode < 300 && typeof payload === 'string' && payload !== '' ? revisions.changesSince(request.revision!, op.id) : [];
-      if (!changes.some((c) => c.downgradeResponse)) return payload;
-      let body = JSON.parse(payload as string);
-      for (const change of changes.reverse()) if (change.downgradeResponse) body = change.downgradeResponse(body);
-      return JSON.stringify(body);
-    },
-  };
+/** The pipeline every operation's call goes through, for a door other than its REST route. */
+export interface OperationPipeline {
+  admission: Admission;
+  runner: OperationRunner;
+  /** Each operation's run, by operation. */
+  runs: ReadonlyMap<Operation, RunOperation>;
 }
 
 export interface RegistryDeps {
@@ -65,69 +41,41 @@ export interface RegistryDeps {
   revisions: Revisions;
 }
 
-export function registerOperations(app: FastifyInstance, operations: Operation[], deps: RegistryDeps): void {
+function send(reply: FastifyReply, answer: OperationAnswer): FastifyReply {
+  reply.code(answer.status);
+  if (answer.replayed) reply.header('Idempotency-Replayed', 'true');
+  if (answer.headers) reply.headers(answer.headers);
+  if (answer.payload === undefined) return reply.send();
+  if (answer.json) reply.type('application/json; charset=utf-8');
+  return reply.send(answer.payload);
+}
+
+export function registerOperations(app: FastifyInstance, operations: Operation[], deps: RegistryDeps): OperationPipeline {
   const { services, idempotency, limits, revisions } = deps;
-  const admit = createAdmission({
+  const admission = createAdmission({
     organisations: services.organisations,
-    handedOverTenancy: services.mcpDispatch.tenancy,
-    authenticators: [services.apiKeys.authenticator, services.oauthTokens.authenticator, services.mcpDispatch.authenticator],
+    authenticators: [services.apiKeys.authenticator, services.oauthTokens.authenticator],
     limits,
     revisions,
   });
-  const recordRefusedWrite = createWriteRefusalRecorder(app.db);
+  const runner = createOperationRunner({ db: app.db, services, idempotency, revisions });
+  const runs = new Map<Operation, RunOperation>();
+  // A write refused with 403 or failed on our side is recorded outside its rolled-back transaction.
+  const recordRefusedWrite = async (request: FastifyRequest, _reply: FastifyReply, error: FastifyError) =>
+    runner.recordRefusal(operationOf(request), request, error, toApiError(error, request), request.log);
 
   for (const op of operations) {
-    const successSchema = op.success.schema;
+    const run = runner.runnerFor(op);
+    runs.set(op, run);
     app.route({
       method: op.method,
       url: toFastifyPath(op.path),
       config: { operation: op },
-      schema: {
-        ...(op.params ? { params: op.params } : {}),
-        ...(op.query ? { querystring: op.query } : {}),
-        ...(op.body ? { body: op.body } : {}),
-        ...(successSchema ? { response: Object.fromEntries([op.success.status, ...(op.success.alsoStatuses ?? [])].map((s) => [s, successSchema])) } : {}),
-      },
-      onRequest: admit,
-      // A write refused with 403 or failed on our side is recorded outside its rolled-back transaction.
+      // The input is validated by the pipeline (operation-runner.ts), not by a route schema: one check for every door.
+      onRequest: admission.admitRequest,
       ...(op.writes ? { onError: recordRefusedWrite } : {}),
-      ...(revisions.changesSince(FIRST_REVISION, op.id).length > 0 ? revisionTransforms(revisions, op) : {}),
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const base: Omit<OperationContext, 'db'> = {
-          organisation: request.organisation!,
-          actor: request.actor!,
-          services,
-          revision: request.revision!,
-          requestId: request.id,
-        };
-        const input: { params: unknown; query: unknown; body: unknown; prepared?: unknown } = { params: request.params, query: request.query, body: request.body };
-        const prepare = op.prepare && (async () => void (input.prepared = await op.prepare!({ ...base, db: app.db }, input as never)));
-        const run = async (db: Db) => toResponse(op, await op.handler({ ...base, db }, input as never));
-        // Every write's audit entry commits in its transaction, with its events and idempotency record.
-        const execute = op.writes
-          ? async (tx: Db) => {
-              const response = await run(tx);
-              await recordWrite(tx, op, request, response);
-              return response;
-            }
-          : run;
-        let response: ResponseData;
-        if (!op.writes) {
-          response = await execute(app.db);
-        } else if (request.idempotencyKey !== undefined) {
-          const scope = { organisationId: base.organisation.id, credentialId: base.actor.credentialId, key: request.idempotencyKey };
-          const recorded = await idempotency.run(scope, fingerprintOf(request.method, request.url, request.body), execute, prepare);
-          if (recorded.replayed) reply.header('Idempotency-Replayed', 'true');
-          response = recorded;
-        } else {
-          // ARCHITECTURE rule 5 — a write, its events and its idempotency record commit together.
-          await prepare?.();
-          response = await app.db.transaction().execute(execute);
-        }
-        reply.code(response.status);
-        if (response.headers) reply.headers(response.headers);
-        return response.body === undefined ? reply.send() : reply.send(response.body);
-      },
+      handler: async (request: FastifyRequest, reply: FastifyReply) => send(reply, await run(request)),
     });
   }
+  return { admission, runner, runs };
 }

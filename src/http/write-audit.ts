@@ -1,18 +1,22 @@
-// The audit entries of the operation pipeline (REST requests and the MCP tool calls dispatched as REST requests):
-// registry.ts calls these for every operation that writes, so a new operation is recorded with no code of its own.
-import type { FastifyError, FastifyRequest } from 'fastify';
+// The audit entries of the operation pipeline, whichever door a call came in by (a REST request, an MCP tool
+// call): operation-runner.ts calls these for every operation that writes, so a new operation is recorded with
+// no code of its own.
 import type { Db } from '../db/database.ts';
 import { isDatabaseUnavailable } from '../db/availability.ts';
+import type { ApiError } from '../errors/api-error.ts';
 import type { Operation } from '../operations/operation.ts';
-import { toApiError } from './error-handler.ts';
-import { DISPATCH_TOKEN_PREFIX } from './dispatch-token.ts';
+import type { OperationCall } from './pipeline.ts';
 import { recordAudit, unsuccessfulOutcome, type AuditEntry, type AuditOutcome, type AuditTarget } from '../audit/audit-log.ts';
 
-const DISPATCHED = `Bearer ${DISPATCH_TOKEN_PREFIX}`;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
+/** Where a refused write's entry that could not be written is reported. */
+export interface RefusalLog {
+  error(obj: object, msg: string): void;
+}
+
 /** The top-level field names of a JSON object body: what the request set (its values are never recorded). */
-function fieldNamesOf(request: FastifyRequest): string[] {
+function fieldNamesOf(request: OperationCall): string[] {
   const body = request.body;
   if (!BODY_METHODS.has(request.method) || body === null || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) return [];
   return Object.keys(body);
@@ -31,27 +35,26 @@ function targetTypeOf(op: Operation): string {
 }
 
 /** What the write acted on: the id of the resource it answered with, else the one its path names. */
-function targetOf(op: Operation, request: FastifyRequest, body: unknown): AuditTarget {
+function targetOf(op: Operation, request: OperationCall, body: unknown): AuditTarget {
   const answered = body !== null && typeof body === 'object' ? (body as { id?: unknown }).id : undefined;
   const params = request.params as { id?: string; external_id?: string } | undefined;
   const id = typeof answered === 'string' ? answered : (params?.id ?? (params?.external_id === undefined ? null : `ext:${params.external_id}`));
   return { type: targetTypeOf(op), id };
 }
 
-function entryOf(op: Operation, request: FastifyRequest, outcome: AuditOutcome, status: number, target: AuditTarget): AuditEntry {
+function entryOf(op: Operation, request: OperationCall, outcome: AuditOutcome, status: number, target: AuditTarget): AuditEntry {
   const actor = request.actor!;
-  const header = request.headers.authorization;
   return {
     organisationId: actor.organisationId,
     actor: { type: 'user', id: actor.personId, name: null },
     credential: { kind: actor.kind === 'api_key' ? 'api_key' : 'oauth', id: actor.credentialId },
-    // Only the pipeline's own tool-call dispatch authenticates with this prefix (mcp/dispatch-credential.ts).
-    via: header !== undefined && header.startsWith(DISPATCHED) ? 'mcp' : 'rest',
+    via: request.via ?? 'rest',
     action: op.id,
     target,
     outcome,
     status,
     requestId: request.id,
+    // A tool call's are those of the /mcp request that carried it.
     ip: request.ip,
     userAgent: request.headers['user-agent'] ?? null,
     changedFields: fieldNamesOf(request),
@@ -59,7 +62,7 @@ function entryOf(op: Operation, request: FastifyRequest, outcome: AuditOutcome, 
 }
 
 /** A write that succeeded, in its own transaction `tx`: committed with it or not at all. */
-export async function recordWrite(tx: Db, op: Operation, request: FastifyRequest, response: { status: number; body: unknown }): Promise<void> {
+export async function recordWrite(tx: Db, op: Operation, request: OperationCall, response: { status: number; body: unknown }): Promise<void> {
   // A bulk request none of whose operations succeeded (an atomic one that failed, say) rolled its work back
   // and answers 200 with the failures: it changed nothing, so it is no change to record.
   if (op.bulk && (response.body as { summary?: { succeeded?: number } } | undefined)?.summary?.succeeded === 0) return;
@@ -67,21 +70,17 @@ export async function recordWrite(tx: Db, op: Operation, request: FastifyRequest
 }
 
 /**
- * The route's onError hook for writes: a known caller refused with 403, or a write that failed on our side,
- * is recorded after its transaction rolled back. A 401 has no actor and is never recorded (the metrics count
- * it), so requests without a credential cannot grow the log; other refusals changed nothing and are not either.
+ * A known caller refused with 403, or a write that failed on our side, is recorded after its transaction rolled
+ * back. A 401 has no actor and is never recorded (the metrics count it), so requests without a credential cannot
+ * grow the log; other refusals changed nothing and are not either.
  */
-export function createWriteRefusalRecorder(db: Db) {
-  return async function recordRefusedWrite(request: FastifyRequest, _reply: unknown, error: FastifyError): Promise<void> {
-    const op = request.routeOptions.config.operation;
-    if (op === undefined || request.actor === undefined || isDatabaseUnavailable(error)) return;
-    const status = toApiError(error, request).status;
-    const outcome = unsuccessfulOutcome(status);
-    if (outcome === undefined) return;
-    try {
-      await recordAudit(db, entryOf(op, request, outcome, status, targetOf(op, request, undefined)));
-    } catch (err) {
-      request.log.error({ err }, 'audit entry of a refused write not written');
-    }
-  };
+export async function recordRefusedWrite(db: Db, op: Operation, call: OperationCall, error: unknown, refusal: ApiError, log: RefusalLog): Promise<void> {
+  if (call.actor === undefined || isDatabaseUnavailable(error)) return;
+  const outcome = unsuccessfulOutcome(refusal.status);
+  if (outcome === undefined) return;
+  try {
+    await recordAudit(db, entryOf(op, call, outcome, refusal.status, targetOf(op, call, undefined)));
+  } catch (err) {
+    log.error({ err }, 'audit entry of a refused write not written');
+  }
 }

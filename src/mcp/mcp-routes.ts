@@ -24,6 +24,8 @@ import type { Revisions } from '../operations/revisions.ts';
 import { publicOrigin } from '../public-origin.ts';
 import { createConfirmations } from './confirmations.ts';
 import { createToolServerFactory, type McpCall } from './tool-server.ts';
+import { createToolCaller } from './tool-call.ts';
+import type { OperationPipeline } from '../http/registry.ts';
 import { buildTools } from './tools.ts';
 import type { Limit } from '../http/rate-limits.ts';
 
@@ -38,6 +40,8 @@ export interface McpRouteDeps {
   revisions: Revisions;
   /** The per-credential rate limit and concurrency cap of the REST API. */
   limits: Limit[];
+  /** The operation pipeline a tool call runs through (tool-call.ts). */
+  pipeline: OperationPipeline;
 }
 
 /** Browser-based clients may call /mcp and its metadata from any origin, never with cookies. */
@@ -58,11 +62,9 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
   const confirmations = createConfirmations({ db: app.db, clock: deps.clock, key: await readDeploymentSecret(app.db, 'mcp_confirmation_key') });
   const handler = createMcpHandler(
     createToolServerFactory({
-      app,
       tools: buildTools(deps.operations),
       confirmations,
-      dispatch: services.mcpDispatch,
-      revision: deps.revisions.current,
+      callOperation: createToolCaller({ pipeline: deps.pipeline, revision: deps.revisions.current, errorsUrl: config.errorsUrl }),
       errorsUrl: config.errorsUrl,
       version: SERVER_VERSION,
     }),
@@ -87,7 +89,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     }
     const token = BEARER.exec(header)?.[1] ?? '';
     try {
-      return { token, actor: await services.mcpDispatch.authenticateForMcp(token, org.id, org.credentials_epoch) };
+      return { token, actor: await services.mcpCredentials.authenticateForMcp(token, org.id, org.credentials_epoch) };
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) throw new ApiError(err.code, err.detail, { headers: { 'WWW-Authenticate': `${challengeOf(org)}, error="invalid_token"` } });
       throw err;
@@ -115,12 +117,13 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
       }
       if (Array.isArray(message)) return jsonRpcError(reply, -32600, 'Invalid Request: batches are not supported; send one JSON-RPC message per request.');
     }
-    // A tools/call is counted by the REST request it runs as (rest-dispatch.ts), so once; everything else here.
+    // A tools/call is counted by its operation's pipeline, after its scope and capability as a REST request is
+    // (tool-call.ts), so once; everything else here.
     if ((message as { method?: unknown } | undefined)?.method !== 'tools/call') {
       for (const limit of deps.limits) await limit(request, reply);
     }
 
-    const call: McpCall = { organisation: org, actor, settings, requestId: request.id };
+    const call: McpCall = { organisation: org, actor, settings, requestId: request.id, exchange: { request, reply } };
     const auth: AuthInfo = { token, clientId: actor.credentialId, scopes: [...actor.scopes], extra: { call } };
     // The SDK writes the answer itself: what Fastify holds for the reply so far goes with it.
     reply.hijack();

@@ -1,7 +1,9 @@
-// A tool call's arguments as the REST request of its operation: each argument goes where its operation declared
-// the field (path, query or body), `idempotency_key` becomes the Idempotency-Key header. The REST pipeline then
-// validates everything as it validates any request (a body field's 422 names it by its JSON Pointer, which is
-// also its pointer in the arguments). Only what cannot reach the REST request at all is refused here, with
+// A tool call's arguments as the input of its operation, shaped as its REST request would bring it: each argument
+// goes where its operation declared the field (path and query values as the text a URL carries, body fields as
+// the JSON object a body parses to), `idempotency_key` becomes the Idempotency-Key header, and the REST URL the
+// request would have is kept for the idempotency fingerprint (so a REST retry with the same key replays a tool
+// call's answer). The pipeline then validates everything as it validates any request (a body field's 422 names
+// it by its JSON Pointer, which is also its pointer in the arguments). Only what cannot reach the operation at all is refused here, with
 // `mcp.invalid_arguments` and pointers into the arguments: a missing or non-scalar path value, a query value
 // that is not a scalar, an argument the operation has no place for.
 import { ApiError, type FieldError } from '../errors/api-error.ts';
@@ -10,10 +12,14 @@ import { IDEMPOTENCY_ARGUMENT, type Tool } from './tools.ts';
 
 export interface RestRequest {
   method: Tool['op']['method'];
-  /** Path and query, under /api/v1. */
+  /** Path and query, under /api/v1: the URL the REST request would have. */
   url: string;
-  /** JSON text, for operations that take a body. */
-  body?: string;
+  /** Path values as the router decodes them from the URL. */
+  params: Record<string, string>;
+  /** Query values as a query string parses: text, a list of texts for a field given several. */
+  query: Record<string, string | string[]>;
+  /** The body's JSON object, for operations that take a body; not checked yet (the body parser's check comes after admission). */
+  body?: unknown;
   idempotencyKey?: string;
 }
 
@@ -25,7 +31,9 @@ export function restRequestFor(tool: Tool, args: Record<string, unknown>): RestR
   const errors: FieldError[] = [];
   const fail = (name: string, code: string, detail: string) => errors.push({ path: pointer(name), code, detail });
   const query = new URLSearchParams();
-  const body: Record<string, unknown> = {};
+  const queryValues: Record<string, string | string[]> = {};
+  const params: Record<string, string> = {};
+  const body: Array<[string, unknown]> = [];
   let idempotencyKey: string | undefined;
 
   for (const [name, value] of Object.entries(args)) {
@@ -35,11 +43,14 @@ export function restRequestFor(tool: Tool, args: Record<string, unknown>): RestR
       else fail(name, 'invalid_type', `\`${name}\` must be a string.`);
     } else if (tool.queryFields.has(name)) {
       const values = Array.isArray(value) ? value : [value];
-      if (values.every(isScalar)) for (const v of values) query.append(name, String(v));
-      else fail(name, 'invalid_type', `\`${name}\` must be a string, a number or a boolean.`);
+      if (values.every(isScalar)) {
+        const texts = values.map(String);
+        for (const v of texts) query.append(name, v);
+        if (texts.length > 0) queryValues[name] = texts.length === 1 ? texts[0] : texts;
+      } else fail(name, 'invalid_type', `\`${name}\` must be a string, a number or a boolean.`);
     } else if (tool.bodyFields.has(name) || tool.op.body) {
       // An argument the body does not know goes there too: the body's schema refuses it by its pointer.
-      body[name] = value;
+      body.push([name, value]);
     } else {
       fail(name, 'unknown_field', `\`${name}\` is not a known argument of ${tool.name}.`);
     }
@@ -49,7 +60,7 @@ export function restRequestFor(tool: Tool, args: Record<string, unknown>): RestR
     const value = args[name];
     if (value === undefined) fail(name, 'required', `\`${name}\` is required.`);
     else if (!isScalar(value)) fail(name, 'invalid_type', `\`${name}\` must be a string.`);
-    else return encodeURIComponent(String(value));
+    else return encodeURIComponent((params[name] = String(value)));
     return '_';
   });
 
@@ -58,7 +69,10 @@ export function restRequestFor(tool: Tool, args: Record<string, unknown>): RestR
   return {
     method: tool.op.method,
     url: `${API_PREFIX}${path}${search ? `?${search}` : ''}`,
-    ...(tool.op.body ? { body: JSON.stringify(body) } : {}),
+    params,
+    query: queryValues,
+    // Own properties whatever their names: the body parser's check refuses a `__proto__` argument, as in a body.
+    ...(tool.op.body ? { body: Object.fromEntries(body) } : {}),
     ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
   };
 }

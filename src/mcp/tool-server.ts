@@ -1,10 +1,9 @@
 // The MCP server one request meets (docs/mcp.md): a low-level SDK `Server`, made afresh for every HTTP request
 // (nothing survives between requests, so any request may land on any process), answering tools/list and
 // tools/call for the caller that /mcp authenticated. Tools carry the operations' own JSON Schemas (tools.ts);
-// a call runs as the operation's REST request (rest-dispatch.ts). Destructive tools ask for confirmation first:
+// a call runs its operation's pipeline in process, as its REST request would (tool-call.ts). Destructive tools ask for confirmation first:
 // a 2026-07-28 client that declares elicitation gets an input_required result asking the person; any other
 // client gets a confirmation request with a one-time `confirmation_token` (confirmations.ts).
-import type { FastifyInstance } from 'fastify';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   inputRequired,
@@ -18,31 +17,23 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Actor } from '../access/actor.ts';
-import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { problemBody } from '../errors/problems.ts';
 import type { McpSettings } from './mcp-settings.service.ts';
 import type { ConfirmationBinding, Confirmations } from './confirmations.ts';
-import type { DispatchCredentials } from './dispatch-credential.ts';
-import { dispatchRest, toolResult } from './rest-dispatch.ts';
+import { problemResult as problemOf, type Caller, type ToolCaller } from './tool-call.ts';
 import { restRequestFor, type RestRequest } from './tool-arguments.ts';
 import { CONFIRMATION_ARGUMENT, onByDefault, type Tool } from './tools.ts';
 
-/** Who is calling, as /mcp established it; handed to the per-request server through the SDK's authInfo. */
-export interface McpCall {
-  organisation: Organisation;
-  actor: Actor;
+/** Who is calling, as /mcp established it, and over which request; handed to the per-request server through the SDK's authInfo. */
+export interface McpCall extends Caller {
   settings: McpSettings;
-  requestId: string;
 }
 
 export interface ToolServerDeps {
-  app: FastifyInstance;
   tools: readonly Tool[];
   confirmations: Confirmations;
-  dispatch: DispatchCredentials;
-  /** The revision tools run at: the current one, whose shapes their schemas describe. */
-  revision: string;
+  /** The door into the operation pipeline (tool-call.ts). */
+  callOperation: ToolCaller;
   errorsUrl: string;
   version: string;
 }
@@ -82,10 +73,7 @@ function declaresElicitation(ctx: ServerContext): boolean {
 export function createToolServerFactory(deps: ToolServerDeps) {
   const byName = new Map(deps.tools.map((t) => [t.name, t]));
 
-  function problemResult(call: McpCall, err: ApiError): CallToolResult {
-    const problem = problemBody(err, call.requestId, deps.errorsUrl);
-    return { isError: true, content: [{ type: 'text', text: JSON.stringify(problem) }], structuredContent: problem, _meta: { 'atrium/status': err.status, 'atrium/request_id': call.requestId } };
-  }
+  const problemResult = (call: McpCall, err: ApiError): CallToolResult => problemOf(call.requestId, err, deps.errorsUrl);
 
   const invalidConfirmation = (call: McpCall) =>
     problemResult(call, new ApiError('mcp.confirmation_invalid', 'The confirmation is wrong, used, expired or was given for another call; nothing was done. Call the tool again without it to get a new one.'));
@@ -116,7 +104,7 @@ export function createToolServerFactory(deps: ToolServerDeps) {
       if (err instanceof ApiError) return problemResult(call, err);
       throw err;
     }
-    // A call the REST pipeline would refuse anyway (scope, capability) is not worth a person's confirmation.
+    // A call the pipeline would refuse anyway (scope, capability) is not worth a person's confirmation.
     if (tool.op.destructive && mayRun(tool, call.actor)) {
       const binding: ConfirmationBinding = { organisationId: call.organisation.id, personId: call.actor.personId, tool: tool.name, arguments: args };
       const effect = effectOf(tool, rest);
@@ -134,8 +122,7 @@ export function createToolServerFactory(deps: ToolServerDeps) {
         };
       }
     }
-    const response = await deps.dispatch.dispatching(call.organisation, call.actor, (authorization) => dispatchRest(deps.app, call.organisation, rest, { authorization, revision: deps.revision }));
-    return toolResult(response);
+    return deps.callOperation(call, tool, rest);
   }
 
   return function serverFor(ctx: McpRequestContext): Server {

@@ -1,7 +1,7 @@
 // Counts every HTTP response of the app and times it, by operation: the OpenAPI operationId of a REST
 // operation, else the route's pattern (pages, OAuth, MCP, docs), else "unmatched". Registered only when the
 // process serves metrics, so a process without METRICS_PORT pays nothing per request. A tool called over MCP
-// is served by the same route as its REST operation, so it counts there as well as under `/mcp`.
+// runs inside its /mcp request (src/mcp/tool-call.ts), so it counts under `/mcp`.
 import type { FastifyInstance } from 'fastify';
 import { httpRequestDuration, httpRequests } from './instruments.ts';
 

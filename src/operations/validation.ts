@@ -22,5 +22,11 @@ const coercingAjv = makeAjv(true);
 /** A validator with exactly the rules request bodies get, for JSON validated outside a route (a bulk item's `data`). */
 export const compileBodyValidator = (schema: object) => strictAjv.compile(withNoNul(schema));
 
+/** An operation's own input validator: coercing for path and query text, strict for a body. */
+export const compileInputValidator = (schema: object, part: 'params' | 'querystring' | 'body') =>
+  (part === 'body' ? strictAjv : coercingAjv).compile(withNoNul(schema));
+
+/** The same rules for any route that declares a schema to Fastify. */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? strictAjv : coercingAjv).compile(withNoNul(schema as object)) as ReturnType<FastifySchemaCompiler<unknown>>;
+  compileInputValidator(schema as object, httpPart === 'body' ? 'body' : 'querystring') as ReturnType<FastifySchemaCompiler<unknown>>;
+

@@ -1,0 +1,99 @@
+// What an operation's call runs once it is admitted (pipeline.ts), the same for every door: the request
+// brought to the current revision's shape, its input validated (422 before anything is done), the handler in
+// the write's transaction with its idempotency record and its audit entry, and the answer serialised through
+// the success schema and taken back to the caller's revision (response-payload.ts). A REST route sends the
+// answer (registry.ts); an MCP tool call turns it into a tool result (src/mcp/tool-call.ts).
+import type { Db } from '../db/database.ts';
+import type { ApiError } from '../errors/api-error.ts';
+import { createInputCheck } from '../operations/input-validation.ts';
+import type { Operation, OperationContext, OperationServices } from '../operations/operation.ts';
+import { Outcome } from '../operations/operation.ts';
+import { FIRST_REVISION, type Revisions } from '../operations/revisions.ts';
+import { fingerprintOf, type Idempotency } from './idempotency.ts';
+import type { OperationCall } from './pipeline.ts';
+import { createPayloadWriter, type Payload } from './response-payload.ts';
+import { recordRefusedWrite, recordWrite, type RefusalLog } from './write-audit.ts';
+
+/** An operation's answer, before any transport: the status, its headers, its body as it goes out. */
+export interface OperationAnswer extends Payload {
+  status: number;
+  /** Headers the handler answered with (a file's Content-Type). */
+  headers: Record<string, string> | undefined;
+  /** Answered from the idempotency record of an earlier call with the same key. */
+  replayed: boolean;
+}
+
+interface ResponseData {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+function toResponse(op: Operation, result: unknown): ResponseData {
+  if (result instanceof Outcome) return { status: result.status, body: result.body, headers: result.headers };
+  return { status: op.success.status, body: op.success.status === 204 ? undefined : result };
+}
+
+export interface RunnerDeps {
+  db: Db;
+  services: OperationServices;
+  idempotency: Idempotency;
+  revisions: Revisions;
+}
+
+export type RunOperation = (call: OperationCall) => Promise<OperationAnswer>;
+
+export interface OperationRunner {
+  /** The call of `op`, admitted, run to its answer. Refusals and failures are thrown. */
+  runnerFor(op: Operation): RunOperation;
+  /** A write refused with 403 or failed on our side is recorded outside its rolled-back transaction. */
+  recordRefusal(op: Operation, call: OperationCall, error: unknown, refusal: ApiError, log: RefusalLog): Promise<void>;
+}
+
+export function createOperationRunner(deps: RunnerDeps): OperationRunner {
+  const { db, services, idempotency, revisions } = deps;
+
+  function runnerFor(op: Operation): RunOperation {
+    const checkInput = createInputCheck(op);
+    const writePayload = createPayloadWriter(op, revisions);
+    // Only operations some revision change touches pay for looking their changes up.
+    const upgrades = revisions.changesSince(FIRST_REVISION, op.id).some((c) => c.upgradeRequest);
+
+    return async function run(call) {
+      // Callers on an earlier revision: the request is brought to the current shape before validation.
+      if (upgrades && call.body !== undefined) {
+        for (const change of revisions.changesSince(call.revision!, op.id)) if (change.upgradeRequest) call.body = change.upgradeRequest(call.body);
+      }
+      checkInput(call);
+      const base: Omit<OperationContext, 'db'> = { organisation: call.organisation!, actor: call.actor!, services, revision: call.revision!, requestId: call.id };
+      const input: { params: unknown; query: unknown; body: unknown; prepared?: unknown } = { params: call.params, query: call.query, body: call.body };
+      const prepare = op.prepare && (async () => void (input.prepared = await op.prepare!({ ...base, db }, input as never)));
+      const execute = async (tx: Db) => {
+        const response = toResponse(op, await op.handler({ ...base, db: tx }, input as never));
+        // Every write's audit entry commits in its transaction, with its events and idempotency record.
+        if (op.writes) await recordWrite(tx, op, call, response);
+        return response;
+      };
+      let response: ResponseData;
+      let replayed = false;
+      if (!op.writes) {
+        response = await execute(db);
+      } else if (call.idempotencyKey !== undefined) {
+        const scope = { organisationId: base.organisation.id, credentialId: base.actor.credentialId, key: call.idempotencyKey };
+        const recorded = await idempotency.run(scope, fingerprintOf(call.method, call.url, call.body), execute, prepare);
+        replayed = recorded.replayed;
+        response = recorded;
+      } else {
+        // ARCHITECTURE rule 5 — a write, its events and its idempotency record commit together.
+        await prepare?.();
+        response = await db.transaction().execute(execute);
+      }
+      return { status: response.status, headers: response.headers, replayed, ...writePayload(response.status, response.body, call.revision!) };
+    };
+  }
+
+  return {
+    runnerFor,
+    recordRefusal: (op, call, error, refusal, log) => recordRefusedWrite(db, op, call, error, refusal, log),
+  };
+}
