@@ -22,7 +22,7 @@ interface BulkScenario {
   operations(fixture: Fixture, round: string): unknown[];
 }
 
-const creates = (lessonId: string, count: number, round: string) =>
+export const creates = (lessonId: string, count: number, round: string) =>
   Array.from({ length: count }, (_, i) => ({ ref: `p${i}`, op: 'create', data: { lesson_id: lessonId, title: `Bulk ${round} #${i}`, contents: benchPageContents } }));
 
 export const bulkScenarios: BulkScenario[] = [

@@ -324,19 +324,32 @@ export const httpSuite: Suite = {
     const problems = new Map<HttpScenario, string>();
     // Rounds interleave the scenarios (bare, read, patch, bare, read, …) so that a slow spell of a shared
     // machine lands on every scenario alike instead of on whichever happened to run then.
+    const [firstLevel, ...otherLevels] = settings.logLevels;
+    const atOtherLevels = new Map<HttpScenario, Map<string, Array<{ micros: number; lines: number }>>>(selected.map((s) => [s, new Map(otherLevels.map((l) => [l, []]))]));
     for (let round = 1; round <= settings.rounds; round++) {
       for (const scenario of selected) {
-        progress(`${settings.rounds > 1 ? `round ${round}/${settings.rounds} ` : ''}${scenario.route}: ${settings.warmupSeconds} s warm-up, ${settings.seconds} s measured`);
-        const startedAt = new Date().toISOString();
-        await scenario.prepare?.(server);
-        const sample = scenario.inServer
-          ? await scenario.inServer(server, settings)
-          : await measure(server, scenario.requests!(server.fixture), settings, { profileName: `${server.dialect}-${scenario.name}-r${round}` });
-        samples.get(scenario)!.push(sample);
-        const problem = await scenario.verify?.(server, { startedAt, ok: okResponses(sample), unseen: 2 * settings.connections });
-        if (problem && !problems.has(scenario)) problems.set(scenario, problem);
+        // Each scenario at each log level in turn; work done in the server without a request logs nothing.
+        for (const level of scenario.inServer ? [firstLevel] : settings.logLevels) {
+          await server.command(`log-level ${level}`);
+          progress(`${settings.rounds > 1 ? `round ${round}/${settings.rounds} ` : ''}${scenario.route} at ${level}: ${settings.warmupSeconds} s warm-up, ${settings.seconds} s measured`);
+          const startedAt = new Date().toISOString();
+          await scenario.prepare?.(server);
+          const linesBefore = server.logLines();
+          const sample = scenario.inServer
+            ? await scenario.inServer(server, settings)
+            : await measure(server, scenario.requests!(server.fixture), settings, { profileName: `${server.dialect}-${scenario.name}-${level}-r${round}` });
+          const problem = await scenario.verify?.(server, { startedAt, ok: okResponses(sample), unseen: 2 * settings.connections });
+          if (problem && !problems.has(scenario)) problems.set(scenario, problem);
+          if (level === firstLevel) samples.get(scenario)!.push(sample);
+          else {
+            const responses = Object.values(sample.statusCounts).reduce((n, c) => n + c, 0);
+            atOtherLevels.get(scenario)!.get(level)!.push({ micros: sample.serverMicrosPerRequest, lines: (server.logLines() - linesBefore) / Math.max(1, responses) });
+          }
+        }
       }
     }
+    await server.command(`log-level ${firstLevel}`);
+    const medianOf = (runs: Array<{ micros: number; lines: number }>) => [...runs].sort((a, b) => a.micros - b.micros)[Math.floor((runs.length - 1) / 2)];
     return withRatios(
       selected.map((scenario) => ({
         dialect: server.dialect,
@@ -349,6 +362,7 @@ export const httpSuite: Suite = {
         ratio: undefined,
         goal: scenario.goal,
         problem: problems.get(scenario),
+        atLogLevels: [...atOtherLevels.get(scenario)!].filter(([, runs]) => runs.length > 0).map(([level, runs]) => ({ level, microsPerRequest: medianOf(runs).micros, logLinesPerRequest: medianOf(runs).lines })),
       })),
     );
   },

@@ -54,6 +54,8 @@ export interface Measurement {
   goal: Goal | undefined;
   /** A post-run check that found the scenario did not do what it claims (e.g. PATCH wrote nothing). */
   problem: string | undefined;
+  /** The same scenario at the other log levels of BENCH_LOG_LEVELS (median round), with the log lines it wrote a response. */
+  atLogLevels?: Array<{ level: string; microsPerRequest: number; logLinesPerRequest: number }>;
 }
 
 /** A group of scenarios run against one started server. Later suites (idempotency, bulk, webhook delivery) add one of these. */

@@ -36,6 +36,7 @@ function goalCell(m: Measurement): string {
 
 export function formatTable(measurements: Measurement[]): string {
   const manyRounds = measurements.some((m) => m.rounds > 1);
+  const otherLevels = [...new Set(measurements.flatMap((m) => (m.atLogLevels ?? []).map((a) => a.level)))];
   const rows = measurements.map((m) => [
     m.dialect,
     m.route,
@@ -44,18 +45,25 @@ export function formatTable(measurements: Measurement[]): string {
     fixed(m.median.p99Ms, 2),
     fixed(m.median.serverMicrosPerRequest, 0),
     ...(manyRounds ? [`${fixed(m.minMicrosPerRequest, 0)}-${fixed(m.maxMicrosPerRequest, 0)}`] : []),
+    ...otherLevels.map((level) => {
+      const at = m.atLogLevels?.find((a) => a.level === level);
+      return at ? `${fixed(at.microsPerRequest, 0)} (${fixed(at.logLinesPerRequest, 2)} lines)` : '';
+    }),
     m.ratio === undefined ? (m.isBaseline ? 'baseline' : '') : `${fixed(m.ratio, 2)} x ${m.baselineName}`,
     goalCell(m),
     String(m.non2xx + m.errors),
     percent(m.median.serverCpu),
     percent(m.median.loadCpu),
   ]);
-  const headers = ['database', 'route', 'req/s', 'p50 ms', 'p99 ms', 'server us/req', ...(manyRounds ? ['us/req range'] : []), 'x baseline (CPU)', 'goal', 'non-2xx+err', 'server CPU', 'load CPU'];
+  const headers = ['database', 'route', 'req/s', 'p50 ms', 'p99 ms', 'server us/req', ...(manyRounds ? ['us/req range'] : []), ...otherLevels.map((l) => `us/req at ${l}`), 'x baseline (CPU)', 'goal', 'non-2xx+err', 'server CPU', 'load CPU'];
   const align: Align[] = headers.map((h, i) => (i < 2 || h === 'goal' || h === 'x baseline (CPU)' ? 'left' : 'right'));
   const legend = [
     'server us/req: CPU time of the server process per response (user + system), the figure the goals are judged on.',
     'x baseline (CPU): server us/req divided by its baseline\'s (bare: GET /healthz; bare-patch: a PATCH with a JSON body to a bare route; read: the API-key read, for the OAuth and MCP reads), same run, same database.',
     'server CPU / load CPU: share of one core the server process / autocannon used while measuring.',
+    ...(otherLevels.length > 0
+      ? [`Every figure but "us/req at …" is at the first of BENCH_LOG_LEVELS (warn by default); "us/req at ${otherLevels.join('/')}": the same scenario with the app logging at that level to a pipe, and the log lines it wrote per response.`]
+      : []),
     ...(manyRounds ? [`Figures are from the median round by server us/req of ${Math.max(...measurements.map((m) => m.rounds))} interleaved rounds; non-2xx+err sums all rounds.`] : []),
   ];
   return `${table(headers, rows, align)}\n\n${legend.join('\n')}`;

@@ -9,12 +9,13 @@ import { bulkSuite } from './bulk-scenarios.ts';
 import { webhookSuite } from './webhook-scenarios.ts';
 import { scaleSuite } from './scale-scenarios.ts';
 import { rosterSuite } from './roster-scenarios.ts';
+import { latencySuite } from './latency-scenarios.ts';
 import type { Measurement, Suite } from './measurement.ts';
 import { formatTable, verdict } from './report.ts';
 import { startServer } from './server-process.ts';
 import { readSettings } from './settings.ts';
 
-const suites: Suite[] = [httpSuite, bulkSuite, rosterSuite, webhookSuite, scaleSuite];
+const suites: Suite[] = [httpSuite, bulkSuite, rosterSuite, webhookSuite, scaleSuite, latencySuite];
 
 const settings = readSettings();
 const log = (text: string) => process.stderr.write(text + '\n');

@@ -26,6 +26,8 @@ export interface ServerHandle {
   profileStop(file: string): Promise<void>;
   /** Any other command of bench/server.ts: one line out, its one JSON reply back (an `error` member fails). */
   command(line: string): Promise<Record<string, unknown>>;
+  /** Lines the app has logged so far (its stdout, read and dropped here as a log collector would). */
+  logLines(): number;
   stop(): Promise<void>;
 }
 
@@ -41,13 +43,19 @@ export async function startServer(target: DatabaseTarget): Promise<ServerHandle>
   const env: Record<string, string | undefined> = { ...process.env };
   for (const name of serverVariables) delete env[name];
   Object.assign(env, target.env);
-  const child = spawn(process.execPath, [serverEntry], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  // stdout is the app's log, fd 3 the protocol's replies.
+  const child = spawn(process.execPath, [serverEntry], { env, stdio: ['pipe', 'pipe', 'inherit', 'pipe'] });
+  let logLines = 0;
+  child.stdout!.on('data', (chunk: Buffer) => {
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) logLines++;
+  });
+  const replies = child.stdio[3] as NodeJS.ReadableStream;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   // Replies come back in the order the questions went out, so a queue of waiters is enough.
   const waiters: Array<(message: Record<string, unknown>) => void> = [];
   let onReady: ((message: Record<string, unknown>) => void) | undefined;
-  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+  readline.createInterface({ input: replies }).on('line', (line) => {
     let message: Record<string, unknown>;
     try {
       message = JSON.parse(line) as Record<string, unknown>;
@@ -77,7 +85,7 @@ export async function startServer(target: DatabaseTarget): Promise<ServerHandle>
   const ask = (command: string) =>
     new Promise<Record<string, unknown>>((resolve) => {
       waiters.push(resolve);
-      child.stdin.write(command + '\n');
+      child.stdin!.write(command + '\n');
     });
   const command = async (line: string) => {
     const reply = await ask(line);
@@ -104,9 +112,10 @@ export async function startServer(target: DatabaseTarget): Promise<ServerHandle>
       await command(`profile-stop ${file}`);
     },
     command,
+    logLines: () => logLines,
     async stop() {
       if (child.exitCode !== null) return;
-      child.stdin.end('stop\n');
+      child.stdin!.end('stop\n');
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
       const code = await exited;
       clearTimeout(timer);

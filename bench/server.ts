@@ -1,17 +1,19 @@
 // Server-process entry for the benchmark. It runs apart from the load generator so that autocannon does not
 // share (and steal) the server's event loop: on a 2-core machine each gets a core.
 //
-// Protocol with bench/server-process.ts, one JSON object per line:
-//   stdout, once:  {"ready": true, "port": …, "dialect": …, "fixture": {…}}  after seeding and listen
+// Protocol with bench/server-process.ts, one JSON object per line, on file descriptor 3 (stdout carries the
+// app's log, as a deployed process's does):
+//   fd 3, once:  {"ready": true, "port": …, "dialect": …, "fixture": {…}}  after seeding and listen
 //   stdin `cpu`  → {"cpu": {"user": µs, "system": µs}, "rss": bytes}         to attribute CPU per scenario
 //   stdin `raw-lesson-pages N ROUND` → {"rawMs": ms}   N lesson pages inserted raw, the bulk suite's baseline
 //   stdin `in-process read|patch SECONDS CONCURRENCY` → {done, cpuMicros, …}   a request's database work alone (in-process.ts)
 //   stdin `profile-start` / `profile-stop FILE` → {}   a CPU profile of one measured window (BENCH_CPU_PROF)
 //   stdin `section-updates SINCE [ID]` → {"events", "title", "latestTitles"}   what the PATCH scenarios committed
 //   stdin `scale-grow SIZE` → {paths…}; `scale-plans PATH…` → {"plans"}   the scale suite (bench/scale-*.ts)
+//   stdin `log-level LEVEL` → {}   the app logs at LEVEL from the next request on (the scenarios run at warn and at info)
 //   stdin `stop` or end of stdin → close the app and the database, exit 0   (a dead parent stops us too)
 // A command that fails answers {"error": "…"}.
-// The app logs nothing (LOG_LEVEL=silent), so stdout carries only these lines.
+import fs from 'node:fs';
 import readline from 'node:readline';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../src/app.ts';
@@ -31,7 +33,8 @@ import { registerBareMcp } from './bare-mcp.ts';
 
 const pgUrl = process.env.BENCH_DATABASE_URL;
 const config = loadConfig({
-  LOG_LEVEL: 'silent',
+  // Raised to info by `log-level` for the scenarios' second measurement.
+  LOG_LEVEL: 'warn',
   DEV_BOOTSTRAP: 'false',
   HOST: '127.0.0.1',
   PORT: '0',
@@ -62,7 +65,7 @@ const fixture = await seed(app.services, database.db);
 await app.listen({ host: config.host, port: config.port });
 const { port } = app.server.address() as AddressInfo;
 
-const send = (message: unknown) => process.stdout.write(JSON.stringify(message) + '\n');
+const send = (message: unknown) => fs.writeSync(3, JSON.stringify(message) + '\n');
 send({ ready: true, port, dialect: database.dialect, fixture });
 
 let stopping = false;
@@ -80,6 +83,8 @@ const profiler = createWindowProfiler();
 const planReader = createPlanReader(config, databaseOptions, systemClock);
 const scaleHeaders = { host: fixture.scale.host, authorization: `Bearer ${fixture.scale.apiKey}` };
 const commands: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
+  // Request loggers are children of the app's, made per request, so they take the new level at once.
+  'log-level': async ([level]) => ((app.log.level = level), {}),
   'profile-start': async () => (await profiler.start(), {}),
   'profile-stop': async ([file]) => (await profiler.stop(file), {}),
   // `section-updates <since> [section id]`: what the PATCH scenarios committed (bench/section-updates.ts).

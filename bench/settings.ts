@@ -18,6 +18,11 @@ export interface BenchSettings {
   cpuProfileDir: string | undefined;
   /** Exit non-zero when a throughput goal is missed (for CI); by default goals are only reported. */
   enforceGoals: boolean;
+  /**
+   * The log levels every HTTP scenario is measured at, the first one's figures judged against the goals, the
+   * others shown beside them: `warn` (only problems logged) and `info` (as shipped: an access line a request).
+   */
+  logLevels: string[];
   /** The scale suite's sizes (rows of each table measured), smallest first: the first is the reference. */
   scaleSizes: number[];
 }
@@ -38,6 +43,13 @@ function scaleSizes(raw: string): number[] {
   return sizes;
 }
 
+function logLevels(raw: string): string[] {
+  const levels = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const known = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+  if (levels.length === 0 || levels.some((l) => !known.includes(l))) throw new Error(`BENCH_LOG_LEVELS must name pino levels (${known.join(', ')}), not ${JSON.stringify(raw)}`);
+  return levels;
+}
+
 export function readSettings(): BenchSettings {
   const databases = new Set((process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean));
   for (const d of databases) if (d !== 'sqlite' && d !== 'postgres') throw new Error(`BENCH_DATABASES: unknown database ${d}`);
@@ -52,6 +64,7 @@ export function readSettings(): BenchSettings {
     scenarios: process.env.BENCH_SCENARIOS ? new Set(process.env.BENCH_SCENARIOS.split(',').map((s) => s.trim())) : undefined,
     cpuProfileDir: process.env.BENCH_CPU_PROF || undefined,
     enforceGoals: process.env.BENCH_ENFORCE_GOALS === '1' || process.env.BENCH_ENFORCE_GOALS === 'true',
+    logLevels: logLevels(process.env.BENCH_LOG_LEVELS ?? 'warn,info'),
     scaleSizes: scaleSizes(process.env.BENCH_SCALE_SIZES ?? '1000,100000,1000000'),
   };
 }
