@@ -57,7 +57,15 @@ const checkOut = async (pool: PostgresPool) => (await pool.connect()) as unknown
 export interface PipelinedPostgresOptions {
   /** Told about each shared read connection that failed, as the pool tells about its own. */
   onConnectionError?: (err: Error) => void;
+  /**
+   * Told about each round trip: a socket write whose answer the caller then waits for, with the statements it
+   * carries (the round-trip test counts them per request). Called in the caller's async context; unset, it
+   * costs one comparison per write.
+   */
+  onRoundTrip?: RoundTripObserver;
 }
+
+export type RoundTripObserver = (statements: string[]) => void;
 
 function toConfig(query: CompiledQuery): pg.QueryConfig {
   const name = hintsOf(query)?.name;
@@ -97,6 +105,7 @@ async function sendTogether(client: PoolClient, queries: CompiledQuery[]): Promi
 class SharedReader {
   readonly #options: pg.ClientConfig;
   readonly #onConnectionError: (err: Error) => void;
+  readonly #onRoundTrip: RoundTripObserver | undefined;
   #ready: Promise<PgClient> | undefined;
   #corked: PgClient | undefined;
   inFlight = 0;
@@ -106,9 +115,10 @@ class SharedReader {
     return this.#corked !== undefined;
   }
 
-  constructor(options: pg.ClientConfig, onConnectionError: (err: Error) => void) {
+  constructor(options: pg.ClientConfig, onConnectionError: (err: Error) => void, onRoundTrip: RoundTripObserver | undefined) {
     this.#options = options;
     this.#onConnectionError = onConnectionError;
+    this.#onRoundTrip = onRoundTrip;
   }
 
   #connect(): Promise<PgClient> {
@@ -140,6 +150,8 @@ class SharedReader {
         // The first read of this turn of the event loop: hold the socket until the turn ends, so that the
         // reads of every request handled in it leave in one write.
         this.#corked = client;
+        // The reads that join this one in the turn travel in the same write: one round trip for them all.
+        this.#onRoundTrip?.([query.sql]);
         client.connection.stream.cork();
         setImmediate(() => {
           this.#corked = undefined;
@@ -186,6 +198,7 @@ class RoutedConnection implements DatabaseConnection {
       if (isPlainRead(query)) return toResult(await this.#driver.read(query));
       const client = await checkOut(this.#driver.pool);
       try {
+        this.#driver.onRoundTrip?.([query.sql]);
         return toResult(await client.query(toConfig(query)));
       } finally {
         client.release();
@@ -206,6 +219,7 @@ class RoutedConnection implements DatabaseConnection {
     this.#deferred = [];
     this.#client ??= await checkOut(this.#driver.pool);
     try {
+      this.#driver.onRoundTrip?.(queries.map((q) => q.sql));
       return await sendTogether(this.#client, queries);
     } catch (err) {
       // A connection-level failure (no SQLSTATE) leaves the connection unusable: the pool must not reuse it.
@@ -243,6 +257,7 @@ class RoutedConnection implements DatabaseConnection {
     this.#endTransaction();
     if (!sent || !this.#client) return;
     try {
+      this.#driver.onRoundTrip?.(['rollback']);
       await this.#client.query(toConfig(CompiledQuery.raw('rollback')));
     } catch (err) {
       this.#broken = true;
@@ -274,6 +289,7 @@ const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 class PipelinedPostgresDriver implements Driver {
   readonly pool: PostgresPool;
+  readonly onRoundTrip: RoundTripObserver | undefined;
   readonly #readers: SharedReader[];
   /** Released connection objects, reused: Kysely asks for one per statement outside transactions. */
   readonly #idle: RoutedConnection[] = [];
@@ -282,7 +298,8 @@ class PipelinedPostgresDriver implements Driver {
     this.pool = pool;
     // The pool's own settings (server, schema, type parsers, timeouts, keep-alive) apply to the shared readers too.
     const onConnectionError = options.onConnectionError ?? (() => {});
-    this.#readers = Array.from({ length: SHARED_READERS }, () => new SharedReader(pool.options, onConnectionError));
+    this.onRoundTrip = options.onRoundTrip;
+    this.#readers = Array.from({ length: SHARED_READERS }, () => new SharedReader(pool.options, onConnectionError, options.onRoundTrip));
   }
 
   read(query: CompiledQuery): Promise<pg.QueryResult> {
