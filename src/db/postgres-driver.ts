@@ -33,6 +33,7 @@ import {
 } from 'kysely';
 import { isDatabaseUnavailable } from './availability.ts';
 import { hintsOf } from './statement-hints.ts';
+import { riderWaiting, takeRider, type Rider } from './riders.ts';
 
 /** Shared read connections. */
 const SHARED_READERS = 2;
@@ -85,8 +86,8 @@ function isPlainRead(query: CompiledQuery): boolean {
   return SelectQueryNode.is(node) && node.with === undefined && (node.endModifiers === undefined || node.endModifiers.length === 0);
 }
 
-/** Submits queries on a pipelined connection in one socket write; resolves once all have answered, or throws the first error. */
-async function sendTogether(client: PoolClient, queries: CompiledQuery[]): Promise<pg.QueryResult[]> {
+/** Submits queries on a pipelined connection in one socket write; settles once all have answered. */
+async function sendTogether(client: PoolClient, queries: CompiledQuery[]): Promise<Array<PromiseSettledResult<pg.QueryResult>>> {
   const stream = client.stream;
   stream?.cork();
   let pending: Array<Promise<pg.QueryResult>>;
@@ -95,10 +96,13 @@ async function sendTogether(client: PoolClient, queries: CompiledQuery[]): Promi
   } finally {
     stream?.uncork();
   }
-  const settled = await Promise.allSettled(pending);
-  const failed = settled.find((s) => s.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<pg.QueryResult>).value);
+  return Promise.allSettled(pending);
+}
+
+/** Hands the rider its answer and waits for its check, which throws when the request must start over. */
+async function checkRider(rider: Rider, answer: PromiseSettledResult<pg.QueryResult>): Promise<void> {
+  rider.settle(answer.status === 'fulfilled' ? answer.value.rows : (answer.reason as Error));
+  await rider.outcome;
 }
 
 /** A long-lived pipelined connection for plain reads; reconnects on next use after losing its connection. */
@@ -195,7 +199,17 @@ class RoutedConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (!this.#inTransaction) {
-      if (isPlainRead(query)) return toResult(await this.#driver.read(query));
+      const rider = takeRider();
+      if (isPlainRead(query)) {
+        if (rider === undefined) return toResult(await this.#driver.read(query));
+        // The rider and the read leave in the same write, on the same shared connection.
+        const [riding, read] = await Promise.allSettled(this.#driver.readTogether(rider.query, query));
+        await checkRider(rider, riding);
+        if (read.status === 'rejected') throw read.reason;
+        return toResult(read.value);
+      }
+      // A write outside a transaction cannot be undone: its rider's check must pass before it is sent.
+      if (rider) await checkRider(rider, (await Promise.allSettled([this.#driver.read(rider.query)]))[0]);
       const client = await checkOut(this.#driver.pool);
       try {
         this.#driver.onRoundTrip?.([query.sql]);
@@ -212,20 +226,28 @@ class RoutedConnection implements DatabaseConnection {
     return toResult(results[results.length - 1]);
   }
 
-  /** Sends the pending BEGIN and deferred statements, then `query`, in one write on the transaction's connection. */
+  /**
+   * Sends the pending BEGIN, the request's rider (riders.ts) and the deferred statements, then `query`, in one
+   * write on the transaction's connection; throws the first error, or the rider's check's.
+   */
   async #send(query: CompiledQuery): Promise<pg.QueryResult[]> {
-    const queries = [...(this.#begin ? [this.#begin] : []), ...this.#deferred, query];
+    const rider = takeRider();
+    const queries = [...(this.#begin ? [this.#begin] : []), ...(rider ? [rider.query] : []), ...this.#deferred, query];
+    const riderAt = this.#begin ? 1 : 0;
     this.#begin = undefined;
     this.#deferred = [];
     this.#client ??= await checkOut(this.#driver.pool);
-    try {
-      this.#driver.onRoundTrip?.(queries.map((q) => q.sql));
-      return await sendTogether(this.#client, queries);
-    } catch (err) {
+    this.#driver.onRoundTrip?.(queries.map((q) => q.sql));
+    const settled = await sendTogether(this.#client, queries);
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) {
+      const err = failed.reason as { code?: unknown };
       // A connection-level failure (no SQLSTATE) leaves the connection unusable: the pool must not reuse it.
-      if (typeof (err as { code?: unknown }).code !== 'string') this.#broken = true;
-      throw err;
+      if (typeof err.code !== 'string') this.#broken = true;
     }
+    if (rider) await checkRider(rider, settled[riderAt]);
+    if (failed) throw failed.reason;
+    return settled.map((s) => (s as PromiseFulfilledResult<pg.QueryResult>).value);
   }
 
   begin(settings: TransactionSettings): void {
@@ -244,6 +266,8 @@ class RoutedConnection implements DatabaseConnection {
     try {
       // Nothing was ever sent: there is no transaction on the server to end.
       if (this.#begin && this.#deferred.length === 0) return;
+      // The rider's check must pass before anything commits: it goes first, and a failure rolls back.
+      if (riderWaiting()) await this.#send(CompiledQuery.raw('select 1'));
       const results = await this.#send(CompiledQuery.raw('commit'));
       // PostgreSQL completes COMMIT with a ROLLBACK tag if an earlier statement left the transaction aborted.
       if (results[results.length - 1].command === 'ROLLBACK') throw new AbortedTransactionError();
@@ -302,13 +326,23 @@ class PipelinedPostgresDriver implements Driver {
     this.#readers = Array.from({ length: SHARED_READERS }, () => new SharedReader(pool.options, onConnectionError, options.onRoundTrip));
   }
 
+  /** Two reads on one shared connection, so that they leave in the same write. */
+  readTogether(first: CompiledQuery, second: CompiledQuery): [Promise<pg.QueryResult>, Promise<pg.QueryResult>] {
+    const reader = this.#pick();
+    return [reader.query(first), reader.query(second)];
+  }
+
   read(query: CompiledQuery): Promise<pg.QueryResult> {
+    return this.#pick().query(query);
+  }
+
+  #pick(): SharedReader {
     let reader = this.#readers.find((r) => r.batching && r.inFlight < BATCH_IN_FLIGHT);
     if (reader === undefined) {
       reader = this.#readers[0];
       for (const r of this.#readers) if (r.inFlight < reader.inFlight) reader = r;
     }
-    return reader.query(query);
+    return reader;
   }
 
   async init(): Promise<void> {}

@@ -13,6 +13,9 @@ import { parseIdempotencyKey } from './idempotency.ts';
 import type { Operation } from '../operations/operation.ts';
 import type { Limit } from './rate-limits.ts';
 import { FIRST_REVISION, type Revisions } from '../operations/revisions.ts';
+import type { Db } from '../db/database.ts';
+import { sendRider, type Rider } from '../db/riders.ts';
+import { StaleTenancy, type TenancyCache } from './tenancy-cache.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,6 +23,11 @@ declare module 'fastify' {
     actor?: Actor;
     revision?: string;
     idempotencyKey?: string;
+    /**
+     * Set while the request runs on a cached organisation not yet checked against the database
+     * (tenancy-cache.ts): the check, which goes with the request's first statement.
+     */
+    tenancyRider?: Rider;
   }
 }
 
@@ -38,11 +46,27 @@ export interface HandedOverTenancy {
   organisationOf(request: FastifyRequest): Organisation | undefined;
 }
 
-/** The request's one tenancy read: the organisation, its plan and its credentials epoch as they are now. */
-export function createTenancyHook(organisations: OrganisationService, handedOver?: HandedOverTenancy) {
+/**
+ * The request's one tenancy read: the organisation, its plan and its credentials epoch as they are now. With a
+ * cache (tenancy-cache.ts), a known address starts from the cached copy and reads it with its first statement.
+ */
+export function createTenancyHook(organisations: OrganisationService, handedOver?: HandedOverTenancy, cache?: TenancyCache) {
   return async function resolveTenant(request: FastifyRequest): Promise<void> {
-    const org = handedOver?.organisationOf(request) ?? (await organisations.findByAddress(request.hostname.toLowerCase()));
+    const handed = handedOver?.organisationOf(request);
+    if (handed) {
+      request.organisation = handed;
+      return;
+    }
+    const address = request.hostname.toLowerCase();
+    const cached = cache?.get(address);
+    if (cached) {
+      request.organisation = cached;
+      request.tenancyRider = cache!.riderFor(address, cached);
+      return;
+    }
+    const org = await organisations.findByAddress(address);
     if (!org) throw new ApiError('tenancy.unknown_organisation', `No organisation is served at ${request.hostname}.`);
+    cache?.set(address, org);
     request.organisation = org;
   };
 }
@@ -114,26 +138,73 @@ function readIdempotencyKey(request: FastifyRequest): void {
 export interface AdmissionDeps {
   organisations: OrganisationService;
   handedOverTenancy?: HandedOverTenancy;
+  /** Organisations by address, checked with each request's first statement (PostgreSQL: saves a round trip). */
+  tenancyCache?: TenancyCache;
+  /** Where a request's tenancy check goes when nothing else took it. */
+  db: Db;
   authenticators: Authenticator[];
   /** Rate and concurrency limits (rate-limits.ts), synchronous where they can be. */
   limits: Limit[];
   revisions: Revisions;
 }
 
-/** Every step above, in order, as one onRequest hook. */
+/** Every step above, in order, as one onRequest hook; and the steps again for a request whose organisation changed. */
 export function createAdmission(deps: AdmissionDeps) {
-  const resolveTenant = createTenancyHook(deps.organisations, deps.handedOverTenancy);
+  const resolveTenant = createTenancyHook(deps.organisations, deps.handedOverTenancy, deps.tenancyCache);
   const authenticate = createAuthenticationStep(deps.authenticators);
-  const { limits, revisions } = deps;
-  return async function admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    await resolveTenant(request);
+  const { limits, revisions, db } = deps;
+
+  /**
+   * The steps that depend on the organisation, again, for a request that started from a cached copy that has
+   * changed since (tenancy-cache.ts): limits are not counted twice.
+   */
+  async function readmit(request: FastifyRequest, reply: FastifyReply, stale: StaleTenancy): Promise<void> {
+    request.tenancyRider = undefined;
+    if (stale.fresh === undefined) throw new ApiError('tenancy.unknown_organisation', `No organisation is served at ${request.hostname}.`);
+    request.organisation = stale.fresh;
+    await authenticate(request);
+    authorize(request);
+    applyRevision(revisions, request, reply);
+  }
+
+  /**
+   * Checks a cached organisation now, with a statement of its own (a request refused before it reached the
+   * database); if it changed, admits the request again with the organisation as it is (whose refusal is thrown).
+   */
+  async function settleTenancy(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    const rider = request.tenancyRider;
+    if (rider === undefined) return false;
+    try {
+      await sendRider(db, rider);
+      request.tenancyRider = undefined;
+      return false;
+    } catch (err) {
+      if (!(err instanceof StaleTenancy)) throw err;
+      await readmit(request, reply, err);
+      return true;
+    }
+  }
+
+  async function admitSteps(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     await authenticate(request);
     authorize(request);
     for (const limit of limits) {
       const pending = limit(request, reply);
       if (pending) await pending;
     }
+  }
+
+  async function admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    await resolveTenant(request);
+    try {
+      await admitSteps(request, reply);
+    } catch (err) {
+      // A refusal answered from a cached organisation must hold for the organisation as it is now.
+      if (!(await settleTenancy(request, reply))) throw err;
+    }
     applyRevision(revisions, request, reply);
     readIdempotencyKey(request);
-  };
+  }
+
+  return { admit, readmit, settleTenancy };
 }

@@ -7,6 +7,8 @@ import { fingerprintOf, type Idempotency } from './idempotency.ts';
 import type { Operation, OperationContext, OperationServices } from '../operations/operation.ts';
 import { Outcome } from '../operations/operation.ts';
 import { createAdmission } from './pipeline.ts';
+import { StaleTenancy, type TenancyCache } from './tenancy-cache.ts';
+import { sendRider, withRider } from '../db/riders.ts';
 import type { Limit } from './rate-limits.ts';
 import { FIRST_REVISION, type Revisions } from '../operations/revisions.ts';
 
@@ -63,11 +65,15 @@ export interface RegistryDeps {
   /** Run after authorization, so that limits count per credential. */
   limits: Limit[];
   revisions: Revisions;
+  /** PostgreSQL: organisations cached by address, checked with each request's first statement. */
+  tenancyCache?: TenancyCache;
 }
 
 export function registerOperations(app: FastifyInstance, operations: Operation[], deps: RegistryDeps): void {
   const { services, idempotency, limits, revisions } = deps;
-  const admit = createAdmission({
+  const { admit, readmit, settleTenancy } = createAdmission({
+    db: app.db,
+    tenancyCache: deps.tenancyCache,
     organisations: services.organisations,
     handedOverTenancy: services.mcpDispatch.tenancy,
     authenticators: [services.apiKeys.authenticator, services.oauthTokens.authenticator, services.mcpDispatch.authenticator],
@@ -89,45 +95,69 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
         ...(successSchema ? { response: Object.fromEntries([op.success.status, ...(op.success.alsoStatuses ?? [])].map((s) => [s, successSchema])) } : {}),
       },
       onRequest: admit,
+      // Validation refusals reach the handler, which checks a cached organisation before answering them.
+      attachValidation: true,
       // A write refused with 403 or failed on our side is recorded outside its rolled-back transaction.
       ...(op.writes ? { onError: recordRefusedWrite } : {}),
       ...(revisions.changesSince(FIRST_REVISION, op.id).length > 0 ? revisionTransforms(revisions, op) : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const base: Omit<OperationContext, 'db'> = {
-          organisation: request.organisation!,
-          actor: request.actor!,
-          services,
-          revision: request.revision!,
-          requestId: request.id,
-        };
-        const input: { params: unknown; query: unknown; body: unknown; prepared?: unknown } = { params: request.params, query: request.query, body: request.body };
-        const prepare = op.prepare && (async () => void (input.prepared = await op.prepare!({ ...base, db: app.db }, input as never)));
-        const run = async (db: Db) => toResponse(op, await op.handler({ ...base, db }, input as never));
-        // Every write's audit entry commits in its transaction, with its events and idempotency record.
-        const execute = op.writes
-          ? async (tx: Db) => {
-              const response = await run(tx);
-              await recordWrite(tx, op, request, response);
-              return response;
-            }
-          : run;
+        // Schema validation refused the request: the refusal stands for the organisation as it is now.
+        if (request.validationError) {
+          await settleTenancy(request, reply);
+          throw request.validationError;
+        }
+        const rider = request.tenancyRider;
         let response: ResponseData;
-        if (!op.writes) {
-          response = await execute(app.db);
-        } else if (request.idempotencyKey !== undefined) {
-          const scope = { organisationId: base.organisation.id, credentialId: base.actor.credentialId, key: request.idempotencyKey };
-          const recorded = await idempotency.run(scope, fingerprintOf(request.method, request.url, request.body), execute, prepare);
-          if (recorded.replayed) reply.header('Idempotency-Replayed', 'true');
-          response = recorded;
+        if (rider === undefined) {
+          response = await answer(op, request, reply);
         } else {
-          // ARCHITECTURE rule 5 — a write, its events and its idempotency record commit together.
-          await prepare?.();
-          response = await app.db.transaction().execute(execute);
+          // On a cached organisation: its check goes with the first statement, and holds before any answer.
+          try {
+            response = await withRider(rider, () => answer(op, request, reply));
+            await sendRider(app.db, rider);
+          } catch (err) {
+            const stale = err instanceof StaleTenancy ? err : await sendRider(app.db, rider).then(() => undefined, (e: unknown) => (e instanceof StaleTenancy ? e : undefined));
+            if (stale === undefined) throw err;
+            await readmit(request, reply, stale);
+            response = await answer(op, request, reply);
+          }
+          request.tenancyRider = undefined;
         }
         reply.code(response.status);
         if (response.headers) reply.headers(response.headers);
         return response.body === undefined ? reply.send() : reply.send(response.body);
       },
     });
+  }
+
+  async function answer(op: Operation, request: FastifyRequest, reply: FastifyReply): Promise<ResponseData> {
+    const base: Omit<OperationContext, 'db'> = {
+      organisation: request.organisation!,
+      actor: request.actor!,
+      services,
+      revision: request.revision!,
+      requestId: request.id,
+    };
+    const input: { params: unknown; query: unknown; body: unknown; prepared?: unknown } = { params: request.params, query: request.query, body: request.body };
+    const prepare = op.prepare && (async () => void (input.prepared = await op.prepare!({ ...base, db: app.db }, input as never)));
+    const run = async (db: Db) => toResponse(op, await op.handler({ ...base, db }, input as never));
+    // Every write's audit entry commits in its transaction, with its events and idempotency record.
+    const execute = op.writes
+      ? async (tx: Db) => {
+          const response = await run(tx);
+          await recordWrite(tx, op, request, response);
+          return response;
+        }
+      : run;
+    if (!op.writes) return execute(app.db);
+    if (request.idempotencyKey !== undefined) {
+      const scope = { organisationId: base.organisation.id, credentialId: base.actor.credentialId, key: request.idempotencyKey };
+      const recorded = await idempotency.run(scope, fingerprintOf(request.method, request.url, request.body), execute, prepare);
+      if (recorded.replayed) reply.header('Idempotency-Replayed', 'true');
+      return recorded;
+    }
+    // ARCHITECTURE rule 5 — a write, its events and its idempotency record commit together.
+    await prepare?.();
+    return app.db.transaction().execute(execute);
   }
 }
