@@ -185,8 +185,12 @@ describe('the REST request a tool call dispatches carries that call, good only w
     statements = [];
     await viaRest();
     assert.equal(mcpAnswer.json().result.structuredContent.id, section.id);
-    assert.deepEqual(mcpStatements, statements);
-    assert.equal(statements.length, 2, statements.join('\n'));
+    // On PostgreSQL the REST request reads its organisation with its first statement, as a rider the driver
+    // sends (src/http/tenancy-cache.ts), which Kysely's log does not see: compare the rest.
+    const organisationRead = (s: string) => s.startsWith('select * from "organisations" where "address"');
+    assert.deepEqual(mcpStatements.filter((s) => !organisationRead(s)), statements.filter((s) => !organisationRead(s)));
+    assert.equal(mcpStatements.filter(organisationRead).length, 1, mcpStatements.join('\n'));
+    assert.equal(statements.filter((s) => !organisationRead(s)).length, 1, statements.join('\n'));
   });
 
   test("200 for the call's own organisation while the call runs; 401 for another organisation, a forged secret, a handle not issued, and once the call has ended", async () => {

@@ -1,7 +1,7 @@
 // PostgreSQL through node-postgres with fewer round trips and fewer socket writes than Kysely's own driver,
 // which checks a pooled connection out for every statement and waits for each answer before sending on.
 // Each round trip costs the server process a write that wakes PostgreSQL (~30-40 µs of CPU on the benchmark
-// machine), more than the statement itself; this driver cuts them three ways (measured in bench/README.md):
+// machine), more than the statement itself; this driver cuts them four ways (measured in bench/README.md):
 //
 // 1. Plain reads share a connection. A SELECT outside a transaction (no locking clause, no WITH) goes to one of
 //    a few long-lived connections in node-postgres's pipeline mode, and every such read issued in one turn of
@@ -11,6 +11,8 @@
 // 3. A statement marked deferrable (prepared.ts: an outbox insert, whose result nobody reads) travels with the
 //    transaction's next statement or its COMMIT; should it fail, that statement or the COMMIT fails with its
 //    error and the transaction is rolled back, as if it had failed at once.
+// 4. A request's rider (riders.ts: the read of its organisation) goes in the same write as the request's first
+//    statement, and its check runs before that statement's result is handed back.
 //
 // Statements compiled by prepared.ts carry a name, so each connection parses them once.
 // Everything else — other writes, locking reads, anything inside a transaction — runs on a connection of the
@@ -231,12 +233,13 @@ class RoutedConnection implements DatabaseConnection {
    * write on the transaction's connection; throws the first error, or the rider's check's.
    */
   async #send(query: CompiledQuery): Promise<pg.QueryResult[]> {
+    // Checked out first: a rider is taken only when it will be sent, so that its check always runs.
+    this.#client ??= await checkOut(this.#driver.pool);
     const rider = takeRider();
     const queries = [...(this.#begin ? [this.#begin] : []), ...(rider ? [rider.query] : []), ...this.#deferred, query];
     const riderAt = this.#begin ? 1 : 0;
     this.#begin = undefined;
     this.#deferred = [];
-    this.#client ??= await checkOut(this.#driver.pool);
     this.#driver.onRoundTrip?.(queries.map((q) => q.sql));
     const settled = await sendTogether(this.#client, queries);
     const failed = settled.find((s) => s.status === 'rejected');

@@ -15,6 +15,7 @@ import type { Limit } from './rate-limits.ts';
 import { FIRST_REVISION, type Revisions } from '../operations/revisions.ts';
 import type { Db } from '../db/database.ts';
 import { sendRider, type Rider } from '../db/riders.ts';
+import { isDatabaseUnavailable } from '../db/availability.ts';
 import { StaleTenancy, type TenancyCache } from './tenancy-cache.ts';
 
 declare module 'fastify' {
@@ -199,8 +200,9 @@ export function createAdmission(deps: AdmissionDeps) {
     try {
       await admitSteps(request, reply);
     } catch (err) {
-      // A refusal answered from a cached organisation must hold for the organisation as it is now.
-      if (!(await settleTenancy(request, reply))) throw err;
+      // A refusal answered from a cached organisation must hold for the organisation as it is now (a database
+      // that is away answers 502 whoever asks).
+      if (isDatabaseUnavailable(err) || !(await settleTenancy(request, reply))) throw err;
     }
     applyRevision(revisions, request, reply);
     readIdempotencyKey(request);

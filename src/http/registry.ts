@@ -9,6 +9,7 @@ import { Outcome } from '../operations/operation.ts';
 import { createAdmission } from './pipeline.ts';
 import { StaleTenancy, type TenancyCache } from './tenancy-cache.ts';
 import { sendRider, withRider } from '../db/riders.ts';
+import { isDatabaseUnavailable } from '../db/availability.ts';
 import type { Limit } from './rate-limits.ts';
 import { FIRST_REVISION, type Revisions } from '../operations/revisions.ts';
 
@@ -116,6 +117,8 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
             response = await withRider(rider, () => answer(op, request, reply));
             await sendRider(app.db, rider);
           } catch (err) {
+            // A database that is away answers 502 whoever asks: no check to wait for.
+            if (isDatabaseUnavailable(err)) throw err;
             const stale = err instanceof StaleTenancy ? err : await sendRider(app.db, rider).then(() => undefined, (e: unknown) => (e instanceof StaleTenancy ? e : undefined));
             if (stale === undefined) throw err;
             await readmit(request, reply, stale);
