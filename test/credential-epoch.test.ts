@@ -85,6 +85,28 @@ describe('cached credentials across processes', () => {
     }
   });
 
+  test('a key revoked through the other app: the next read and write on this app are refused, and the write changes nothing', async () => {
+    // On PostgreSQL this app checks its cached organisation with the request's first statement (src/http/tenancy-cache.ts):
+    // the read and the write have run their statements when the check fails, and must be answered as refused.
+    const c = await a.make.caller();
+    const section = await a.make.section(c.org);
+    const path = `/sections/${section.id}`;
+    assert.equal((await a.api.request({ host: c.org.address, key: c.key, path })).status, 200);
+    assert.equal(await other.app.services.apiKeys.revoke(c.org.id, c.keyId), true);
+    const read = await a.api.request({ host: c.org.address, key: c.key, path });
+    assert.equal(read.status, 401);
+    assert.equal(read.body.code, 'auth.revoked_credential');
+
+    const d = await a.make.caller({ org: c.org });
+    assert.equal((await a.api.request({ host: c.org.address, key: d.key, path })).status, 200);
+    assert.equal(await other.app.services.apiKeys.revoke(c.org.id, d.keyId), true);
+    const write = await a.api.request({ host: c.org.address, key: d.key, method: 'PATCH', path, body: { title: 'Written with a revoked key' } });
+    assert.equal(write.status, 401);
+    assert.equal(write.body.code, 'auth.revoked_credential');
+    const after = await a.database.db.selectFrom('sections').select('title').where('id', '=', section.id).executeTakeFirstOrThrow();
+    assert.notEqual(after.title, 'Written with a revoked key');
+  });
+
   test('a key revoked by the CLI, another process, is refused on the next request', async () => {
     const c = await a.make.caller();
     await warm(c);

@@ -185,8 +185,12 @@ describe('a tool call runs its operation inside the /mcp request (src/mcp/tool-c
     statements = [];
     await viaRest();
     assert.equal(mcpAnswer.json().result.structuredContent.id, section.id);
-    assert.deepEqual(mcpStatements, statements);
-    assert.equal(statements.length, 2, statements.join('\n'));
+    // On PostgreSQL the REST request reads its organisation with its first statement, as a rider the driver
+    // sends (src/http/tenancy-cache.ts), which Kysely's log does not see: compare the rest.
+    const organisationRead = (s: string) => s.startsWith('select * from "organisations" where "address"');
+    assert.deepEqual(mcpStatements.filter((s) => !organisationRead(s)), statements.filter((s) => !organisationRead(s)));
+    assert.equal(mcpStatements.filter(organisationRead).length, 1, mcpStatements.join('\n'));
+    assert.equal(statements.filter((s) => !organisationRead(s)).length, 1, statements.join('\n'));
     // One HTTP request: the tool result names the /mcp request's own id, as its audit entry would.
     assert.match(String(mcpAnswer.headers['request-id']), /^req_[0-9a-f]{32}$/);
     assert.equal(mcpAnswer.json().result._meta['atrium/request_id'], mcpAnswer.headers['request-id']);

@@ -11,8 +11,9 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
 // SQLSTATEs: class 08 connection exceptions, operator intervention (shutdown, crash, starting up), too many
 // connections, and a statement cancelled because the server is going away.
 const PG_STATES = /^(08...|57P0[1-4]|53300)$/;
-// node-postgres reports a lost or timed-out connection only in its message.
-const PG_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error and is not queryable|Client was closed and is not queryable|Connection timeout/i;
+// node-postgres reports a lost or timed-out connection only in its message ("timeout expired": a connection
+// of its own, such as a shared reader's in postgres-driver.ts, that could not connect in time).
+const PG_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error and is not queryable|Client was closed and is not queryable|Connection timeout|^timeout expired$/i;
 // SQLite primary result codes (the low byte of extended ones): BUSY 5 (another process held the write lock
 // beyond busy_timeout), READONLY 8, IOERR 10, FULL 13 (disk full or max_page_count), CANTOPEN 14.
 const SQLITE_CODES = new Set([5, 8, 10, 13, 14]);

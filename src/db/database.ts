@@ -8,7 +8,7 @@ import pg from 'pg';
 import { createGuardedPool, type PoolStats } from './pg-pool.ts';
 import { NodeSqliteDatabase } from './sqlite-adapter.ts';
 import { idleReaders } from './idle-readers.ts';
-import { PipelinedPostgresDialect } from './postgres-driver.ts';
+import { PipelinedPostgresDialect, type RoundTripObserver } from './postgres-driver.ts';
 import type { Tables } from './tables.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -35,6 +35,8 @@ export interface DatabaseOptions {
   onConnectionError?: (err: Error) => void;
   /** Sees every statement run (the query-plan test explains them); unset in production, where it would cost. */
   onQuery?: (query: CompiledQuery) => void;
+  /** PostgreSQL: sees every round trip to the server (postgres-driver.ts); unset in production. */
+  onRoundTrip?: RoundTripObserver;
 }
 
 const TIMESTAMPTZ_OID = 1184;
@@ -63,7 +65,7 @@ export function openDatabase(options: DatabaseOptions): Database {
       timeouts: options.timeouts ?? false,
       onConnectionError: options.onConnectionError,
     });
-    const db = new Kysely<Tables>({ dialect: new PipelinedPostgresDialect(pool, { onConnectionError: options.onConnectionError }), ...log });
+    const db = new Kysely<Tables>({ dialect: new PipelinedPostgresDialect(pool, { onConnectionError: options.onConnectionError, onRoundTrip: options.onRoundTrip }), ...log });
     return { db, dialect: 'postgres', close: () => db.destroy(), poolStats: pool.stats };
   }
   const file = options.sqliteFile ?? ':memory:';

@@ -11,6 +11,7 @@ import { newId } from '../ids.ts';
 import type { Db } from './database.ts';
 import { preparedQuery } from './prepared.ts';
 import { migrateToLatest } from './migrate.ts';
+import { createRider, withRider } from './riders.ts';
 
 /** The session-level advisory lock Kysely's migrator takes on PostgreSQL (kysely/dist/dialect/postgres/postgres-adapter.js). */
 const KYSELY_MIGRATION_LOCK_ID = '3853314791062309107';
@@ -85,6 +86,42 @@ describe('PostgreSQL driver', { skip }, () => {
       (err: { code?: string }) => err.code === '23505',
     );
     assert.equal(reached, false);
+  });
+
+  /** A rider that reads the organisation's name and fails its check unless it is `expected`. */
+  const nameRider = (db: Db, id: string, expected: string) =>
+    createRider(db.selectFrom('organisations').select('name').where('id', '=', id).compile(), (rows) => {
+      if ((rows[0] as { name?: string } | undefined)?.name !== expected) throw new Error('stale');
+    });
+
+  test("a rider goes with the request's first read, whose result waits for the rider's check", async () => {
+    const org = newId();
+    await insertOrganisation(db, org);
+    const passing = nameRider(db, org, 'Driver test');
+    const rows = await withRider(passing, () => db.selectFrom('organisations').select('id').where('id', '=', org).execute());
+    assert.deepEqual(rows, [{ id: org }]);
+    assert.equal(passing.taken, true);
+    await passing.outcome;
+    const failing = nameRider(db, org, 'Another name');
+    await assert.rejects(withRider(failing, () => db.selectFrom('organisations').select('id').where('id', '=', org).execute()), /stale/);
+  });
+
+  test("a rider whose check fails rolls its transaction back, before the COMMIT even when it rides with deferred statements only", async () => {
+    const org = newId();
+    await insertOrganisation(db, org);
+    const rider = nameRider(db, org, 'Another name');
+    const write = withRider(rider, () =>
+      db.transaction().execute(async (tx) => {
+        await tx.updateTable('organisations').set({ timezone: 'Europe/Paris' }).where('id', '=', org).execute();
+      }),
+    );
+    await assert.rejects(write, /stale/);
+    const row = await db.selectFrom('organisations').select('timezone').where('id', '=', org).executeTakeFirstOrThrow();
+    assert.equal(row.timezone, 'UTC');
+
+    const deferredOnly = nameRider(db, org, 'Another name');
+    await assert.rejects(withRider(deferredOnly, () => db.transaction().execute(async (tx) => void (await deferredEvent(tx, newId(), org)))), /stale/);
+    assert.equal(await countEvents(db, org), 0);
   });
 
   test('migrating leaves no advisory lock behind: another process may migrate at once', async () => {

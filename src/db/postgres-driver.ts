@@ -1,7 +1,7 @@
 // PostgreSQL through node-postgres with fewer round trips and fewer socket writes than Kysely's own driver,
 // which checks a pooled connection out for every statement and waits for each answer before sending on.
 // Each round trip costs the server process a write that wakes PostgreSQL (~30-40 µs of CPU on the benchmark
-// machine), more than the statement itself; this driver cuts them three ways (measured in bench/README.md):
+// machine), more than the statement itself; this driver cuts them four ways (measured in bench/README.md):
 //
 // 1. Plain reads share a connection. A SELECT outside a transaction (no locking clause, no WITH) goes to one of
 //    a few long-lived connections in node-postgres's pipeline mode, and every such read issued in one turn of
@@ -11,6 +11,8 @@
 // 3. A statement marked deferrable (prepared.ts: an outbox insert, whose result nobody reads) travels with the
 //    transaction's next statement or its COMMIT; should it fail, that statement or the COMMIT fails with its
 //    error and the transaction is rolled back, as if it had failed at once.
+// 4. A request's rider (riders.ts: the read of its organisation) goes in the same write as the request's first
+//    statement, and its check runs before that statement's result is handed back.
 //
 // Statements compiled by prepared.ts carry a name, so each connection parses them once.
 // Everything else — other writes, locking reads, anything inside a transaction — runs on a connection of the
@@ -33,6 +35,7 @@ import {
 } from 'kysely';
 import { isDatabaseUnavailable } from './availability.ts';
 import { hintsOf } from './statement-hints.ts';
+import { riderWaiting, takeRider, type Rider } from './riders.ts';
 
 /** Shared read connections. */
 const SHARED_READERS = 2;
@@ -57,7 +60,15 @@ const checkOut = async (pool: PostgresPool) => (await pool.connect()) as unknown
 export interface PipelinedPostgresOptions {
   /** Told about each shared read connection that failed, as the pool tells about its own. */
   onConnectionError?: (err: Error) => void;
+  /**
+   * Told about each round trip: a socket write whose answer the caller then waits for, with the statements it
+   * carries (the round-trip test counts them per request). Called in the caller's async context; unset, it
+   * costs one comparison per write.
+   */
+  onRoundTrip?: RoundTripObserver;
 }
+
+export type RoundTripObserver = (statements: string[]) => void;
 
 function toConfig(query: CompiledQuery): pg.QueryConfig {
   const name = hintsOf(query)?.name;
@@ -77,8 +88,8 @@ function isPlainRead(query: CompiledQuery): boolean {
   return SelectQueryNode.is(node) && node.with === undefined && (node.endModifiers === undefined || node.endModifiers.length === 0);
 }
 
-/** Submits queries on a pipelined connection in one socket write; resolves once all have answered, or throws the first error. */
-async function sendTogether(client: PoolClient, queries: CompiledQuery[]): Promise<pg.QueryResult[]> {
+/** Submits queries on a pipelined connection in one socket write; settles once all have answered. */
+async function sendTogether(client: PoolClient, queries: CompiledQuery[]): Promise<Array<PromiseSettledResult<pg.QueryResult>>> {
   const stream = client.stream;
   stream?.cork();
   let pending: Array<Promise<pg.QueryResult>>;
@@ -87,16 +98,20 @@ async function sendTogether(client: PoolClient, queries: CompiledQuery[]): Promi
   } finally {
     stream?.uncork();
   }
-  const settled = await Promise.allSettled(pending);
-  const failed = settled.find((s) => s.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<pg.QueryResult>).value);
+  return Promise.allSettled(pending);
+}
+
+/** Hands the rider its answer and waits for its check, which throws when the request must start over. */
+async function checkRider(rider: Rider, answer: PromiseSettledResult<pg.QueryResult>): Promise<void> {
+  rider.settle(answer.status === 'fulfilled' ? answer.value.rows : (answer.reason as Error));
+  await rider.outcome;
 }
 
 /** A long-lived pipelined connection for plain reads; reconnects on next use after losing its connection. */
 class SharedReader {
   readonly #options: pg.ClientConfig;
   readonly #onConnectionError: (err: Error) => void;
+  readonly #onRoundTrip: RoundTripObserver | undefined;
   #ready: Promise<PgClient> | undefined;
   #corked: PgClient | undefined;
   inFlight = 0;
@@ -106,9 +121,10 @@ class SharedReader {
     return this.#corked !== undefined;
   }
 
-  constructor(options: pg.ClientConfig, onConnectionError: (err: Error) => void) {
+  constructor(options: pg.ClientConfig, onConnectionError: (err: Error) => void, onRoundTrip: RoundTripObserver | undefined) {
     this.#options = options;
     this.#onConnectionError = onConnectionError;
+    this.#onRoundTrip = onRoundTrip;
   }
 
   #connect(): Promise<PgClient> {
@@ -140,6 +156,8 @@ class SharedReader {
         // The first read of this turn of the event loop: hold the socket until the turn ends, so that the
         // reads of every request handled in it leave in one write.
         this.#corked = client;
+        // The reads that join this one in the turn travel in the same write: one round trip for them all.
+        this.#onRoundTrip?.([query.sql]);
         client.connection.stream.cork();
         setImmediate(() => {
           this.#corked = undefined;
@@ -183,9 +201,20 @@ class RoutedConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (!this.#inTransaction) {
-      if (isPlainRead(query)) return toResult(await this.#driver.read(query));
+      const rider = takeRider();
+      if (isPlainRead(query)) {
+        if (rider === undefined) return toResult(await this.#driver.read(query));
+        // The rider and the read leave in the same write, on the same shared connection.
+        const [riding, read] = await Promise.allSettled(this.#driver.readTogether(rider.query, query));
+        await checkRider(rider, riding);
+        if (read.status === 'rejected') throw read.reason;
+        return toResult(read.value);
+      }
+      // A write outside a transaction cannot be undone: its rider's check must pass before it is sent.
+      if (rider) await checkRider(rider, (await Promise.allSettled([this.#driver.read(rider.query)]))[0]);
       const client = await checkOut(this.#driver.pool);
       try {
+        this.#driver.onRoundTrip?.([query.sql]);
         return toResult(await client.query(toConfig(query)));
       } finally {
         client.release();
@@ -199,19 +228,29 @@ class RoutedConnection implements DatabaseConnection {
     return toResult(results[results.length - 1]);
   }
 
-  /** Sends the pending BEGIN and deferred statements, then `query`, in one write on the transaction's connection. */
+  /**
+   * Sends the pending BEGIN, the request's rider (riders.ts) and the deferred statements, then `query`, in one
+   * write on the transaction's connection; throws the first error, or the rider's check's.
+   */
   async #send(query: CompiledQuery): Promise<pg.QueryResult[]> {
-    const queries = [...(this.#begin ? [this.#begin] : []), ...this.#deferred, query];
+    // Checked out first: a rider is taken only when it will be sent, so that its check always runs.
+    this.#client ??= await checkOut(this.#driver.pool);
+    const rider = takeRider();
+    const queries = [...(this.#begin ? [this.#begin] : []), ...(rider ? [rider.query] : []), ...this.#deferred, query];
+    const riderAt = this.#begin ? 1 : 0;
     this.#begin = undefined;
     this.#deferred = [];
-    this.#client ??= await checkOut(this.#driver.pool);
-    try {
-      return await sendTogether(this.#client, queries);
-    } catch (err) {
+    this.#driver.onRoundTrip?.(queries.map((q) => q.sql));
+    const settled = await sendTogether(this.#client, queries);
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) {
+      const err = failed.reason as { code?: unknown };
       // A connection-level failure (no SQLSTATE) leaves the connection unusable: the pool must not reuse it.
-      if (typeof (err as { code?: unknown }).code !== 'string') this.#broken = true;
-      throw err;
+      if (typeof err.code !== 'string') this.#broken = true;
     }
+    if (rider) await checkRider(rider, settled[riderAt]);
+    if (failed) throw failed.reason;
+    return settled.map((s) => (s as PromiseFulfilledResult<pg.QueryResult>).value);
   }
 
   begin(settings: TransactionSettings): void {
@@ -230,6 +269,8 @@ class RoutedConnection implements DatabaseConnection {
     try {
       // Nothing was ever sent: there is no transaction on the server to end.
       if (this.#begin && this.#deferred.length === 0) return;
+      // The rider's check must pass before anything commits: it goes first, and a failure rolls back.
+      if (riderWaiting()) await this.#send(CompiledQuery.raw('select 1'));
       const results = await this.#send(CompiledQuery.raw('commit'));
       // PostgreSQL completes COMMIT with a ROLLBACK tag if an earlier statement left the transaction aborted.
       if (results[results.length - 1].command === 'ROLLBACK') throw new AbortedTransactionError();
@@ -243,6 +284,7 @@ class RoutedConnection implements DatabaseConnection {
     this.#endTransaction();
     if (!sent || !this.#client) return;
     try {
+      this.#driver.onRoundTrip?.(['rollback']);
       await this.#client.query(toConfig(CompiledQuery.raw('rollback')));
     } catch (err) {
       this.#broken = true;
@@ -274,6 +316,7 @@ const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 class PipelinedPostgresDriver implements Driver {
   readonly pool: PostgresPool;
+  readonly onRoundTrip: RoundTripObserver | undefined;
   readonly #readers: SharedReader[];
   /** Released connection objects, reused: Kysely asks for one per statement outside transactions. */
   readonly #idle: RoutedConnection[] = [];
@@ -282,16 +325,27 @@ class PipelinedPostgresDriver implements Driver {
     this.pool = pool;
     // The pool's own settings (server, schema, type parsers, timeouts, keep-alive) apply to the shared readers too.
     const onConnectionError = options.onConnectionError ?? (() => {});
-    this.#readers = Array.from({ length: SHARED_READERS }, () => new SharedReader(pool.options, onConnectionError));
+    this.onRoundTrip = options.onRoundTrip;
+    this.#readers = Array.from({ length: SHARED_READERS }, () => new SharedReader(pool.options, onConnectionError, options.onRoundTrip));
+  }
+
+  /** Two reads on one shared connection, so that they leave in the same write. */
+  readTogether(first: CompiledQuery, second: CompiledQuery): [Promise<pg.QueryResult>, Promise<pg.QueryResult>] {
+    const reader = this.#pick();
+    return [reader.query(first), reader.query(second)];
   }
 
   read(query: CompiledQuery): Promise<pg.QueryResult> {
+    return this.#pick().query(query);
+  }
+
+  #pick(): SharedReader {
     let reader = this.#readers.find((r) => r.batching && r.inFlight < BATCH_IN_FLIGHT);
     if (reader === undefined) {
       reader = this.#readers[0];
       for (const r of this.#readers) if (r.inFlight < reader.inFlight) reader = r;
     }
-    return reader.query(query);
+    return reader;
   }
 
   async init(): Promise<void> {}

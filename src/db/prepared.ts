@@ -26,9 +26,15 @@ export interface PreparedOptions {
 
 let statements = 0;
 
-export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: Db, ...args: Args) => Compilable<Row>, options: PreparedOptions = {}) {
+export interface PreparedQuery<Args extends PreparedArgument[], Row> {
+  (db: Db, ...args: Args): Promise<Row[]>;
+  /** The statement with these arguments, to be sent by other means (a rider, riders.ts). */
+  compile(db: Db, ...args: Args): CompiledQuery<Row>;
+}
+
+export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: Db, ...args: Args) => Compilable<Row>, options: PreparedOptions = {}): PreparedQuery<Args, Row> {
   const byAdapter = new Map<unknown, { compiled: CompiledQuery<Row>; slots: Array<number | undefined>; reads: boolean; hints: StatementHints }>();
-  return async function run(db: Db, ...args: Args): Promise<Row[]> {
+  function entryFor(db: Db, args: Args) {
     const adapter = db.getExecutor().adapter.constructor;
     let entry = byAdapter.get(adapter);
     if (entry === undefined) {
@@ -40,9 +46,16 @@ export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: 
       entry = { compiled, slots, reads: compiled.query.kind === 'SelectQueryNode', hints: { name: `atrium_p${++statements}`, deferrable: options.deferrable === true } };
       byAdapter.set(adapter, entry);
     }
+    return entry;
+  }
+  function bind(entry: ReturnType<typeof entryFor>, args: Args): CompiledQuery<Row> {
     const { compiled, slots, hints } = entry;
     const parameters = compiled.parameters.map((p, i) => (slots[i] === undefined ? p : args[slots[i]!]));
-    const query = { ...compiled, parameters, [STATEMENT_HINTS]: hints } as CompiledQuery<Row>;
+    return { ...compiled, parameters, [STATEMENT_HINTS]: hints } as CompiledQuery<Row>;
+  }
+  async function run(db: Db, ...args: Args): Promise<Row[]> {
+    const entry = entryFor(db, args);
+    const query = bind(entry, args);
     // On SQLite, a read on an idle connection runs at once (idle-readers.ts).
     if (entry.reads) {
       const rows = idleReaders.get(db)?.(query);
@@ -50,5 +63,7 @@ export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: 
     }
     const result = await db.executeQuery<Row>(query);
     return result.rows;
-  };
+  }
+  run.compile = (db: Db, ...args: Args) => bind(entryFor(db, args), args);
+  return run;
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.ts';
 import type { IdempotencyRecordsTable } from '../db/tables.ts';
+import { preparedQuery } from '../db/prepared.ts';
 
 export interface IdempotencyScope {
   organisationId: string;
@@ -7,7 +8,28 @@ export interface IdempotencyScope {
   key: string;
 }
 
-export class IdempotencyRecordExists extends Error {}
+// Deferrable: on PostgreSQL both travel with the transaction's COMMIT instead of costing a round trip each. A
+// live record of the same key fails the insert with a unique violation (there, or at once on SQLite), which
+// rolls the effect back; the caller then replays the record (idempotency.ts).
+const dropExpired = preparedQuery(
+  (db: Db, organisationId: string, credentialId: string, key: string, now: string) =>
+    db.deleteFrom('idempotency_records').where('organisation_id', '=', organisationId).where('credential_id', '=', credentialId).where('idempotency_key', '=', key).where('expires_at', '<=', now),
+  { deferrable: true },
+);
+const insertRecord = preparedQuery(
+  (db: Db, organisationId: string, credentialId: string, key: string, fingerprint: string, status: number, body: string | null, createdAt: string, expiresAt: string) =>
+    db.insertInto('idempotency_records').values({
+      organisation_id: organisationId,
+      credential_id: credentialId,
+      idempotency_key: key,
+      fingerprint,
+      response_status: status,
+      response_body: body,
+      created_at: createdAt,
+      expires_at: expiresAt,
+    }),
+  { deferrable: true },
+);
 
 export const idempotencyRepository = {
   find(db: Db, scope: IdempotencyScope, now: string) {
@@ -22,21 +44,12 @@ export const idempotencyRepository = {
   },
 
   /**
-   * Inserts the record, or replaces one of the same key that has expired (a key may be used again after
-   * 24 hours). A live record of the same key is left alone and the insert fails: the caller replays it.
+   * Inserts the record, replacing one of the same key that has expired (a key may be used again after 24
+   * hours). A live record of the same key makes the insert fail with a unique violation: the caller replays it.
    */
   async save(db: Db, row: IdempotencyRecordsTable): Promise<void> {
-    const result = await db
-      .insertInto('idempotency_records')
-      .values(row)
-      .onConflict((oc) =>
-        oc
-          .columns(['organisation_id', 'credential_id', 'idempotency_key'])
-          .doUpdateSet({ fingerprint: row.fingerprint, response_status: row.response_status, response_body: row.response_body, created_at: row.created_at, expires_at: row.expires_at })
-          .where('idempotency_records.expires_at', '<=', row.created_at),
-      )
-      .executeTakeFirst();
-    if (Number(result.numInsertedOrUpdatedRows ?? 1n) === 0) throw new IdempotencyRecordExists();
+    await dropExpired(db, row.organisation_id, row.credential_id, row.idempotency_key, row.created_at);
+    await insertRecord(db, row.organisation_id, row.credential_id, row.idempotency_key, row.fingerprint, row.response_status, row.response_body, row.created_at, row.expires_at);
   },
 
   async purgeExpired(db: Db, now: string): Promise<number> {

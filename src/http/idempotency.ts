@@ -7,7 +7,7 @@ import type { Clock } from '../clock.ts';
 import type { Database, Db } from '../db/database.ts';
 import { tryTransactionLock } from '../db/locks.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { IdempotencyRecordExists, idempotencyRepository, type IdempotencyScope } from './idempotency.repository.ts';
+import { idempotencyRepository, type IdempotencyScope } from './idempotency.repository.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -68,12 +68,10 @@ export function createIdempotency(deps: { database: Database; clock: Clock }) {
     try {
       await beforeTransaction?.();
       return await database.db.transaction().execute(async (tx) => {
-        if (database.dialect === 'postgres') {
-          // Another process may be running this key (→ 409), or have finished it since our first look.
-          if (!(await tryTransactionLock(tx, database.dialect, `idempotency:${lockKey}`))) throw inProgress();
-          const committed = await idempotencyRepository.find(tx, scope, clock.now().toISOString());
-          if (committed) return replay(committed, fingerprint);
-        }
+        // Another process may be running this key (→ 409). One that finished it since our first look has left
+        // its record, which fails ours at COMMIT and so rolls this effect back: the catch below replays it. (Not
+        // looked up again here: that would cost every keyed write a round trip for a race that rarely happens.)
+        if (!(await tryTransactionLock(tx, database.dialect, `idempotency:${lockKey}`))) throw inProgress();
         const response = await execute(tx);
         const now = clock.now();
         await idempotencyRepository.save(tx, {
@@ -89,8 +87,9 @@ export function createIdempotency(deps: { database: Database; clock: Clock }) {
         return { ...response, replayed: false };
       });
     } catch (err) {
-      // SQLite shared by several processes: another one committed this key first; our effect rolled back.
-      if (!(err instanceof IdempotencyRecordExists) && !isUniqueViolation(err)) throw err;
+      // Another process committed this key first (SQLite shared by several processes, or PostgreSQL between
+      // our first look and our lock): the record's insert failed, and our effect rolled back with it.
+      if (!isUniqueViolation(err)) throw err;
       const winner = await idempotencyRepository.find(database.db, scope, clock.now().toISOString());
       if (!winner) throw err;
       return replay(winner, fingerprint);

@@ -16,6 +16,10 @@ import { parseIdempotencyKey } from './idempotency.ts';
 import type { Operation } from '../operations/operation.ts';
 import type { Limit } from './rate-limits.ts';
 import { FIRST_REVISION, type Revisions } from '../operations/revisions.ts';
+import type { Db } from '../db/database.ts';
+import { sendRider, type Rider } from '../db/riders.ts';
+import { isDatabaseUnavailable } from '../db/availability.ts';
+import { StaleTenancy, type TenancyCache } from './tenancy-cache.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,6 +27,11 @@ declare module 'fastify' {
     actor?: Actor;
     revision?: string;
     idempotencyKey?: string;
+    /**
+     * Set while the request runs on a cached organisation not yet checked against the database
+     * (tenancy-cache.ts): the check, which goes with the request's first statement.
+     */
+    tenancyRider?: Rider;
   }
 }
 
@@ -67,11 +76,22 @@ export function operationOf(request: FastifyRequest): Operation {
   return request.routeOptions.config.operation!;
 }
 
-/** The request's one tenancy read: the organisation, its plan and its credentials epoch as they are now. */
-export function createTenancyHook(organisations: OrganisationService) {
+/**
+ * The request's one tenancy read: the organisation, its plan and its credentials epoch as they are now. With a
+ * cache (tenancy-cache.ts), a known address starts from the cached copy and reads it with its first statement.
+ */
+export function createTenancyHook(organisations: OrganisationService, cache?: TenancyCache) {
   return async function resolveTenant(request: FastifyRequest): Promise<void> {
-    const org = await organisations.findByAddress(request.hostname.toLowerCase());
+    const address = request.hostname.toLowerCase();
+    const cached = cache?.get(address);
+    if (cached) {
+      request.organisation = cached;
+      request.tenancyRider = cache!.riderFor(address, cached);
+      return;
+    }
+    const org = await organisations.findByAddress(address);
     if (!org) throw new ApiError('tenancy.unknown_organisation', `No organisation is served at ${request.hostname}.`);
+    cache?.set(address, org);
     request.organisation = org;
   };
 }
@@ -140,6 +160,10 @@ function readIdempotencyKey(call: OperationCall, op: Operation): void {
 
 export interface AdmissionDeps {
   organisations: OrganisationService;
+  /** Organisations by address, checked with each request's first statement (PostgreSQL: saves a round trip). */
+  tenancyCache?: TenancyCache;
+  /** Where a request's tenancy check goes when nothing else took it. */
+  db: Db;
   authenticators: Authenticator[];
   /** Rate and concurrency limits (rate-limits.ts), synchronous where they can be. */
   limits: Limit[];
@@ -151,12 +175,17 @@ export interface Admission {
   admitRequest(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** The steps after tenancy and authentication, for a call whose organisation and actor are already set. */
   admitCaller(call: OperationCall, op: Operation, exchange: Exchange): Promise<void>;
+  /**
+   * The steps that depend on the organisation, again, for a request that started from a cached copy that has
+   * changed since (tenancy-cache.ts): limits are not counted twice. Throws the refusal the fresh one earns.
+   */
+  readmit(request: FastifyRequest, reply: FastifyReply, stale: StaleTenancy): Promise<void>;
 }
 
 export function createAdmission(deps: AdmissionDeps): Admission {
-  const resolveTenant = createTenancyHook(deps.organisations);
+  const resolveTenant = createTenancyHook(deps.organisations, deps.tenancyCache);
   const authenticate = createAuthenticationStep(deps.authenticators);
-  const { limits, revisions } = deps;
+  const { limits, revisions, db } = deps;
   async function admitCaller(call: OperationCall, op: Operation, exchange: Exchange): Promise<void> {
     authorize(call, op);
     for (const limit of limits) {
@@ -166,13 +195,49 @@ export function createAdmission(deps: AdmissionDeps): Admission {
     applyRevision(revisions, call, exchange.reply);
     readIdempotencyKey(call, op);
   }
+
+  async function readmit(request: FastifyRequest, reply: FastifyReply, stale: StaleTenancy): Promise<void> {
+    request.tenancyRider = undefined;
+    if (stale.fresh === undefined) throw new ApiError('tenancy.unknown_organisation', `No organisation is served at ${request.hostname}.`);
+    request.organisation = stale.fresh;
+    await authenticate(request);
+    const op = operationOf(request);
+    authorize(request, op);
+    applyRevision(revisions, request, reply);
+    readIdempotencyKey(request, op);
+  }
+
+  /**
+   * A refusal decided from a cached organisation is checked now, with a statement of its own, before it is
+   * answered: if the organisation changed, the request is admitted again with the organisation as it is (whose
+   * refusal is thrown). False when the refusal stands.
+   */
+  async function settleTenancy(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    const rider = request.tenancyRider;
+    if (rider === undefined) return false;
+    try {
+      await sendRider(db, rider);
+      request.tenancyRider = undefined;
+      return false;
+    } catch (err) {
+      if (!(err instanceof StaleTenancy)) throw err;
+      await readmit(request, reply, err);
+      return true;
+    }
+  }
+
   return {
     async admitRequest(request, reply) {
       await resolveTenant(request);
-      await authenticate(request);
-      const exchange = { request, reply };
-      await admitCaller(request, operationOf(request), exchange);
+      try {
+        await authenticate(request);
+        await admitCaller(request, operationOf(request), { request, reply });
+      } catch (err) {
+        // A database that is away answers 502 whoever asks.
+        if (isDatabaseUnavailable(err) || !(await settleTenancy(request, reply))) throw err;
+      }
     },
     admitCaller,
+    readmit,
   };
 }

@@ -8,6 +8,9 @@ import type { Idempotency } from './idempotency.ts';
 import { createAdmission, operationOf, type Admission } from './pipeline.ts';
 import { createOperationRunner, type OperationAnswer, type OperationRunner, type RunOperation } from './operation-runner.ts';
 import { toApiError } from './error-handler.ts';
+import { StaleTenancy, type TenancyCache } from './tenancy-cache.ts';
+import { sendRider, withRider } from '../db/riders.ts';
+import { isDatabaseUnavailable } from '../db/availability.ts';
 import type { Limit } from './rate-limits.ts';
 import type { Revisions } from '../operations/revisions.ts';
 
@@ -39,6 +42,8 @@ export interface RegistryDeps {
   /** Run after authorization, so that limits count per credential. */
   limits: Limit[];
   revisions: Revisions;
+  /** PostgreSQL: organisations cached by address, checked with each request's first statement. */
+  tenancyCache?: TenancyCache;
 }
 
 function send(reply: FastifyReply, answer: OperationAnswer): FastifyReply {
@@ -53,6 +58,8 @@ function send(reply: FastifyReply, answer: OperationAnswer): FastifyReply {
 export function registerOperations(app: FastifyInstance, operations: Operation[], deps: RegistryDeps): OperationPipeline {
   const { services, idempotency, limits, revisions } = deps;
   const admission = createAdmission({
+    db: app.db,
+    tenancyCache: deps.tenancyCache,
     organisations: services.organisations,
     authenticators: [services.apiKeys.authenticator, services.oauthTokens.authenticator],
     limits,
@@ -74,8 +81,33 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
       // The input is validated by the pipeline (operation-runner.ts), not by a route schema: one check for every door.
       onRequest: admission.admitRequest,
       ...(op.writes ? { onError: recordRefusedWrite } : {}),
-      handler: async (request: FastifyRequest, reply: FastifyReply) => send(reply, await run(request)),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => send(reply, await runChecked(request, reply, run)),
     });
   }
   return { admission, runner, runs };
+
+  /**
+   * A request that started from a cached organisation (tenancy-cache.ts) sends that organisation's check with its
+   * first statement and is answered only once the check holds; if the organisation changed, the request is
+   * admitted again with the organisation as it is now and runs again (its first run's transaction rolled back
+   * with the failed check). A refusal (422 validation included) stands only for the organisation as it is now.
+   */
+  async function runChecked(request: FastifyRequest, reply: FastifyReply, run: RunOperation): Promise<OperationAnswer> {
+    const rider = request.tenancyRider;
+    if (rider === undefined) return run(request);
+    try {
+      const answer = await withRider(rider, () => run(request));
+      await sendRider(app.db, rider);
+      return answer;
+    } catch (err) {
+      // A database that is away answers 502 whoever asks: no check to wait for.
+      if (isDatabaseUnavailable(err)) throw err;
+      const stale = err instanceof StaleTenancy ? err : await sendRider(app.db, rider).then(() => undefined, (e: unknown) => (e instanceof StaleTenancy ? e : undefined));
+      if (stale === undefined) throw err;
+      await admission.readmit(request, reply, stale);
+      return run(request);
+    } finally {
+      request.tenancyRider = undefined;
+    }
+  }
 }

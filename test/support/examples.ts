@@ -65,3 +65,20 @@ async function pointAtRealResources(make: Factories, value: unknown, org: Organi
     else await pointAtRealResources(make, inner, org);
   }
 }
+
+/**
+ * A bulk request of `count` operations, each its example's first operation made anew (its own `ref`, external
+ * id, unique fields and referenced resources), so that all of them can succeed together.
+ */
+export async function exampleBulkRequest(make: Factories, op: Operation, org: Organisation, count: number): Promise<{ path: string; body: unknown }> {
+  const [first] = (op.bodyExample as { operations: Array<Record<string, unknown>> }).operations;
+  const operations = Array.from({ length: count }, (_, i) => {
+    const item = structuredClone(first);
+    item.ref = `${String(item.ref)}-${i}`;
+    if (typeof item.external_id === 'string') item.external_id = `${item.external_id}-${randomUUID()}`;
+    return item;
+  });
+  await pointAtRealResources(make, operations, org);
+  makeUnique(operations);
+  return { path: op.path, body: { operations } };
+}

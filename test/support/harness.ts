@@ -29,7 +29,7 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(dialect: 'sqlite' | 'postgres' = dialectUnderTest, options: Pick<DatabaseOptions, 'onQuery'> = {}): Promise<TestDatabase> {
+export async function createTestDatabase(dialect: 'sqlite' | 'postgres' = dialectUnderTest, options: Pick<DatabaseOptions, 'onQuery' | 'onRoundTrip'> = {}): Promise<TestDatabase> {
   if (dialect === 'postgres' && testDatabaseUrl) {
     const schema = `t_${randomBytes(6).toString('hex')}`;
     const admin = new pg.Client({ connectionString: testDatabaseUrl });
@@ -98,6 +98,8 @@ export interface TestAppOptions {
   appDatabase?: (test: TestDatabase) => Database;
   /** Sees every statement the test's database runs (DatabaseOptions.onQuery). */
   onQuery?: DatabaseOptions['onQuery'];
+  /** Sees every round trip to PostgreSQL (DatabaseOptions.onRoundTrip). */
+  onRoundTrip?: DatabaseOptions['onRoundTrip'];
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestContext> {
@@ -116,7 +118,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
     ...options.env,
   });
   const clock = options.clock ?? systemClock;
-  const testDb = await createTestDatabase(options.dialect, { onQuery: options.onQuery });
+  const testDb = await createTestDatabase(options.dialect, { onQuery: options.onQuery, onRoundTrip: options.onRoundTrip });
   const appDatabase = options.appDatabase?.(testDb) ?? testDb.database;
   const app = await buildApp({ config, database: appDatabase, clock, operations: options.operations, revisions: options.revisions });
   const make = createFactories(app.services, testDb.database, { webhookUrl: receiver.url }, app);

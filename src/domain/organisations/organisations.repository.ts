@@ -11,6 +11,8 @@ export const organisationsRepository = {
   async findByAddress(db: Db, address: string): Promise<Organisation | undefined> {
     return (await byAddress(db, address))[0];
   },
+  /** The same read, compiled, for a caller that sends it along with another statement (src/db/riders.ts). */
+  findByAddressQuery: (db: Db, address: string) => byAddress.compile(db, address),
   findById(db: Db, id: string): Promise<Organisation | undefined> {
     return db.selectFrom('organisations').selectAll().where('id', '=', id).executeTakeFirst();
   },

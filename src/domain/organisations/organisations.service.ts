@@ -80,6 +80,8 @@ export function createOrganisationService(deps: { db: Db; clock: Clock; events: 
   return {
     updateSettings,
     findByAddress,
+    /** findByAddress as a statement to send with the request's first one (src/http/tenancy-cache.ts). */
+    findByAddressQuery: (address: string) => organisationsRepository.findByAddressQuery(db, address),
     findById: (id: string) => organisationsRepository.findById(db, id),
     create,
     update,

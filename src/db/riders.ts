@@ -1,0 +1,76 @@
+// A statement that rides with the next one a request sends, instead of costing a round trip of its own: the
+// request's tenancy check (src/http/pipeline.ts), which reads the organisation a cached copy stood in for.
+// The PostgreSQL driver sends it in the same write as the request's first statement (a plain read on a shared
+// connection, or the first statement of its transaction, after BEGIN) and runs its check on the answer before
+// that statement's result is handed back: a failed check fails the statement, and so rolls its transaction
+// back. A request that sent nothing (or a database that takes no riders, SQLite) sends it by itself (sendRider).
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { CompiledQuery } from 'kysely';
+import type { Db } from './database.ts';
+
+export interface Rider {
+  readonly query: CompiledQuery;
+  /** Throws if the rows say the request must not go on as it started. */
+  readonly check: (rows: unknown[]) => void;
+  taken: boolean;
+  /** Settles once the check has run: rejected with the check's error. */
+  readonly outcome: Promise<void>;
+  settle(rows: unknown[] | Error): void;
+}
+
+export function createRider(query: CompiledQuery, check: (rows: unknown[]) => void): Rider {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const outcome = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+  // Nobody may be waiting yet when the check fails; whoever waits later still sees it.
+  outcome.catch(() => {});
+  return {
+    query,
+    check,
+    taken: false,
+    outcome,
+    settle(rows) {
+      if (rows instanceof Error) return reject(rows);
+      try {
+        check(rows);
+        resolve();
+      } catch (err) {
+        reject(err);
+      }
+    },
+  };
+}
+
+const current = new AsyncLocalStorage<Rider>();
+
+/** Runs `fn` with `rider` waiting to go with its first statement. */
+export function withRider<T>(rider: Rider, fn: () => Promise<T>): Promise<T> {
+  return current.run(rider, fn);
+}
+
+/** For the driver: the rider waiting in this context, if any, now taken (it is sent at most once). */
+export function takeRider(): Rider | undefined {
+  const rider = current.getStore();
+  if (rider === undefined || rider.taken) return undefined;
+  rider.taken = true;
+  return rider;
+}
+
+/** Whether a rider waits in this context, not yet taken. */
+export function riderWaiting(): boolean {
+  const rider = current.getStore();
+  return rider !== undefined && !rider.taken;
+}
+
+/** Sends the rider by itself if nothing took it, then waits for its check. */
+export async function sendRider(db: Db, rider: Rider): Promise<void> {
+  if (!rider.taken) {
+    rider.taken = true;
+    try {
+      rider.settle((await db.executeQuery(rider.query)).rows);
+    } catch (err) {
+      rider.settle(err as Error);
+    }
+  }
+  return rider.outcome;
+}

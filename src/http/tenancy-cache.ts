@@ -1,0 +1,47 @@
+// The organisations this process has served, by address, so that a request need not read its organisation
+// before it starts: the read goes instead with the request's first statement, as its rider (src/db/riders.ts),
+// and the request is answered only once that read agrees with the copy it started from. A change since (the
+// credentials epoch moved, the plan or any setting changed: updated_at) fails the check, and the request
+// starts over on the full path with the organisation as it is now (registry.ts), so a revoked credential, a
+// removed person, a changed role or plan is still refused or applied on the very next request on every
+// process. On PostgreSQL this saves the tenancy read its round trip (docs/decisions.md, "One round trip").
+import type { Organisation } from '../domain/organisations/organisations.repository.ts';
+import type { OrganisationService } from '../domain/organisations/organisations.service.ts';
+import { createRider, type Rider } from '../db/riders.ts';
+
+const MAX_ENTRIES = 10_000;
+
+/** The organisation a request started from is not the one in the database (undefined: gone from its address). */
+export class StaleTenancy extends Error {
+  readonly fresh: Organisation | undefined;
+  constructor(fresh: Organisation | undefined) {
+    super('the organisation changed since this process cached it');
+    this.fresh = fresh;
+  }
+}
+
+const unchanged = (a: Organisation, b: Organisation) => a.id === b.id && a.credentials_epoch === b.credentials_epoch && a.plan === b.plan && a.updated_at === b.updated_at;
+
+export function createTenancyCache(organisations: Pick<OrganisationService, 'findByAddressQuery'>) {
+  const byAddress = new Map<string, Organisation>();
+  return {
+    get: (address: string) => byAddress.get(address),
+    set(address: string, organisation: Organisation): void {
+      // Bounded simply: a full cache starts over.
+      if (byAddress.size >= MAX_ENTRIES) byAddress.clear();
+      byAddress.set(address, organisation);
+    },
+    /** The check a request that started from `cached` sends with its first statement. */
+    riderFor(address: string, cached: Organisation): Rider {
+      return createRider(organisations.findByAddressQuery(address), (rows) => {
+        const fresh = rows[0] as Organisation | undefined;
+        if (fresh !== undefined && unchanged(fresh, cached)) return;
+        if (fresh === undefined) byAddress.delete(address);
+        else byAddress.set(address, fresh);
+        throw new StaleTenancy(fresh);
+      });
+    },
+  };
+}
+
+export type TenancyCache = ReturnType<typeof createTenancyCache>;
