@@ -7,7 +7,8 @@ import { Kysely, SqliteDialect, type CompiledQuery, type KyselyConfig } from 'ky
 import pg from 'pg';
 import { createGuardedPool, type PoolStats } from './pg-pool.ts';
 import { NodeSqliteDatabase } from './sqlite-adapter.ts';
-import { idleReaders } from './idle-readers.ts';
+import { directStatements } from './direct-statements.ts';
+import { GroupCommitKysely } from './sqlite-group-commit.ts';
 import { PipelinedPostgresDialect } from './postgres-driver.ts';
 import type { Tables } from './tables.ts';
 
@@ -69,9 +70,10 @@ export function openDatabase(options: DatabaseOptions): Database {
   const file = options.sqliteFile ?? ':memory:';
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new NodeSqliteDatabase(file);
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }), ...log });
-  idleReaders.set(db, (query) => {
-    if (sqlite.raw.isTransaction) return undefined;
+  // Transactions on SQLite share commits (sqlite-group-commit.ts); everything else is Kysely's own.
+  const db = new GroupCommitKysely(sqlite, { dialect: new SqliteDialect({ database: sqlite }), ...log }, onQuery);
+  directStatements.set(db, (query, reads) => {
+    if (!reads || sqlite.raw.isTransaction) return undefined;
     onQuery?.(query);
     return sqlite.prepare(query.sql).all(query.parameters);
   });
