@@ -8,7 +8,7 @@ import pg from 'pg';
 import { createGuardedPool, type PoolStats } from './pg-pool.ts';
 import { NodeSqliteDatabase } from './sqlite-adapter.ts';
 import { directStatements } from './direct-statements.ts';
-import { GroupCommitKysely } from './sqlite-group-commit.ts';
+import { GroupCommitKysely, type CommitStats } from './sqlite-group-commit.ts';
 import { PipelinedPostgresDialect } from './postgres-driver.ts';
 import type { Tables } from './tables.ts';
 
@@ -21,6 +21,8 @@ export interface Database {
   close(): Promise<void>;
   /** PostgreSQL: the connection pool's state now (SQLite has one connection and no pool). */
   poolStats?: () => PoolStats;
+  /** SQLite: the commits so far and the transactions they carried (sqlite-group-commit.ts). */
+  commitStats?: () => Readonly<CommitStats>;
 }
 
 export interface DatabaseOptions {
@@ -77,5 +79,5 @@ export function openDatabase(options: DatabaseOptions): Database {
     onQuery?.(query);
     return sqlite.prepare(query.sql).all(query.parameters);
   });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, dialect: 'sqlite', close: () => db.destroy(), commitStats: () => ({ ...db.commitStats }) };
 }

@@ -21,6 +21,11 @@ import type { Tables } from './tables.ts';
 
 type Body = (tx: Kysely<Tables>) => Promise<unknown>;
 
+export interface CommitStats {
+  commits: number;
+  transactions: number;
+}
+
 interface Member {
   body: Body;
   resolve(value: unknown): void;
@@ -78,6 +83,8 @@ export class SqliteGroupCommit {
   readonly #driver: Driver;
   readonly #queue: Member[] = [];
   #pending = false;
+  /** Counted as they commit: how many transactions the commits carried (tests, and an operator's curiosity). */
+  readonly stats: CommitStats = { commits: 0, transactions: 0 };
 
   constructor(sqlite: NodeSqliteDatabase, db: Kysely<Tables>, config: KyselyConfig, onQuery?: (query: CompiledQuery) => void) {
     this.#sqlite = sqlite;
@@ -178,6 +185,8 @@ export class SqliteGroupCommit {
       this.#abandon(done, error);
       return;
     }
+    this.stats.commits++;
+    this.stats.transactions += done.length;
     for (const { member, result } of done) member.resolve(result);
   }
 
@@ -213,5 +222,9 @@ export class GroupCommitKysely extends Kysely<Tables> {
 
   override transaction(): TransactionBuilder<Tables> {
     return this.#group.builder();
+  }
+
+  get commitStats(): Readonly<CommitStats> {
+    return this.#group.stats;
   }
 }
