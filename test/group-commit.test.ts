@@ -1,6 +1,6 @@
-// Writes that share a commit (src/db/sqlite-group-commit.ts; docs/decisions.md, "One commit for many writes on
-// SQLite"), through the real app: concurrent writes whose transactions run in one group, one of which fails,
-// leave the others committed and the failing one absent, with no event; and a server process killed with
+// Writes that share a commit (src/db/sqlite-group-commit.ts; docs/decisions.md#operating-it), through the
+// real app: concurrent writes whose transactions run in one group, one of which fails, leave the others
+// committed and the failing one absent, with no event; and a server process killed with
 // SIGKILL in the middle of a stream of concurrent writes loses none that it answered 2xx. The first runs on the
 // database under test (on PostgreSQL each request keeps its own transaction, and the outcome must be the same);
 // the second on SQLite, whose commit it is about.

@@ -1,7 +1,7 @@
 // SQLite's transactions, grouped: the transactions asked for in the same turn of the event loop share one
-// BEGIN and one COMMIT, each in a savepoint of its own (docs/decisions.md, "One commit for many writes on
-// SQLite"). A commit is most of what a small write costs on SQLite (its WAL frames and their writes, the locks),
-// so ten PATCHes in one commit write about a quarter of the frames each.
+// BEGIN and one COMMIT, each in a savepoint of its own (docs/decisions.md#operating-it). A commit is most of
+// what a small write costs on SQLite (its WAL frames and their writes, the locks), so ten PATCHes in one
+// commit write about a quarter of the frames each.
 //
 // - A body that fails is rolled back to its savepoint alone and its caller rejected at once; the others carry on.
 // - No caller is answered before the COMMIT that holds its changes has returned; if the COMMIT fails (disk full,

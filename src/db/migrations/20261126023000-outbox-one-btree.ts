@@ -1,6 +1,6 @@
-// The outbox takes an insert on every write, so every b-tree it has is pages that each write's commit puts in
-// the write-ahead log on SQLite (bench/README.md, "One commit for many writes"). Two of its four were read by
-// nothing: `outbox_events_org` (no query selects events by organisation; tests scan their few rows) and, on
+// The outbox takes an insert on every write, and on SQLite every b-tree it has is pages that each write's commit
+// puts in the write-ahead log (bench/README.md, "SQLite writes that share a commit"). Two of its four were read
+// by nothing: `outbox_events_org` (no query selects events by organisation; tests scan their few rows) and, on
 // SQLite, the rowid table beside the primary key's index. Now the rows live in the primary key's b-tree itself
 // (ids are UUIDv7s, so new events append at its end), and `outbox_events_pending` serves the dispatcher's scan
 // of what is not yet fanned out and the backlog gauge. PostgreSQL keeps its heap and primary key; it loses the
