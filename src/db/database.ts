@@ -3,7 +3,7 @@
 // except in the few places where the two engines differ: column-types.ts (migrations), locks.ts and claims.ts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, SqliteDialect, type CompiledQuery, type KyselyConfig } from 'kysely';
+import { Kysely, type CompiledQuery, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import { createGuardedPool, type PoolStats } from './pg-pool.ts';
 import { NodeSqliteDatabase } from './sqlite-adapter.ts';
@@ -73,7 +73,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new NodeSqliteDatabase(file);
   // Transactions on SQLite share commits (sqlite-group-commit.ts); everything else is Kysely's own.
-  const db = new GroupCommitKysely(sqlite, { dialect: new SqliteDialect({ database: sqlite }), ...log }, onQuery);
+  const db = new GroupCommitKysely(sqlite, log, onQuery);
   directStatements.set(db, (query, reads) => {
     if (!reads || sqlite.raw.isTransaction) return undefined;
     onQuery?.(query);

@@ -14,7 +14,7 @@
 //   for the COMMIT, and reads that skip the queue (direct-statements.ts) see that a transaction is open and queue
 //   too: nothing outside the group sees its uncommitted rows.
 // - A body that arrives while a group runs joins it (up to MAX_MEMBERS); after that, the next group.
-import { Kysely, Transaction, type CompiledQuery, type DatabaseConnection, type Driver, type KyselyConfig, type QueryResult, type TransactionBuilder } from 'kysely';
+import { Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, Transaction, type CompiledQuery, type DatabaseConnection, type Driver, type KyselyConfig, type QueryResult, type TransactionBuilder } from 'kysely';
 import type { NodeSqliteDatabase } from './sqlite-adapter.ts';
 import { directStatements } from './direct-statements.ts';
 import type { Tables } from './tables.ts';
@@ -35,6 +35,68 @@ interface Member {
 /** Bounds how long the first caller of a group waits for the others' bodies (and the group's transaction). */
 const MAX_MEMBERS = 64;
 const SAVEPOINT = 'atrium_group_member';
+
+/**
+ * Who holds the one connection: a group from BEGIN to COMMIT, or a query (or migration) through Kysely. In place of
+ * Kysely's own lock for SQLite so that a group takes it at once when it is free, without Kysely's chain of promises.
+ */
+class ConnectionLock {
+  #held = false;
+  readonly #waiting: Array<() => void> = [];
+
+  /** Takes it if it is free. */
+  tryTake(): boolean {
+    if (this.#held) return false;
+    this.#held = true;
+    return true;
+  }
+
+  take(): Promise<void> {
+    if (this.tryTake()) return Promise.resolve();
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** Hands it to the next in line (first come, first served), or frees it. */
+  release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#held = false;
+  }
+}
+
+/** Kysely's SQLite dialect, its connection guarded by our lock rather than Kysely's. */
+class LockedSqliteDialect extends SqliteDialect {
+  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
+  readonly #lock: ConnectionLock;
+
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0], lock: ConnectionLock) {
+    super(config);
+    this.#config = config;
+    this.#lock = lock;
+  }
+
+  override createAdapter(): SqliteAdapter {
+    // Told it may use several connections, Kysely takes no lock of its own: the driver below takes ours.
+    return new (class extends SqliteAdapter {
+      override get supportsMultipleConnections(): boolean {
+        return true;
+      }
+    })();
+  }
+
+  override createDriver(): SqliteDriver {
+    const lock = this.#lock;
+    return new (class extends SqliteDriver {
+      override async acquireConnection() {
+        await lock.take();
+        return super.acquireConnection();
+      }
+      override async releaseConnection(): Promise<void> {
+        lock.release();
+      }
+    })(this.#config);
+  }
+}
 
 /** The one connection, lent to one body of the group for as long as it runs. */
 class MemberConnection implements DatabaseConnection {
@@ -77,18 +139,21 @@ class MemberConnection implements DatabaseConnection {
 export class SqliteGroupCommit {
   readonly #sqlite: NodeSqliteDatabase;
   readonly #db: Kysely<Tables>;
+  readonly #lock: ConnectionLock;
   readonly #config: KyselyConfig;
   readonly #onQuery: ((query: CompiledQuery) => void) | undefined;
   // What a Transaction is built with; it serves only destroy() and transaction(), which a Transaction refuses.
   readonly #driver: Driver;
   readonly #queue: Member[] = [];
   #pending = false;
+  #closed = false;
   /** Counted as they commit: how many transactions the commits carried (tests, and an operator's curiosity). */
   readonly stats: CommitStats = { commits: 0, transactions: 0 };
 
-  constructor(sqlite: NodeSqliteDatabase, db: Kysely<Tables>, config: KyselyConfig, onQuery?: (query: CompiledQuery) => void) {
+  constructor(sqlite: NodeSqliteDatabase, db: Kysely<Tables>, lock: ConnectionLock, config: KyselyConfig, onQuery?: (query: CompiledQuery) => void) {
     this.#sqlite = sqlite;
     this.#db = db;
+    this.#lock = lock;
     this.#config = config;
     this.#onQuery = onQuery;
     this.#driver = config.dialect.createDriver();
@@ -120,14 +185,22 @@ export class SqliteGroupCommit {
   }
 
   async #start(): Promise<void> {
+    if (!this.#lock.tryTake()) await this.#lock.take();
     try {
-      await this.#db.connection().execute(() => this.#runGroup());
+      if (this.#closed) throw new Error('the database is closed');
+      await this.#runGroup();
     } catch (err) {
-      // The lock itself could not be had (the database was closed): nobody queued can be served.
+      // Nobody queued can be served (the database was closed).
       for (const member of this.#queue.splice(0)) member.reject(err);
+    } finally {
+      this.#lock.release();
     }
     this.#pending = false;
     if (this.#queue.length > 0) this.#schedule();
+  }
+
+  close(): void {
+    this.#closed = true;
   }
 
   /** One of the group's own statements (compiled once, cached by the adapter); not reported to onQuery. */
@@ -215,9 +288,16 @@ export class SqliteGroupCommit {
 export class GroupCommitKysely extends Kysely<Tables> {
   readonly #group: SqliteGroupCommit;
 
-  constructor(sqlite: NodeSqliteDatabase, config: KyselyConfig, onQuery?: (query: CompiledQuery) => void) {
-    super(config);
-    this.#group = new SqliteGroupCommit(sqlite, this, config, onQuery);
+  constructor(sqlite: NodeSqliteDatabase, config: Omit<KyselyConfig, 'dialect'>, onQuery?: (query: CompiledQuery) => void) {
+    const lock = new ConnectionLock();
+    const full: KyselyConfig = { ...config, dialect: new LockedSqliteDialect({ database: sqlite }, lock) };
+    super(full);
+    this.#group = new SqliteGroupCommit(sqlite, this, lock, full, onQuery);
+  }
+
+  override async destroy(): Promise<void> {
+    this.#group.close();
+    await super.destroy();
   }
 
   override transaction(): TransactionBuilder<Tables> {
