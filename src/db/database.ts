@@ -3,11 +3,12 @@
 // except in the few places where the two engines differ: column-types.ts (migrations), locks.ts and claims.ts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, SqliteDialect, type CompiledQuery, type KyselyConfig } from 'kysely';
+import { Kysely, type CompiledQuery, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import { createGuardedPool, type PoolStats } from './pg-pool.ts';
 import { NodeSqliteDatabase } from './sqlite-adapter.ts';
-import { idleReaders } from './idle-readers.ts';
+import { directStatements } from './direct-statements.ts';
+import { GroupCommitKysely, type CommitStats } from './sqlite-group-commit.ts';
 import { PipelinedPostgresDialect, type RoundTripObserver } from './postgres-driver.ts';
 import type { Tables } from './tables.ts';
 
@@ -20,6 +21,8 @@ export interface Database {
   close(): Promise<void>;
   /** PostgreSQL: the connection pool's state now (SQLite has one connection and no pool). */
   poolStats?: () => PoolStats;
+  /** SQLite: the commits so far and the transactions they carried (sqlite-group-commit.ts). */
+  commitStats?: () => Readonly<CommitStats>;
 }
 
 export interface DatabaseOptions {
@@ -71,11 +74,12 @@ export function openDatabase(options: DatabaseOptions): Database {
   const file = options.sqliteFile ?? ':memory:';
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new NodeSqliteDatabase(file);
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }), ...log });
-  idleReaders.set(db, (query) => {
-    if (sqlite.raw.isTransaction) return undefined;
+  // Transactions on SQLite share commits (sqlite-group-commit.ts); everything else is Kysely's own.
+  const db = new GroupCommitKysely(sqlite, log, onQuery);
+  directStatements.set(db, (query, reads) => {
+    if (!reads || sqlite.raw.isTransaction) return undefined;
     onQuery?.(query);
     return sqlite.prepare(query.sql).all(query.parameters);
   });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, dialect: 'sqlite', close: () => db.destroy(), commitStats: () => ({ ...db.commitStats }) };
 }

@@ -9,7 +9,7 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
 import { STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
-import { idleReaders } from './idle-readers.ts';
+import { directStatements } from './direct-statements.ts';
 
 const SENTINEL = '\u0000prepared-param:';
 
@@ -56,11 +56,9 @@ export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: 
   async function run(db: Db, ...args: Args): Promise<Row[]> {
     const entry = entryFor(db, args);
     const query = bind(entry, args);
-    // On SQLite, a read on an idle connection runs at once (idle-readers.ts).
-    if (entry.reads) {
-      const rows = idleReaders.get(db)?.(query);
-      if (rows !== undefined) return rows as Row[];
-    }
+    // On SQLite, a read on an idle connection and any statement of a transaction run at once (direct-statements.ts).
+    const rows = directStatements.get(db)?.(query, entry.reads);
+    if (rows !== undefined) return rows as Row[];
     const result = await db.executeQuery<Row>(query);
     return result.rows;
   }

@@ -4,6 +4,7 @@
 import { CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
 import { STATEMENT_HINTS } from './statement-hints.ts';
+import { directStatements } from './direct-statements.ts';
 
 const NAME = /^[a-z_][a-z0-9_]*$/;
 
@@ -27,26 +28,31 @@ function statement(verb: Verb, name: string): CompiledQuery {
   return query;
 }
 
+/** On SQLite, at once (direct-statements.ts); a bulk request runs two of these per operation. */
+async function run(tx: Db, query: CompiledQuery): Promise<void> {
+  if (directStatements.get(tx)?.(query, false) === undefined) await tx.executeQuery(query);
+}
+
 /**
  * Runs `work` inside a savepoint of the transaction `tx`: kept when it returns, undone when it throws (and
  * the error rethrown). `name` is a fixed identifier of the caller, not data.
  */
 export async function inSavepoint<T>(tx: Db, name: string, work: () => Promise<T>): Promise<T> {
   if (!NAME.test(name)) throw new Error(`invalid savepoint name ${name}`);
-  await tx.executeQuery(statement('savepoint', name));
+  await run(tx, statement('savepoint', name));
   let result: T;
   try {
     result = await work();
   } catch (err) {
     try {
-      await tx.executeQuery(statement('rollback to savepoint', name));
-      await tx.executeQuery(statement('release savepoint', name));
+      await run(tx, statement('rollback to savepoint', name));
+      await run(tx, statement('release savepoint', name));
     } catch {
       // The connection itself failed: the caller's error says more than this one, and the whole
       // transaction is lost anyway.
     }
     throw err;
   }
-  await tx.executeQuery(statement('release savepoint', name));
+  await run(tx, statement('release savepoint', name));
   return result;
 }

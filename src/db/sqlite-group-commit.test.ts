@@ -1,0 +1,113 @@
+// The group commit (sqlite-group-commit.ts) on a real SQLite file, checked from a second connection to the same
+// file, which sees only what was committed: transactions asked for in one turn share one commit, each in a
+// savepoint of its own; a failing one is undone alone; nobody is answered before the commit; a failure that
+// SQLite turns into a rollback of the whole transaction fails every caller of the group and loses no later one.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { sql } from 'kysely';
+import { openDatabase, type Database, type Db } from './database.ts';
+import { inSavepoint } from './savepoints.ts';
+import { isDatabaseUnavailable } from './availability.ts';
+
+const note = (db: Db, text: string) => sql`insert into notes (text) values (${text})`.execute(db);
+
+describe('SQLite group commit', () => {
+  let dir: string;
+  let database: Database;
+  let observer: DatabaseSync;
+  /** The notes another connection sees: committed ones only. */
+  const committed = () => (observer.prepare('select text from notes order by text').all() as Array<{ text: string }>).map((r) => r.text);
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atrium-group-'));
+    const file = path.join(dir, 'group.sqlite');
+    database = openDatabase({ sqliteFile: file });
+    await sql`create table notes (text text primary key)`.execute(database.db);
+    observer = new DatabaseSync(file);
+  });
+  after(async () => {
+    observer.close();
+    await database.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a failing transaction in a group is undone alone; the others commit, once, before any caller hears', async () => {
+    const { db } = database;
+    const before = database.commitStats!();
+    const heard: string[][] = [];
+    const run = (name: string, fail: boolean) =>
+      db.transaction().execute(async (tx) => {
+        await note(tx, `${name} 1`);
+        // A nested savepoint inside the body (as a bulk request opens per operation).
+        await inSavepoint(tx, 'op', () => note(tx, `${name} 2`));
+        if (fail) throw new Error(`${name} fails`);
+        return name;
+      });
+    const outcomes = Promise.allSettled(['a', 'b', 'c', 'd'].map((name) => run(name, name === 'c').then((value) => (heard.push(committed()), value))));
+    const results = await outcomes;
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+      ['a', 'b', 'c fails', 'd'],
+    );
+    assert.deepEqual(committed(), ['a 1', 'a 2', 'b 1', 'b 2', 'd 1', 'd 2']);
+    // Each caller was answered once every write of the group could be seen from outside: after its commit.
+    for (const seen of heard) assert.deepEqual(seen, ['a 1', 'a 2', 'b 1', 'b 2', 'd 1', 'd 2']);
+    const after = database.commitStats!();
+    assert.deepEqual({ commits: after.commits - before.commits, transactions: after.transactions - before.transactions }, { commits: 1, transactions: 3 });
+  });
+
+  test('a read outside the group waits for its commit and never sees its uncommitted rows', async () => {
+    const { db } = database;
+    let inside: () => void = () => {};
+    const holding = new Promise<void>((resolve) => (inside = resolve));
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const writing = db.transaction().execute(async (tx) => {
+      await note(tx, 'pending');
+      inside();
+      await released;
+    });
+    await holding;
+    let read: string[] | undefined;
+    const reading = sql<{ text: string }>`select text from notes where text = 'pending'`.execute(db).then((r) => (read = r.rows.map((row) => row.text)));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(read, undefined, 'the read waits while the group is open');
+    release();
+    await writing;
+    await reading;
+    assert.deepEqual(read, ['pending']);
+  });
+
+  test('a statement left running after its transaction ended is refused, not run in another transaction', async () => {
+    const { db } = database;
+    let leaked: Db | undefined;
+    await db.transaction().execute(async (tx) => {
+      leaked = tx;
+    });
+    await assert.rejects(note(leaked!, 'late'), /after its transaction ended/);
+    assert.ok(!committed().includes('late'));
+  });
+
+  test('SQLite rolling the whole transaction back (disk full) fails every caller of the group; the next group commits', async () => {
+    const { db } = database;
+    const pages = (await sql<{ page_count: number }>`pragma page_count`.execute(db)).rows[0].page_count;
+    await sql.raw(`pragma max_page_count = ${pages + 2}`).execute(db);
+    try {
+      const small = db.transaction().execute((tx) => note(tx, 'small'));
+      const big = db.transaction().execute((tx) => note(tx, 'x'.repeat(200_000)));
+      const [smallOutcome, bigOutcome] = await Promise.allSettled([small, big]);
+      assert.equal(smallOutcome.status, 'rejected');
+      assert.equal(bigOutcome.status, 'rejected');
+      assert.ok(isDatabaseUnavailable((smallOutcome as PromiseRejectedResult).reason), 'the small write fails as the database being unavailable (a 502), with the big one');
+      assert.ok(!committed().includes('small'));
+    } finally {
+      await sql.raw('pragma max_page_count = 1073741823').execute(db);
+    }
+    await db.transaction().execute((tx) => note(tx, 'after'));
+    assert.ok(committed().includes('after'));
+  });
+});

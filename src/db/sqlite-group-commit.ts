@@ -1,0 +1,310 @@
+// SQLite's transactions, grouped: the transactions asked for in the same turn of the event loop share one
+// BEGIN and one COMMIT, each in a savepoint of its own (docs/decisions.md#operating-it). A commit is most of
+// what a small write costs on SQLite (its WAL frames and their writes, the locks), so ten PATCHes in one
+// commit write about a quarter of the frames each.
+//
+// - A body that fails is rolled back to its savepoint alone and its caller rejected at once; the others carry on.
+// - No caller is answered before the COMMIT that holds its changes has returned; if the COMMIT fails (disk full,
+//   I/O), every caller of the group gets that error. So does every caller of a group whose transaction SQLite
+//   rolled back by itself (it does on SQLITE_FULL and IOERR), since their changes went with it.
+// - Bodies run one after another: a body is async and awaits between its statements, so two bodies cannot share
+//   the one connection at once. A body's statements run on node:sqlite at once (direct-statements.ts; through
+//   Kysely, they run without its queue), so a group of bodies that only touch the database runs in one go.
+// - The group holds Kysely's connection lock from BEGIN to COMMIT, so queries through Kysely outside it wait
+//   for the COMMIT, and reads that skip the queue (direct-statements.ts) see that a transaction is open and queue
+//   too: nothing outside the group sees its uncommitted rows.
+// - A body that arrives while a group runs joins it (up to MAX_MEMBERS); after that, the next group.
+import { Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, Transaction, type CompiledQuery, type DatabaseConnection, type Driver, type KyselyConfig, type QueryResult, type TransactionBuilder } from 'kysely';
+import type { NodeSqliteDatabase } from './sqlite-adapter.ts';
+import { directStatements } from './direct-statements.ts';
+import type { Tables } from './tables.ts';
+
+type Body = (tx: Kysely<Tables>) => Promise<unknown>;
+
+export interface CommitStats {
+  commits: number;
+  transactions: number;
+}
+
+interface Member {
+  body: Body;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
+/** Bounds how long the first caller of a group waits for the others' bodies (and the group's transaction). */
+const MAX_MEMBERS = 64;
+const SAVEPOINT = 'atrium_group_member';
+
+/**
+ * Who holds the one connection: a group from BEGIN to COMMIT, or a query (or migration) through Kysely. In place of
+ * Kysely's own lock for SQLite so that a group takes it at once when it is free, without Kysely's chain of promises.
+ */
+class ConnectionLock {
+  #held = false;
+  readonly #waiting: Array<() => void> = [];
+
+  /** Takes it if it is free. */
+  tryTake(): boolean {
+    if (this.#held) return false;
+    this.#held = true;
+    return true;
+  }
+
+  take(): Promise<void> {
+    if (this.tryTake()) return Promise.resolve();
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** Hands it to the next in line (first come, first served), or frees it. */
+  release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#held = false;
+  }
+}
+
+/** Kysely's SQLite dialect, its connection guarded by our lock rather than Kysely's. */
+class LockedSqliteDialect extends SqliteDialect {
+  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
+  readonly #lock: ConnectionLock;
+
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0], lock: ConnectionLock) {
+    super(config);
+    this.#config = config;
+    this.#lock = lock;
+  }
+
+  override createAdapter(): SqliteAdapter {
+    // Told it may use several connections, Kysely takes no lock of its own: the driver below takes ours.
+    return new (class extends SqliteAdapter {
+      override get supportsMultipleConnections(): boolean {
+        return true;
+      }
+    })();
+  }
+
+  override createDriver(): SqliteDriver {
+    const lock = this.#lock;
+    return new (class extends SqliteDriver {
+      override async acquireConnection() {
+        await lock.take();
+        return super.acquireConnection();
+      }
+      override async releaseConnection(): Promise<void> {
+        lock.release();
+      }
+    })(this.#config);
+  }
+}
+
+/** The one connection, lent to one body of the group for as long as it runs. */
+class MemberConnection implements DatabaseConnection {
+  #open = true;
+  readonly #sqlite: NodeSqliteDatabase;
+  readonly #onQuery: ((query: CompiledQuery) => void) | undefined;
+
+  constructor(sqlite: NodeSqliteDatabase, onQuery: ((query: CompiledQuery) => void) | undefined) {
+    this.#sqlite = sqlite;
+    this.#onQuery = onQuery;
+  }
+
+  close(): void {
+    this.#open = false;
+  }
+
+  /** Runs the statement now; its rows, or none for a write without RETURNING. */
+  run(query: CompiledQuery): { rows: unknown[]; changes?: number | bigint; lastInsertRowid?: number | bigint } {
+    // A statement left running after its body returned would land in another body's savepoint.
+    if (!this.#open) throw new Error('statement run after its transaction ended (a query not awaited inside db.transaction()?)');
+    this.#onQuery?.(query);
+    const statement = this.#sqlite.prepare(query.sql);
+    if (statement.reader) return { rows: statement.all(query.parameters) };
+    const { changes, lastInsertRowid } = statement.run(query.parameters);
+    return { rows: [], changes, lastInsertRowid };
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const { rows, changes, lastInsertRowid } = this.run(query);
+    if (changes === undefined) return { rows: rows as R[] };
+    return { rows: rows as R[], numAffectedRows: BigInt(changes), insertId: lastInsertRowid == null ? undefined : BigInt(lastInsertRowid) };
+  }
+
+  // eslint-disable-next-line require-yield -- no statement of ours streams
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not supported inside a SQLite transaction');
+  }
+}
+
+export class SqliteGroupCommit {
+  readonly #sqlite: NodeSqliteDatabase;
+  readonly #db: Kysely<Tables>;
+  readonly #lock: ConnectionLock;
+  readonly #config: KyselyConfig;
+  readonly #onQuery: ((query: CompiledQuery) => void) | undefined;
+  // What a Transaction is built with; it serves only destroy() and transaction(), which a Transaction refuses.
+  readonly #driver: Driver;
+  readonly #queue: Member[] = [];
+  #pending = false;
+  #closed = false;
+  /** Counted as they commit: how many transactions the commits carried (tests, and an operator's curiosity). */
+  readonly stats: CommitStats = { commits: 0, transactions: 0 };
+
+  constructor(sqlite: NodeSqliteDatabase, db: Kysely<Tables>, lock: ConnectionLock, config: KyselyConfig, onQuery?: (query: CompiledQuery) => void) {
+    this.#sqlite = sqlite;
+    this.#db = db;
+    this.#lock = lock;
+    this.#config = config;
+    this.#onQuery = onQuery;
+    this.#driver = config.dialect.createDriver();
+  }
+
+  /** What `db.transaction()` answers on SQLite: its `execute` joins a group. */
+  builder(): TransactionBuilder<Tables> {
+    const builder = {
+      execute: <T>(body: (tx: Kysely<Tables>) => Promise<T>): Promise<T> => this.run(body),
+      // A SQLite transaction is serializable whatever is asked; Kysely's own SQLite driver ignores both too.
+      setIsolationLevel: () => builder,
+      setAccessMode: () => builder,
+    };
+    return builder as unknown as TransactionBuilder<Tables>;
+  }
+
+  run<T>(body: (tx: Kysely<Tables>) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ body, resolve: resolve as (value: unknown) => void, reject });
+      this.#schedule();
+    });
+  }
+
+  #schedule(): void {
+    if (this.#pending) return;
+    this.#pending = true;
+    // After the I/O of this turn: every request read in it has queued its body by then.
+    setImmediate(() => void this.#start());
+  }
+
+  async #start(): Promise<void> {
+    if (!this.#lock.tryTake()) await this.#lock.take();
+    try {
+      if (this.#closed) throw new Error('the database is closed');
+      await this.#runGroup();
+    } catch (err) {
+      // Nobody queued can be served (the database was closed).
+      for (const member of this.#queue.splice(0)) member.reject(err);
+    } finally {
+      this.#lock.release();
+    }
+    this.#pending = false;
+    if (this.#queue.length > 0) this.#schedule();
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+
+  /** One of the group's own statements (compiled once, cached by the adapter); not reported to onQuery. */
+  #exec(sql: string): void {
+    this.#sqlite.prepare(sql).run([]);
+  }
+
+  async #runGroup(): Promise<void> {
+    try {
+      // IMMEDIATE: the write lock is taken here, waiting for another process's writer (busy_timeout), rather than
+      // at a body's first write, where a snapshot grown stale meanwhile would fail every body after it.
+      this.#exec('begin immediate');
+    } catch (err) {
+      for (const member of this.#queue.splice(0, MAX_MEMBERS)) member.reject(err);
+      return;
+    }
+    const done: Array<{ member: Member; result: unknown }> = [];
+    let taken = 0;
+    while (this.#queue.length > 0 && taken < MAX_MEMBERS) {
+      const member = this.#queue.shift()!;
+      taken++;
+      let outcome: { ok: true; result: unknown } | { ok: false; error: unknown };
+      const connection = new MemberConnection(this.#sqlite, this.#onQuery);
+      try {
+        this.#exec(`savepoint ${SAVEPOINT}`);
+        outcome = { ok: true, result: await member.body(this.#transaction(connection)) };
+      } catch (error) {
+        outcome = { ok: false, error };
+      } finally {
+        connection.close();
+      }
+      if (!this.#sqlite.raw.isTransaction) {
+        // SQLite rolled the whole transaction back (SQLITE_FULL, IOERR): every change of the group is gone.
+        const error = outcome.ok ? new Error('SQLite rolled the transaction back') : outcome.error;
+        if (outcome.ok) member.reject(error);
+        else member.reject(outcome.error);
+        for (const d of done) d.member.reject(error);
+        return;
+      }
+      try {
+        if (!outcome.ok) this.#exec(`rollback to ${SAVEPOINT}`);
+        this.#exec(`release ${SAVEPOINT}`);
+      } catch (error) {
+        this.#abandon(done, error);
+        if (outcome.ok) member.reject(error);
+        else member.reject(outcome.error);
+        return;
+      }
+      if (outcome.ok) done.push({ member, result: outcome.result });
+      else member.reject(outcome.error);
+    }
+    try {
+      this.#exec('commit');
+    } catch (error) {
+      this.#abandon(done, error);
+      return;
+    }
+    this.stats.commits++;
+    this.stats.transactions += done.length;
+    for (const { member, result } of done) member.resolve(result);
+  }
+
+  /** Rolls back what is left of the transaction, if anything, and fails every caller whose work was in it. */
+  #abandon(done: Array<{ member: Member }>, error: unknown): void {
+    if (this.#sqlite.raw.isTransaction) {
+      try {
+        this.#exec('rollback');
+      } catch {
+        // Nothing more can be done on this connection; SQLite rolls back what is left when it is closed.
+      }
+    }
+    for (const d of done) d.member.reject(error);
+  }
+
+  /** The `tx` a body is given: a Kysely transaction whose statements run on the member's connection at once. */
+  #transaction(connection: MemberConnection): Kysely<Tables> {
+    const executor = this.#db.getExecutor().withConnectionProvider({ provideConnection: (consume) => consume(connection) });
+    const tx = new Transaction<Tables>({ config: this.#config, executor, dialect: this.#config.dialect, driver: this.#driver });
+    directStatements.set(tx, (query) => connection.run(query).rows);
+    return tx;
+  }
+}
+
+/** The SQLite database's Kysely: its `transaction()` joins a group; everything else is Kysely's own. */
+export class GroupCommitKysely extends Kysely<Tables> {
+  readonly #group: SqliteGroupCommit;
+
+  constructor(sqlite: NodeSqliteDatabase, config: Omit<KyselyConfig, 'dialect'>, onQuery?: (query: CompiledQuery) => void) {
+    const lock = new ConnectionLock();
+    const full: KyselyConfig = { ...config, dialect: new LockedSqliteDialect({ database: sqlite }, lock) };
+    super(full);
+    this.#group = new SqliteGroupCommit(sqlite, this, lock, full, onQuery);
+  }
+
+  override async destroy(): Promise<void> {
+    this.#group.close();
+    await super.destroy();
+  }
+
+  override transaction(): TransactionBuilder<Tables> {
+    return this.#group.builder();
+  }
+
+  get commitStats(): Readonly<CommitStats> {
+    return this.#group.stats;
+  }
+}
