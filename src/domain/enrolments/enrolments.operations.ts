@@ -3,8 +3,9 @@ import { ListQuery } from '../../operations/pagination.ts';
 import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
 import type { ErrorCode } from '../../errors/error-catalog.ts';
 import { bulkOperation } from '../bulk/bulk.operation.ts';
-import type { BulkRequestBody } from '../bulk/bulk-engine.ts';
-import { prefetchedLookups, type EnrolmentLookups } from './enrolments.lookups.ts';
+import type { Static } from 'typebox';
+import type { BulkRequestBody, BulkTarget } from '../bulk/bulk-engine.ts';
+import type { EnrolmentStore } from './enrolments.writes.ts';
 import { CreateEnrolment, Enrolment, ListEnrolmentsFilters, UpdateEnrolment, UpsertEnrolment } from './enrolments.schemas.ts';
 
 const tag = 'Enrolments';
@@ -129,15 +130,24 @@ export const enrolmentOperations = [
     executors(ctx, body) {
       const { db, organisation, services } = ctx;
       const svc = services.enrolments;
-      // Read once, when the first operation runs (after the envelope's checks, so a refused request reads nothing).
-      let lookups: Promise<EnrolmentLookups> | undefined;
-      const look = () => (lookups ??= prefetchedLookups(db, organisation.id, namedIn(body)));
+      const named = namedIn(body);
+      const bind = (store: () => Promise<EnrolmentStore>) => ({
+        create: async (data: Static<typeof CreateEnrolment>, externalId: string | undefined) =>
+          svc.create(db, organisation.id, { ...data, ...(externalId !== undefined ? { external_id: externalId } : {}) }, await store()),
+        update: async (target: BulkTarget, data: Static<typeof UpdateEnrolment>) => svc.update(db, organisation.id, target, data, await store()),
+        upsert: async (externalId: string, data: Static<typeof UpsertEnrolment>) => svc.upsertByExternalId(db, organisation.id, externalId, data, await store()),
+        delete: async (target: BulkTarget) => svc.remove(db, organisation.id, target, await store()),
+      });
+      // One by one (only when a batch could not be written): read once, when the first operation runs.
+      let prefetched: Promise<EnrolmentStore> | undefined;
+      const store = () => (prefetched ??= svc.prefetched(db, organisation.id, named));
       return {
-        create: async (data, externalId) => svc.create(db, organisation.id, { ...data, ...(externalId !== undefined ? { external_id: externalId } : {}) }, await look()),
-        update: async (target, data) => svc.update(db, organisation.id, target, data, await look()),
-        upsert: async (externalId, data) => svc.upsertByExternalId(db, organisation.id, externalId, data, await look()),
-        upsertProbe: async (externalId, data) => svc.unchangedUpsert(externalId, data, await look()),
-        delete: async (target) => svc.remove(db, organisation.id, target, await look()),
+        ...bind(store),
+        upsertProbe: async (externalId, data) => svc.unchangedUpsert(externalId, data, await store()),
+        batch: async () => {
+          const { store: batched, writes } = await svc.batch(db, organisation.id, named);
+          return { executors: bind(async () => batched), writes };
+        },
       };
     },
   }),
