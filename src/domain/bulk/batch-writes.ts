@@ -63,6 +63,10 @@ export class BatchWrites {
    * first written, then its updates, then the events. Throws the database's error when a statement fails (a
    * constraint), or a `BatchConflict` when a row to update was not live any more.
    */
+  get empty(): boolean {
+    return this.#journal.length === 0;
+  }
+
   async flush(db: Db): Promise<void> {
     const inserts = new Map<TableName, Map<string, Row>>();
     const updates = new Map<string, { table: TableName; organisationId: string; changes: Map<string, RowChange> }>();

@@ -292,6 +292,7 @@ export function createBulkEngine(declarations: BulkOpDeclarations) {
       if (atomic) return rolledBack(items, i, failed(item.ref, failure));
       results.push(failed(item.ref, failure));
     }
+    if (writes.empty) return results;
     try {
       await inSavepoint(db, 'bulk_batch', () => writes.flush(db));
     } catch (err) {

@@ -42,8 +42,11 @@ export interface NamedInBulk {
   methodIds: string[];
   enrolmentIds: string[];
   externalIds: string[];
-  /** The (method, person) pairs creates and upserts name. */
-  pairs: Array<[methodId: string, personId: string]>;
+  /**
+   * The (method, person) pairs creates and upserts name; an upsert's with its external id, whose pair only
+   * matters when no enrolment has that external id yet (the upsert then creates).
+   */
+  pairs: Array<[methodId: string, personId: string, upsertExternalId?: string]>;
 }
 
 const pairKey = (methodId: string, personId: string) => `${methodId} ${personId}`;
@@ -58,6 +61,9 @@ export async function prefetchedLookups(db: Db, organisationId: string, named: N
     enrolmentsRepository.byIds(db, 'enrolments', organisationId, named.enrolmentIds),
     enrolmentsRepository.byExternalIds(db, organisationId, named.externalIds),
   ]);
+  const foundExternal = new Set(byExternal.map((r) => r.external_id));
+  // A resend of a roster finds every external id: its upserts create nothing, and the pairs are not read.
+  const wanted = named.pairs.filter(([, , externalId]) => externalId === undefined || !foundExternal.has(externalId)).map(([m, p]) => [m, p] as [string, string]);
   const enrolments = new Map<string, EnrolmentRow>();
   const external = new Map<string, EnrolmentRow>();
   const pairs = new Set<string>();
@@ -66,12 +72,12 @@ export async function prefetchedLookups(db: Db, organisationId: string, named: N
     if (row.external_id !== null) external.set(row.external_id, row);
   };
   for (const row of [...byId, ...byExternal] as EnrolmentRow[]) keep(row);
-  for (const row of await enrolmentsRepository.livePairs(db, organisationId, named.pairs)) pairs.add(pairKey(row.enrolment_method_id, row.person_id));
+  for (const row of await enrolmentsRepository.livePairs(db, organisationId, wanted)) pairs.add(pairKey(row.enrolment_method_id, row.person_id));
   const index = <R extends { id: string }>(rows: R[]) => new Map(rows.map((r) => [r.id, r]));
   const courseMap = index(courses as CourseRow[]);
   const personMap = index(people as Array<{ id: string; deleted_at: string | null }>);
   const methodMap = index(methods as EnrolmentMethodRow[]);
-  const namedPairs = new Set(named.pairs.map(([m, p]) => pairKey(m, p)));
+  const namedPairs = new Set(wanted.map(([m, p]) => pairKey(m, p)));
   const namedExternal = new Set(named.externalIds);
   const namedIds = new Set(named.enrolmentIds);
   // A name the prefetch covered answers from memory (found or not); any other goes to the database.
@@ -90,6 +96,8 @@ export async function prefetchedLookups(db: Db, organisationId: string, named: N
     remember(row) {
       keep(row);
       const key = pairKey(row.enrolment_method_id, row.person_id);
+      // Known from now on: the unique index allows one live enrolment per pair, and this is it or it ended.
+      namedPairs.add(key);
       if (row.deleted_at === null) pairs.add(key);
       else pairs.delete(key);
     },

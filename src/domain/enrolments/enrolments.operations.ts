@@ -25,7 +25,7 @@ const example = {
 /** The ids a bulk request's operations name, so that one query per kind reads them all before any runs. */
 function namedIn(body: BulkRequestBody) {
   const sets = { courseIds: new Set<string>(), personIds: new Set<string>(), methodIds: new Set<string>(), enrolmentIds: new Set<string>(), externalIds: new Set<string>() };
-  const pairs = new Map<string, [string, string]>();
+  const pairs = new Map<string, [string, string, string?]>();
   const add = (set: Set<string>, value: unknown) => {
     if (typeof value === 'string') set.add(value);
   };
@@ -37,7 +37,12 @@ function namedIn(body: BulkRequestBody) {
     add(sets.personIds, data.user_id);
     add(sets.methodIds, data.enrolment_method_id);
     add(sets.externalIds, data.external_id);
-    if (typeof data.enrolment_method_id === 'string' && typeof data.user_id === 'string') pairs.set(`${data.enrolment_method_id} ${data.user_id}`, [data.enrolment_method_id, data.user_id]);
+    if (typeof data.enrolment_method_id === 'string' && typeof data.user_id === 'string') {
+      const key = `${data.enrolment_method_id} ${data.user_id}`;
+      // A pair named by a create, or by upserts of different external ids, is read whatever those find.
+      const externalId = item.op === 'upsert' && typeof item.external_id === 'string' && (!pairs.has(key) || pairs.get(key)![2] === item.external_id) ? item.external_id : undefined;
+      pairs.set(key, [data.enrolment_method_id, data.user_id, externalId]);
+    }
   }
   return { ...(Object.fromEntries(Object.entries(sets).map(([k, v]) => [k, [...v]])) as { [K in keyof typeof sets]: string[] }), pairs: [...pairs.values()] };
 }

@@ -65,8 +65,10 @@ export const enrolmentsRepository = {
   },
 
   /**
-   * Which of these (method, person) pairs have a live enrolment: one lookup per pair in the live-pair unique
-   * index, in one statement (rather than every live enrolment of the methods, thousands per course).
+   * The live enrolments of these people through these methods: every live pair among the (method, person)
+   * pairs asked about, and maybe others of the same people and methods. One statement that reads the live-pair
+   * unique index by both lists (a list of row values, `(method, person) IN ((…), …)`, is planned as a scan on
+   * PostgreSQL: 50-180 ms for 500 pairs).
    */
   livePairs(db: Db, organisationId: string, pairs: Array<[methodId: string, personId: string]>) {
     if (pairs.length === 0) return Promise.resolve([]);
@@ -74,7 +76,8 @@ export const enrolmentsRepository = {
       .selectFrom('enrolments')
       .select(['enrolment_method_id', 'person_id'])
       .where('organisation_id', '=', organisationId)
-      .where((eb) => eb(eb.refTuple('enrolment_method_id', 'person_id'), 'in', pairs.map(([m, p]) => eb.tuple(m, p))))
+      .where('enrolment_method_id', 'in', [...new Set(pairs.map(([m]) => m))])
+      .where('person_id', 'in', [...new Set(pairs.map(([, p]) => p))])
       .where('deleted_at', 'is', null)
       .execute();
   },
