@@ -30,8 +30,12 @@ const insertRow = preparedQuery(
 
 // A bulk request looks up what its operations name in one query per kind (at most 500 ids: within every
 // engine's limit on parameters), rather than one query per operation.
-const byIdsIn = (db: Db, table: 'courses' | 'people' | 'enrolment_methods' | 'enrolments', organisationId: string, ids: string[]) =>
-  ids.length === 0 ? Promise.resolve([]) : (db.selectFrom(table as 'courses').selectAll().where('organisation_id', '=', organisationId).where('id', 'in', ids).execute() as Promise<any[]>);
+// Of a person, only what an enrolment asks (whether they are there and not removed), as `person` reads it.
+const byIdsIn = (db: Db, table: 'courses' | 'people' | 'enrolment_methods' | 'enrolments', organisationId: string, ids: string[]) => {
+  if (ids.length === 0) return Promise.resolve([]);
+  if (table === 'people') return db.selectFrom('people').select(['id', 'deleted_at']).where('organisation_id', '=', organisationId).where('id', 'in', ids).execute() as Promise<any[]>;
+  return db.selectFrom(table as 'courses').selectAll().where('organisation_id', '=', organisationId).where('id', 'in', ids).execute() as Promise<any[]>;
+};
 
 export const enrolmentsRepository = {
   ...tenantRows('enrolments'),
