@@ -62,8 +62,8 @@ describe('bulk enrolments in batch', () => {
         { ref: 'y3', op: 'delete', external_id: 'y' },
         { ref: 'y4', op: 'update', external_id: 'y', data: { role: 'teacher' } },
         { ref: 'y5', op: 'create', external_id: 'y2', data: data(bob) },
-        { ref: 'z1', op: 'update', external_id: 'z', data: { status: 'suspended' } },
-        { ref: 'z2', op: 'upsert', external_id: 'z', data: data(cy, { status: 'suspended', role: 'teacher' }) },
+        { ref: 'z1', op: 'update', external_id: 'z', data: { status: 'suspended', ends_at: '2027-06-30T23:59:59+02:00' } },
+        { ref: 'z2', op: 'upsert', external_id: 'z', data: data(cy, { status: 'suspended', role: 'teacher', starts_at: '2027-01-10T08:00:00Z' }) },
       ],
     });
     assert.deepEqual(outcomes(res.body.results), [
@@ -86,7 +86,8 @@ describe('bulk enrolments in batch', () => {
     assert.deepEqual([byExt.get('y')!.status, byExt.get('y')!.role], ['suspended', 'student']);
     assert.notEqual(byExt.get('y')!.deleted_at, null);
     assert.equal(byExt.get('y2')!.deleted_at, null, 'a new enrolment of the same person through the same method, once the first ended');
-    assert.deepEqual([byExt.get('z')!.id, byExt.get('z')!.status, byExt.get('z')!.role], [before.id, 'suspended', 'teacher']);
+    const z = byExt.get('z')!;
+    assert.deepEqual([z.id, z.status, z.role, z.starts_at, z.ends_at], [before.id, 'suspended', 'teacher', '2027-01-10T08:00:00.000Z', '2027-06-30T21:59:59.000Z']);
     // What the API answered is what was stored.
     const answered = res.body.results as Result[];
     assert.deepEqual([answered[3].data!.role, answered[10].data!.role, answered[10].data!.status], ['teacher', 'teacher', 'suspended']);

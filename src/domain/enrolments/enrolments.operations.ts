@@ -6,6 +6,7 @@ import { bulkOperation } from '../bulk/bulk.operation.ts';
 import type { Static } from 'typebox';
 import type { BulkRequestBody, BulkTarget } from '../bulk/bulk-engine.ts';
 import type { EnrolmentStore } from './enrolments.writes.ts';
+import type { NamedInBulk } from './enrolments.lookups.ts';
 import { CreateEnrolment, Enrolment, ListEnrolmentsFilters, UpdateEnrolment, UpsertEnrolment } from './enrolments.schemas.ts';
 
 const tag = 'Enrolments';
@@ -22,29 +23,20 @@ const example = {
   role: 'student',
 };
 
-/** The ids a bulk request's operations name, so that one query per kind reads them all before any runs. */
-function namedIn(body: BulkRequestBody) {
-  const sets = { courseIds: new Set<string>(), personIds: new Set<string>(), methodIds: new Set<string>(), enrolmentIds: new Set<string>(), externalIds: new Set<string>() };
-  const pairs = new Map<string, [string, string, string?]>();
-  const add = (set: Set<string>, value: unknown) => {
-    if (typeof value === 'string') set.add(value);
-  };
+/** What a bulk request's operations name, so that one query per kind reads it all before any runs. */
+function namedIn(body: BulkRequestBody): NamedInBulk {
+  const enrolmentIds = new Set<string>();
+  const externalIds = new Set<string>();
+  const makes: NamedInBulk['makes'] = [];
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   for (const item of body.operations) {
-    add(sets.enrolmentIds, item.id);
-    add(sets.externalIds, item.external_id);
     const data = item.data ?? {};
-    add(sets.courseIds, data.course_id);
-    add(sets.personIds, data.user_id);
-    add(sets.methodIds, data.enrolment_method_id);
-    add(sets.externalIds, data.external_id);
-    if (typeof data.enrolment_method_id === 'string' && typeof data.user_id === 'string') {
-      const key = `${data.enrolment_method_id} ${data.user_id}`;
-      // A pair named by a create, or by upserts of different external ids, is read whatever those find.
-      const externalId = item.op === 'upsert' && typeof item.external_id === 'string' && (!pairs.has(key) || pairs.get(key)![2] === item.external_id) ? item.external_id : undefined;
-      pairs.set(key, [data.enrolment_method_id, data.user_id, externalId]);
+    for (const [set, value] of [[enrolmentIds, item.id], [externalIds, item.external_id], [externalIds, data.external_id]] as const) if (typeof value === 'string') set.add(value);
+    if (item.op === 'create' || item.op === 'upsert') {
+      makes.push({ courseId: text(data.course_id), personId: text(data.user_id), methodId: text(data.enrolment_method_id), upsertExternalId: item.op === 'upsert' ? item.external_id : undefined });
     }
   }
-  return { ...(Object.fromEntries(Object.entries(sets).map(([k, v]) => [k, [...v]])) as { [K in keyof typeof sets]: string[] }), pairs: [...pairs.values()] };
+  return { enrolmentIds: [...enrolmentIds], externalIds: [...externalIds], makes };
 }
 
 export const enrolmentOperations = [
