@@ -1,13 +1,16 @@
 // POST /enrolments/bulk runs in batch (domain/bulk/bulk-engine.ts): every operation decided in memory, the
 // writes made in a few multi-row statements. These hold it to what the one-by-one path answered: operations of
 // one request that name the same enrolment see each other's effect and write one row each; a failure in the
-// middle fails alone; an atomic request writes all or nothing; its statements do not grow with its operations;
+// middle fails alone; an atomic request writes all or nothing (also when the server is killed with -9 while
+// writing); its statements do not grow with its operations;
 // and a batch refused by a constraint (another request wrote meanwhile) falls back to the one-by-one path.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { CompiledQuery } from 'kysely';
+import http from 'node:http';
 import { dialectUnderTest, startTestApp, type TestContext } from '../../../test/support/harness.ts';
+import { startServerProcess } from '../../../test/support/server-process.ts';
 import type { Caller } from '../../../test/support/factories.ts';
 import { newId } from '../../ids.ts';
 
@@ -256,5 +259,52 @@ describe('bulk enrolments in batch', () => {
     const after = await rowsOf(c);
     assert.deepEqual(after.map((r) => [r.external_id, r.role, r.deleted_at === null]), [['r0', 'student', false], ['r1', 'teacher', true]]);
     assert.deepEqual((await eventsOf(c)).slice(before.length).map((e) => e.type), ['enrolment.updated']);
+  });
+
+  test('kill -9 while atomic batches are being written: each request left all its enrolments, events and record, or none', async () => {
+    const { c, users, data } = await setup(40);
+    const server = startServerProcess(t.processEnv);
+    const url = new URL(await server.url);
+    const send = (k: number) =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify({ atomic: true, operations: users.map((u, i) => ({ ref: `r${i}`, op: 'upsert', external_id: `k${k}-${i}`, data: data(u, { role: k % 2 === 0 ? 'student' : 'teacher' }) })) });
+        const req = http.request({ host: url.hostname, port: url.port, method: 'POST', path: '/api/v1/enrolments/bulk', headers: { host: c.org.address, authorization: `Bearer ${c.key}`, 'content-type': 'application/json', 'idempotency-key': `kill-${k}` } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    // Requests one after another (the enrolments of each are ended before the next, whose pairs must be free),
+    // each a first sync of its own external ids. Once three have answered, the server is killed at a random
+    // moment of the time one takes: during the next request's reads, its writes or its commit.
+    let sent = 0;
+    let lastMs = 0;
+    let answered!: () => void;
+    const threeAnswered = new Promise<void>((resolve) => (answered = resolve));
+    const running = (async () => {
+      for (let k = 0; ; k++) {
+        sent = k + 1;
+        const started = performance.now();
+        if ((await send(k)) !== 200) return;
+        lastMs = performance.now() - started;
+        if (k === 2) answered();
+        await t.database.db.updateTable('enrolments').set({ deleted_at: new Date().toISOString() }).where('organisation_id', '=', c.org.id).where('deleted_at', 'is', null).execute();
+      }
+    })()
+      .catch(() => {})
+      .finally(() => answered());
+    await threeAnswered;
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * lastMs));
+    await server.stop('SIGKILL');
+    await running;
+    assert.ok(sent >= 4);
+    for (let k = 0; k < sent; k++) {
+      const rows = await t.database.db.selectFrom('enrolments').select('id').where('organisation_id', '=', c.org.id).where('external_id', 'like', `k${k}-%`).execute();
+      const events = (await eventsOf(c)).filter((e) => rows.some((r) => r.id === JSON.parse(e.data).id));
+      const record = await t.database.db.selectFrom('idempotency_records').select('idempotency_key').where('idempotency_key', '=', `kill-${k}`).execute();
+      assert.ok(rows.length === 0 || rows.length === users.length, `request ${k}: ${rows.length} of ${users.length} enrolments`);
+      assert.deepEqual([events.length, record.length], rows.length === 0 ? [0, 0] : [users.length, 1], `request ${k}`);
+    }
   });
 });
