@@ -1,5 +1,6 @@
 // examples/roster-sync.ts, run as an integrator runs it (`node examples/roster-sync.ts roster.csv`) against a
-// real server process on the test's database: a first sync creates, a second one finds everything unchanged,
+// real server process on the test's database: people are upserted first (by their SIS id) and then their
+// enrolments; a first sync creates, a second one finds every enrolment unchanged,
 // per-row failures are reported with their codes, and a run cut off half-way resumes with the same
 // Idempotency-Keys so that no enrolment is applied (or announced) twice.
 import { after, before, describe, test } from 'node:test';
@@ -64,15 +65,15 @@ describe('examples/roster-sync.ts against a server process', () => {
   async function roster(name: string, people: number) {
     const courses = [await t.make.course(c.org, { external_id: `${name}-bio` }), await t.make.course(c.org, { external_id: `${name}-chem` })];
     for (const course of courses) await t.make.enrolmentMethod(c.org, { course_id: course.id });
-    const users = [];
-    for (let i = 0; i < people; i++) users.push(await t.make.person(c.org, { roles: [] }));
-    const lines = ['enrolment_id,user_id,course_code,role,status,starts_at,ends_at'];
-    users.forEach((u, i) => {
-      lines.push(`${name}-${i}-bio,${u.id},${name}-bio,,,,`);
-      lines.push(`${name}-${i}-chem,${u.id},${name}-chem,${i === 0 ? 'teacher' : 'student'},active,2027-01-10T08:00:00Z,"2027-06-30T23:59:59Z"`);
-    });
-    return { courses, users, lines };
+    const lines = ['enrolment_id,person_id,email,name,course_code,role,status,starts_at,ends_at'];
+    for (let i = 0; i < people; i++) {
+      const person = `${name}-p${i},p${i}@${name}.example.test,"Person ${i}, ${name}"`;
+      lines.push(`${name}-${i}-bio,${person},${name}-bio,,,,`);
+      lines.push(`${name}-${i}-chem,${person},${name}-chem,${i === 0 ? 'teacher' : 'student'},active,2027-01-10T08:00:00Z,"2027-06-30T23:59:59Z"`);
+    }
+    return { courses, lines };
   }
+  const usersOf = (prefix: string) => t.database.db.selectFrom('people').selectAll().where('organisation_id', '=', c.org.id).where('external_id', 'like', `${prefix}%`).orderBy('external_id').execute();
 
   const run = async (file: string, baseUrl: string, batchSize = 500) => {
     try {
@@ -89,27 +90,35 @@ describe('examples/roster-sync.ts against a server process', () => {
     (await t.database.db.selectFrom('outbox_events').select('data').where('organisation_id', '=', c.org.id).where('type', '=', 'enrolment.created').execute()).filter((e) => ids.includes(JSON.parse(e.data).id));
 
   test('a first sync creates; a second finds everything unchanged and writes nothing; bad rows are reported with their codes', async () => {
-    const { courses, users, lines } = await roster('night', 3);
-    const gone = await t.make.person(c.org, { roles: [] });
-    await t.app.services.people.remove(c.org.id, gone.id);
-    lines.push(`night-gone,${gone.id},night-bio,,,,`, `night-nowhere,${users[0].id},no-such-course,,,,`);
+    const { courses, lines } = await roster('night', 3);
+    // A person the SIS still lists but whom the school removed from Atrium.
+    const gone = await t.api.request({ host: c.org.address, key: c.key, method: 'PUT', path: '/users/ext:night-gone', body: { email: 'gone@night.example.test', name: 'Gone' } });
+    assert.equal(gone.status, 201);
+    await t.app.services.people.remove(c.org.id, gone.body.id);
+    lines.push(`night-gone,night-gone,gone@night.example.test,Gone,night-bio,,,,`, `night-nowhere,night-p0,p0@night.example.test,"Person 0, night",no-such-course,,,,`);
     const file = path.join(dir, 'night.csv');
     fs.writeFileSync(file, `${lines.join('\r\n')}\r\n`);
 
     const first = await run(file, serverUrl);
     assert.equal(first.code, 0, first.stdout);
-    assert.match(first.stdout, /^created 6, updated 0, unchanged 0, failed 2$/m);
+    assert.match(first.stdout, /^people: created 3, updated 0, failed 1$/m);
+    assert.match(first.stdout, /^enrolments: created 6, updated 0, unchanged 0, failed 2$/m);
     assert.match(first.stdout, /^ {2}user\.deleted: 1 \(lines 8\)$/m);
     assert.match(first.stdout, /^ {2}course\.not_found: 1 \(lines 9\)$/m);
     const rows = await enrolmentsOf(courses.map((x) => x.id));
     assert.equal(rows.length, 6);
+    const users = await usersOf('night-p');
+    assert.deepEqual(users.map((u) => [u.external_id, u.email, u.name]), [0, 1, 2].map((i) => [`night-p${i}`, `p${i}@night.example.test`, `Person ${i}, night`]));
+    assert.deepEqual(rows.map((r) => r.person_id).sort(), users.flatMap((u) => [u.id, u.id]).sort(), 'each person in both courses');
     const teacher = rows.find((r) => r.external_id === 'night-0-chem')!;
     assert.deepEqual([teacher.role, teacher.starts_at, teacher.ends_at], ['teacher', '2027-01-10T08:00:00.000Z', '2027-06-30T23:59:59.000Z']);
     assert.equal(fs.existsSync(`${file}.sync-state.json`), false, 'a completed run leaves no state');
 
     const second = await run(file, serverUrl);
     assert.equal(second.code, 0, second.stdout);
-    assert.match(second.stdout, /^created 0, updated 0, unchanged 6, failed 2$/m);
+    assert.match(second.stdout, /^people: created 0, updated 3, failed 1$/m);
+    assert.match(second.stdout, /^enrolments: created 0, updated 0, unchanged 6, failed 2$/m);
+    assert.deepEqual((await usersOf('night-p')).map((u) => u.id), users.map((u) => u.id), 'the same people, not new ones');
     assert.deepEqual(await enrolmentsOf(courses.map((x) => x.id)), rows, 'no row changed, not even updated_at');
     assert.equal((await createdEvents(rows.map((r) => r.id))).length, 6);
 
@@ -117,7 +126,7 @@ describe('examples/roster-sync.ts against a server process', () => {
     const suspended = lines.map((line) => (line.startsWith('night-1-chem,') ? line.replace(',student,active,', ',student,suspended,') : line));
     fs.writeFileSync(file, `${suspended.join('\r\n')}\r\n`);
     const third = await run(file, serverUrl);
-    assert.match(third.stdout, /^created 0, updated 1, unchanged 5, failed 2$/m);
+    assert.match(third.stdout, /^enrolments: created 0, updated 1, unchanged 5, failed 2$/m);
   });
 
   test('a run cut off half-way resumes with the same keys: every enrolment applied and announced once', async () => {
@@ -138,7 +147,9 @@ describe('examples/roster-sync.ts against a server process', () => {
       const resumed = await run(file, proxy.url, 2);
       assert.equal(resumed.code, 0, resumed.stdout);
       assert.match(resumed.stdout, /^resuming the run of /m);
-      assert.match(resumed.stdout, /^created 6, updated 0, unchanged 0, failed 0$/m, 'replayed batches report what they did the first time');
+      assert.match(resumed.stdout, /^people: created 3, updated 0, failed 0$/m, 'replayed batches report what they did the first time');
+      assert.match(resumed.stdout, /^enrolments: created 6, updated 0, unchanged 0, failed 0$/m);
+      assert.equal((await usersOf('cut-p')).length, 3, 'each person created once');
       const rows = await enrolmentsOf(courses.map((x) => x.id));
       assert.equal(rows.length, 6);
       assert.deepEqual(rows.slice(0, 4).map((r) => r.id).sort(), applied.map((r) => r.id).sort(), 'nothing applied twice');

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import { newId } from '../ids.ts';
 import { skipLockedForUpdate } from '../db/claims.ts';
 import { preparedQuery } from '../db/prepared.ts';
+import { insertMany } from '../db/many-rows.ts';
 import type { EventType } from './catalog.ts';
 import { auditChange, targetTypeOfEvent } from '../audit/audit-log.ts';
 
@@ -28,6 +29,18 @@ export function createEventRecorder(deps: { clock: Clock }) {
       await insertEvent(db, newId(), organisationId, type, deps.clock.now().toISOString(), JSON.stringify(data));
       // A change made by an admin page or a CLI command is audited with its first event (audit/audit-log.ts).
       const audited = auditChange(db, organisationId, { type: targetTypeOfEvent(type), id: data.id });
+      if (audited) await audited;
+    },
+    /**
+     * Many events of one organisation in multi-row INSERTs, in the order given (their ids increase in that
+     * order): a bulk request's events, written together with its changes.
+     */
+    async recordMany(db: Db, organisationId: string, events: Array<{ type: EventType; data: EventData }>): Promise<void> {
+      if (events.length === 0) return;
+      const occurredAt = deps.clock.now().toISOString();
+      const rows = events.map(({ type, data }) => ({ id: newId(), organisation_id: organisationId, type, occurred_at: occurredAt, data: JSON.stringify(data), dispatched_at: null }));
+      await insertMany(db, 'outbox_events', rows);
+      const audited = auditChange(db, organisationId, { type: targetTypeOfEvent(events[0].type), id: events[0].data.id });
       if (audited) await audited;
     },
   };

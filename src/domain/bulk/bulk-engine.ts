@@ -5,10 +5,19 @@
 // - atomic: all operations in one savepoint; the first failure undoes all and stops the run.
 // Each operation calls the resource's own service function, which writes the operation's event in the same
 // savepoint as its effect, so an undone operation leaves no event either.
+//
+// A resource may also offer a batch (`executors.batch`): the same service functions over what the request's
+// operations name, read up front, with their writes queued (batch-writes.ts) instead of made. The engine then
+// decides every operation in memory, in request order, each with its own result, and writes what succeeded
+// in a few multi-row statements inside one savepoint: the round trips of a request no longer grow with its
+// operations. Should a batch statement fail on a constraint (another request wrote meanwhile), the savepoint
+// is undone and the operations run again one by one as above, so that the failing one alone reports its code.
 import type { Static, TSchema } from 'typebox';
 import type { ValidateFunction } from 'ajv';
 import type { Db } from '../../db/database.ts';
 import { inSavepoint } from '../../db/savepoints.ts';
+import { isConstraintViolation } from '../../db/errors.ts';
+import { BatchConflict, type BatchWrites } from './batch-writes.ts';
 import { ApiError, type FieldError } from '../../errors/api-error.ts';
 import { bodyFieldErrors } from '../../operations/field-errors.ts';
 import { compileBodyValidator } from '../../operations/validation.ts';
@@ -64,11 +73,25 @@ type DataOf<D> = D extends { data: infer S extends TSchema } ? Static<S> : never
 /**
  * What each allowed op runs: the resource's own service functions, bound to the request. `upsertProbe`
  * (optional) answers an upsert that would write nothing without running it, and so without its savepoint; it
- * must not write, and must answer exactly what `upsert` would, or undefined.
+ * must not write, and must answer exactly what `upsert` would, or undefined. `batch` (optional) prepares the
+ * batch run (see above): op functions whose writes go to `writes` instead of the database.
  */
 export type BulkExecutors<O extends BulkOpDeclarations> = {
   upsertProbe?: O extends { upsert: { data: infer S extends TSchema } } ? (externalId: string, data: Static<S>) => Promise<UpsertResult | undefined> : never;
-} & {
+  batch?: () => Promise<BulkBatch<O>>;
+} & BulkOpExecutors<O>;
+
+/**
+ * A batch run: op functions that read what the request named from memory and queue their writes in `writes`.
+ * An op function must fail (throw its `ApiError`) before it queues anything, or leave its queued writes to be
+ * undone by the engine; it must answer exactly what the one-by-one path would.
+ */
+export interface BulkBatch<O extends BulkOpDeclarations> {
+  executors: BulkOpExecutors<O>;
+  writes: BatchWrites;
+}
+
+export type BulkOpExecutors<O extends BulkOpDeclarations> = {
   [K in keyof O & BulkOpName]-?: K extends 'create'
     ? (data: DataOf<O[K]>, externalId: string | undefined) => Promise<unknown>
     : K extends 'update'
@@ -84,6 +107,7 @@ type AnyExecutors = {
   upsert?(externalId: string, data: unknown): Promise<UpsertResult>;
   upsertProbe?(externalId: string, data: unknown): Promise<UpsertResult | undefined>;
   delete?(target: BulkTarget): Promise<void>;
+  batch?(): Promise<{ executors: AnyExecutors; writes: BatchWrites }>;
 };
 
 /** An operation refused before it ran, or failed while running: what its result reports. */
@@ -243,6 +267,52 @@ export function createBulkEngine(declarations: BulkOpDeclarations) {
     return results;
   }
 
+  /**
+   * The batch run (see the top of this file): the results, or undefined when a batch statement failed on a
+   * constraint or a row changed under it, and nothing of the batch was kept.
+   */
+  async function runBatched(db: Db, items: BulkItem[], atomic: boolean, batch: { executors: AnyExecutors; writes: BatchWrites }): Promise<BulkResultEntry[] | undefined> {
+    const { executors, writes } = batch;
+    const results: BulkResultEntry[] = [];
+    for (const [i, item] of items.entries()) {
+      const step = prepare(item, i, executors);
+      let failure: OperationFailure;
+      if (step instanceof OperationFailure) failure = step;
+      else {
+        const mark = writes.mark();
+        try {
+          results.push(await step());
+          continue;
+        } catch (err) {
+          writes.undo(mark);
+          failure = asFailure(err, i);
+        }
+      }
+      // Nothing was written yet: an atomic request that fails here has nothing to undo.
+      if (atomic) return rolledBack(items, i, failed(item.ref, failure));
+      results.push(failed(item.ref, failure));
+    }
+    if (writes.empty) return results;
+    try {
+      await inSavepoint(db, 'bulk_batch', () => writes.flush(db));
+    } catch (err) {
+      if (err instanceof BatchConflict || isConstraintViolation(err)) return undefined;
+      throw err;
+    }
+    return results;
+  }
+
+  /** An atomic request's results when operation `index` failed with `entry`: every other one 409 bulk.rolled_back. */
+  function rolledBack(items: BulkItem[], index: number, entry: BulkResultEntry): BulkResultEntry[] {
+    const culprit = JSON.stringify(entry.ref);
+    return items.map((item, i) => {
+      if (i === index) return entry;
+      const detail = i < index ? `Undone: operation ${culprit} failed, and the atomic request was rolled back.` : `Not run: operation ${culprit} failed first, and the atomic request was rolled back.`;
+      const rolledBack = new ApiError('bulk.rolled_back', detail);
+      return { ref: item.ref, status: rolledBack.status, error: { code: rolledBack.code, category: rolledBack.category, detail } };
+    });
+  }
+
   // spec: Bulk semantics 3 — one transaction; the first failure fails all. docs/api-guide.md#bulk-operations-8-and-9: the failing operation
   // reports its own error, every other one 409 bulk.rolled_back; later operations do not run.
   async function runAtomically(db: Db, items: BulkItem[], run: AnyExecutors): Promise<BulkResultEntry[]> {
@@ -265,15 +335,7 @@ export function createBulkEngine(declarations: BulkOpDeclarations) {
     } catch (err) {
       if (err !== stop) throw err;
     }
-    if (!failure) return results;
-    const { index, entry } = failure;
-    const culprit = JSON.stringify(entry.ref);
-    return items.map((item, i) => {
-      if (i === index) return entry;
-      const detail = i < index ? `Undone: operation ${culprit} failed, and the atomic request was rolled back.` : `Not run: operation ${culprit} failed first, and the atomic request was rolled back.`;
-      const rolledBack = new ApiError('bulk.rolled_back', detail);
-      return { ref: item.ref, status: rolledBack.status, error: { code: rolledBack.code, category: rolledBack.category, detail } };
-    });
+    return failure ? rolledBack(items, failure.index, failure.entry) : results;
   }
 
   return {
@@ -281,7 +343,9 @@ export function createBulkEngine(declarations: BulkOpDeclarations) {
     async run(db: Db, body: BulkRequestBody, executors: object): Promise<BulkResponseBody> {
       checkEnvelope(body);
       const run = executors as AnyExecutors;
-      const results = body.atomic ? await runAtomically(db, body.operations, run) : await runEach(db, body.operations, run);
+      const atomic = body.atomic === true;
+      const batched = run.batch ? await runBatched(db, body.operations, atomic, await run.batch()) : undefined;
+      const results = batched ?? (atomic ? await runAtomically(db, body.operations, run) : await runEach(db, body.operations, run));
       const ok = results.filter((r) => r.status < 300).length;
       return { summary: { total: results.length, succeeded: ok, failed: results.length - ok }, results };
     },

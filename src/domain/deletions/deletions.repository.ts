@@ -10,6 +10,16 @@ export interface Tombstone {
   deleted_at: string;
 }
 
+/** The tombstone row of a resource deleted at `at`. */
+export const tombstoneRow = (organisationId: string, resourceType: string, resource: { id: string; external_id: string | null }, at: string) => ({
+  id: newId(),
+  organisation_id: organisationId,
+  resource_type: resourceType,
+  resource_id: resource.id,
+  external_id: resource.external_id,
+  deleted_at: at,
+});
+
 // Deferrable: nobody reads its result, so on PostgreSQL it travels with the transaction's next statement or
 // its COMMIT instead of costing the delete a round trip of its own (db/prepared.ts).
 const insertTombstone = preparedQuery(
@@ -26,7 +36,7 @@ export const deletionsRepository = {
   /** Tombstones of many resources deleted at once (a course's enrolments), in statements of up to 500 rows. */
   async recordMany(db: Db, organisationId: string, resourceType: string, resources: { id: string; external_id: string | null }[], at: string): Promise<void> {
     for (let i = 0; i < resources.length; i += 500) {
-      const rows = resources.slice(i, i + 500).map((r) => ({ id: newId(), organisation_id: organisationId, resource_type: resourceType, resource_id: r.id, external_id: r.external_id, deleted_at: at }));
+      const rows = resources.slice(i, i + 500).map((r) => tombstoneRow(organisationId, resourceType, r, at));
       await db.insertInto('deletions').values(rows).execute();
     }
   },

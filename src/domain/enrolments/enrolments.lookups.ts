@@ -37,26 +37,41 @@ export function directLookups(db: Db, organisationId: string): EnrolmentLookups 
 
 /** What a bulk request's operations name, as far as it can be known before they run. */
 export interface NamedInBulk {
-  courseIds: string[];
-  personIds: string[];
-  methodIds: string[];
   enrolmentIds: string[];
   externalIds: string[];
-  /** The (method, person) pairs creates and upserts name. */
-  pairs: Array<[methodId: string, personId: string]>;
+  /**
+   * What each create and upsert names to make an enrolment. An upsert's (with its external id) only matters
+   * when no enrolment has that external id yet: otherwise the upsert creates nothing.
+   */
+  makes: Array<{ courseId?: string; personId?: string; methodId?: string; upsertExternalId?: string }>;
 }
 
 const pairKey = (methodId: string, personId: string) => `${methodId} ${personId}`;
+const distinct = (values: Array<string | undefined>) => [...new Set(values.filter((v) => v !== undefined))];
 
-/** Everything `named` refers to, read in one query per kind; ids the request did not name fall back to a query. */
+/**
+ * Everything `named` refers to, in two steps of one query per kind (run together): the enrolments named by id
+ * and by external id; then the courses, people, methods and live (method, person) pairs of what would be made,
+ * leaving out the upserts whose external id was found (a resend of a roster finds all, and reads no more).
+ * Anything else falls back to a query of its own.
+ */
 export async function prefetchedLookups(db: Db, organisationId: string, named: NamedInBulk): Promise<EnrolmentLookups> {
   const direct = directLookups(db, organisationId);
-  const [courses, people, methods, byId, byExternal] = await Promise.all([
-    enrolmentsRepository.byIds(db, 'courses', organisationId, named.courseIds),
-    enrolmentsRepository.byIds(db, 'people', organisationId, named.personIds),
-    enrolmentsRepository.byIds(db, 'enrolment_methods', organisationId, named.methodIds),
+  const [byId, byExternal] = await Promise.all([
     enrolmentsRepository.byIds(db, 'enrolments', organisationId, named.enrolmentIds),
     enrolmentsRepository.byExternalIds(db, organisationId, named.externalIds),
+  ]);
+  const foundExternal = new Set(byExternal.map((r) => r.external_id));
+  const made = named.makes.filter((m) => m.upsertExternalId === undefined || !foundExternal.has(m.upsertExternalId));
+  const courseIds = distinct(made.map((m) => m.courseId));
+  const personIds = distinct(made.map((m) => m.personId));
+  const methodIds = distinct(made.map((m) => m.methodId));
+  const wanted = made.flatMap((m) => (m.methodId !== undefined && m.personId !== undefined ? [[m.methodId, m.personId] as [string, string]] : []));
+  const [courses, people, methods, livePairs] = await Promise.all([
+    enrolmentsRepository.byIds(db, 'courses', organisationId, courseIds),
+    enrolmentsRepository.byIds(db, 'people', organisationId, personIds),
+    enrolmentsRepository.byIds(db, 'enrolment_methods', organisationId, methodIds),
+    enrolmentsRepository.livePairs(db, organisationId, wanted),
   ]);
   const enrolments = new Map<string, EnrolmentRow>();
   const external = new Map<string, EnrolmentRow>();
@@ -66,21 +81,21 @@ export async function prefetchedLookups(db: Db, organisationId: string, named: N
     if (row.external_id !== null) external.set(row.external_id, row);
   };
   for (const row of [...byId, ...byExternal] as EnrolmentRow[]) keep(row);
-  for (const row of await enrolmentsRepository.livePairs(db, organisationId, named.pairs)) pairs.add(pairKey(row.enrolment_method_id, row.person_id));
+  for (const row of livePairs) pairs.add(pairKey(row.enrolment_method_id, row.person_id));
   const index = <R extends { id: string }>(rows: R[]) => new Map(rows.map((r) => [r.id, r]));
   const courseMap = index(courses as CourseRow[]);
   const personMap = index(people as Array<{ id: string; deleted_at: string | null }>);
   const methodMap = index(methods as EnrolmentMethodRow[]);
-  const namedPairs = new Set(named.pairs.map(([m, p]) => pairKey(m, p)));
+  const namedPairs = new Set(wanted.map(([m, p]) => pairKey(m, p)));
   const namedExternal = new Set(named.externalIds);
   const namedIds = new Set(named.enrolmentIds);
   // A name the prefetch covered answers from memory (found or not); any other goes to the database.
   const from = <R>(names: Set<string>, map: Map<string, R>, fallback: (key: string) => Promise<R | undefined>) => (key: string) =>
     names.has(key) || map.has(key) ? Promise.resolve(map.get(key)) : fallback(key);
   return {
-    course: from(new Set(named.courseIds), courseMap, direct.course),
-    person: from(new Set(named.personIds), personMap, direct.person),
-    method: from(new Set(named.methodIds), methodMap, direct.method),
+    course: from(new Set(courseIds), courseMap, direct.course),
+    person: from(new Set(personIds), personMap, direct.person),
+    method: from(new Set(methodIds), methodMap, direct.method),
     enrolment: from(namedIds, enrolments, direct.enrolment),
     byExternalId: from(namedExternal, external, direct.byExternalId),
     livePair: (methodId, personId) => {
@@ -90,6 +105,8 @@ export async function prefetchedLookups(db: Db, organisationId: string, named: N
     remember(row) {
       keep(row);
       const key = pairKey(row.enrolment_method_id, row.person_id);
+      // Known from now on: the unique index allows one live enrolment per pair, and this is it or it ended.
+      namedPairs.add(key);
       if (row.deleted_at === null) pairs.add(key);
       else pairs.delete(key);
     },

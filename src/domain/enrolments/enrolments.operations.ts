@@ -3,8 +3,10 @@ import { ListQuery } from '../../operations/pagination.ts';
 import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
 import type { ErrorCode } from '../../errors/error-catalog.ts';
 import { bulkOperation } from '../bulk/bulk.operation.ts';
-import type { BulkRequestBody } from '../bulk/bulk-engine.ts';
-import { prefetchedLookups, type EnrolmentLookups } from './enrolments.lookups.ts';
+import type { Static } from 'typebox';
+import type { BulkRequestBody, BulkTarget } from '../bulk/bulk-engine.ts';
+import type { EnrolmentStore } from './enrolments.writes.ts';
+import type { NamedInBulk } from './enrolments.lookups.ts';
 import { CreateEnrolment, Enrolment, ListEnrolmentsFilters, UpdateEnrolment, UpsertEnrolment } from './enrolments.schemas.ts';
 
 const tag = 'Enrolments';
@@ -21,24 +23,20 @@ const example = {
   role: 'student',
 };
 
-/** The ids a bulk request's operations name, so that one query per kind reads them all before any runs. */
-function namedIn(body: BulkRequestBody) {
-  const sets = { courseIds: new Set<string>(), personIds: new Set<string>(), methodIds: new Set<string>(), enrolmentIds: new Set<string>(), externalIds: new Set<string>() };
-  const pairs = new Map<string, [string, string]>();
-  const add = (set: Set<string>, value: unknown) => {
-    if (typeof value === 'string') set.add(value);
-  };
+/** What a bulk request's operations name, so that one query per kind reads it all before any runs. */
+function namedIn(body: BulkRequestBody): NamedInBulk {
+  const enrolmentIds = new Set<string>();
+  const externalIds = new Set<string>();
+  const makes: NamedInBulk['makes'] = [];
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   for (const item of body.operations) {
-    add(sets.enrolmentIds, item.id);
-    add(sets.externalIds, item.external_id);
     const data = item.data ?? {};
-    add(sets.courseIds, data.course_id);
-    add(sets.personIds, data.user_id);
-    add(sets.methodIds, data.enrolment_method_id);
-    add(sets.externalIds, data.external_id);
-    if (typeof data.enrolment_method_id === 'string' && typeof data.user_id === 'string') pairs.set(`${data.enrolment_method_id} ${data.user_id}`, [data.enrolment_method_id, data.user_id]);
+    for (const [set, value] of [[enrolmentIds, item.id], [externalIds, item.external_id], [externalIds, data.external_id]] as const) if (typeof value === 'string') set.add(value);
+    if (item.op === 'create' || item.op === 'upsert') {
+      makes.push({ courseId: text(data.course_id), personId: text(data.user_id), methodId: text(data.enrolment_method_id), upsertExternalId: item.op === 'upsert' ? item.external_id : undefined });
+    }
   }
-  return { ...(Object.fromEntries(Object.entries(sets).map(([k, v]) => [k, [...v]])) as { [K in keyof typeof sets]: string[] }), pairs: [...pairs.values()] };
+  return { enrolmentIds: [...enrolmentIds], externalIds: [...externalIds], makes };
 }
 
 export const enrolmentOperations = [
@@ -129,15 +127,24 @@ export const enrolmentOperations = [
     executors(ctx, body) {
       const { db, organisation, services } = ctx;
       const svc = services.enrolments;
-      // Read once, when the first operation runs (after the envelope's checks, so a refused request reads nothing).
-      let lookups: Promise<EnrolmentLookups> | undefined;
-      const look = () => (lookups ??= prefetchedLookups(db, organisation.id, namedIn(body)));
+      const named = namedIn(body);
+      const bind = (store: () => Promise<EnrolmentStore>) => ({
+        create: async (data: Static<typeof CreateEnrolment>, externalId: string | undefined) =>
+          svc.create(db, organisation.id, { ...data, ...(externalId !== undefined ? { external_id: externalId } : {}) }, await store()),
+        update: async (target: BulkTarget, data: Static<typeof UpdateEnrolment>) => svc.update(db, organisation.id, target, data, await store()),
+        upsert: async (externalId: string, data: Static<typeof UpsertEnrolment>) => svc.upsertByExternalId(db, organisation.id, externalId, data, await store()),
+        delete: async (target: BulkTarget) => svc.remove(db, organisation.id, target, await store()),
+      });
+      // One by one (only when a batch could not be written): read once, when the first operation runs.
+      let prefetched: Promise<EnrolmentStore> | undefined;
+      const store = () => (prefetched ??= svc.prefetched(db, organisation.id, named));
       return {
-        create: async (data, externalId) => svc.create(db, organisation.id, { ...data, ...(externalId !== undefined ? { external_id: externalId } : {}) }, await look()),
-        update: async (target, data) => svc.update(db, organisation.id, target, data, await look()),
-        upsert: async (externalId, data) => svc.upsertByExternalId(db, organisation.id, externalId, data, await look()),
-        upsertProbe: async (externalId, data) => svc.unchangedUpsert(externalId, data, await look()),
-        delete: async (target) => svc.remove(db, organisation.id, target, await look()),
+        ...bind(store),
+        upsertProbe: async (externalId, data) => svc.unchangedUpsert(externalId, data, await store()),
+        batch: async () => {
+          const { store: batched, writes } = await svc.batch(db, organisation.id, named);
+          return { executors: bind(async () => batched), writes };
+        },
       };
     },
   }),

@@ -30,8 +30,12 @@ const insertRow = preparedQuery(
 
 // A bulk request looks up what its operations name in one query per kind (at most 500 ids: within every
 // engine's limit on parameters), rather than one query per operation.
-const byIdsIn = (db: Db, table: 'courses' | 'people' | 'enrolment_methods' | 'enrolments', organisationId: string, ids: string[]) =>
-  ids.length === 0 ? Promise.resolve([]) : (db.selectFrom(table as 'courses').selectAll().where('organisation_id', '=', organisationId).where('id', 'in', ids).execute() as Promise<any[]>);
+// Of a person, only what an enrolment asks (whether they are there and not removed), as `person` reads it.
+const byIdsIn = (db: Db, table: 'courses' | 'people' | 'enrolment_methods' | 'enrolments', organisationId: string, ids: string[]) => {
+  if (ids.length === 0) return Promise.resolve([]);
+  if (table === 'people') return db.selectFrom('people').select(['id', 'deleted_at']).where('organisation_id', '=', organisationId).where('id', 'in', ids).execute() as Promise<any[]>;
+  return db.selectFrom(table as 'courses').selectAll().where('organisation_id', '=', organisationId).where('id', 'in', ids).execute() as Promise<any[]>;
+};
 
 export const enrolmentsRepository = {
   ...tenantRows('enrolments'),
@@ -65,8 +69,10 @@ export const enrolmentsRepository = {
   },
 
   /**
-   * Which of these (method, person) pairs have a live enrolment: one lookup per pair in the live-pair unique
-   * index, in one statement (rather than every live enrolment of the methods, thousands per course).
+   * The live enrolments of these people through these methods: every live pair among the (method, person)
+   * pairs asked about, and maybe others of the same people and methods. One statement that reads the live-pair
+   * unique index by both lists (a list of row values, `(method, person) IN ((…), …)`, is planned as a scan on
+   * PostgreSQL: 50-180 ms for 500 pairs).
    */
   livePairs(db: Db, organisationId: string, pairs: Array<[methodId: string, personId: string]>) {
     if (pairs.length === 0) return Promise.resolve([]);
@@ -74,7 +80,8 @@ export const enrolmentsRepository = {
       .selectFrom('enrolments')
       .select(['enrolment_method_id', 'person_id'])
       .where('organisation_id', '=', organisationId)
-      .where((eb) => eb(eb.refTuple('enrolment_method_id', 'person_id'), 'in', pairs.map(([m, p]) => eb.tuple(m, p))))
+      .where('enrolment_method_id', 'in', [...new Set(pairs.map(([m]) => m))])
+      .where('person_id', 'in', [...new Set(pairs.map(([, p]) => p))])
       .where('deleted_at', 'is', null)
       .execute();
   },

@@ -4,14 +4,15 @@
 import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
-import { isUniqueViolation } from '../../db/errors.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { listPage, type ListParams } from '../../operations/listing.ts';
-import { directLookups, type EnrolmentLookups } from './enrolments.lookups.ts';
+import { BatchWrites } from '../bulk/batch-writes.ts';
+import { directLookups, prefetchedLookups, type EnrolmentLookups, type NamedInBulk } from './enrolments.lookups.ts';
+import { batchedWrites, directWrites, type EnrolmentStore } from './enrolments.writes.ts';
 import { enrolmentsRepository, type EndedBy, type EndedEnrolment, type EnrolmentRow } from './enrolments.repository.ts';
 import type { CreateEnrolment, Enrolment, UpdateEnrolment, UpsertEnrolment } from './enrolments.schemas.ts';
 
@@ -49,15 +50,10 @@ function checkDates(startsAt: string | null, endsAt: string | null): void {
 
 const eventData = (r: Pick<EnrolmentRow, 'id' | 'course_id' | 'person_id'>, summary: string) => ({ id: r.id, course_id: r.course_id, user_id: r.person_id, summary });
 
-/** On a unique violation: which of the two keys a caller controls clashed. */
-function clash(err: unknown, externalId: string | null): ApiError {
-  const e = err as { constraint?: string; message?: string };
-  if (/external/.test(e.constraint ?? e.message ?? '')) return new ApiError('resource.external_id_taken', `Another enrolment has external_id ${JSON.stringify(externalId)}.`);
-  return new ApiError('enrolment.exists', 'This person is already enrolled through this enrolment method.');
-}
-
 export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder }) {
   const { clock, cursors, events } = deps;
+  /** Reads and writes at once, each a statement: a single request's, or a bulk request's run one by one. */
+  const direct = (db: Db, organisationId: string, look: EnrolmentLookups = directLookups(db, organisationId)): EnrolmentStore => ({ ...look, ...directWrites(db, organisationId, events) });
   const notFound = (target: Target) =>
     new ApiError('enrolment.not_found', 'id' in target ? `No enrolment ${target.id} in this organisation.` : `No enrolment with external_id ${JSON.stringify(target.external_id)}.`);
 
@@ -73,7 +69,7 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     return row;
   }
 
-  async function create(db: Db, organisationId: string, input: Static<typeof CreateEnrolment>, look: EnrolmentLookups = directLookups(db, organisationId)): Promise<EnrolmentView> {
+  async function create(db: Db, organisationId: string, input: Static<typeof CreateEnrolment>, look: EnrolmentStore = direct(db, organisationId)): Promise<EnrolmentView> {
     const course = await look.course(input.course_id);
     if (!course) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
     const person = await look.person(input.user_id);
@@ -107,13 +103,8 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
       updated_at: at,
       deleted_at: null,
     };
-    try {
-      await enrolmentsRepository.insertRow(db, row);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw clash(err, row.external_id);
-      throw err;
-    }
-    await events.record(db, organisationId, 'enrolment.created', eventData(row, `User enrolled as ${row.role}${row.status === 'suspended' ? ' (suspended)' : ''}.`));
+    await look.insert(row);
+    await look.event('enrolment.created', eventData(row, `User enrolled as ${row.role}${row.status === 'suspended' ? ' (suspended)' : ''}.`));
     look.remember(row);
     return toEnrolmentView(row);
   }
@@ -134,20 +125,20 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
    * Partial update of a live enrolment. A patch that changes nothing is no update: no write, no event, and
    * `updated_at` stays (so a nightly resend of the same roster leaves changes-since feeds quiet).
    */
-  async function applyPatch(db: Db, organisationId: string, row: EnrolmentRow, patch: Patch, look: EnrolmentLookups): Promise<{ changed: boolean; view: EnrolmentView }> {
+  async function applyPatch(row: EnrolmentRow, patch: Patch, look: EnrolmentStore): Promise<{ changed: boolean; view: EnrolmentView }> {
     const changes = changesOf(row, patch);
     if (Object.keys(changes).length === 0) return { changed: false, view: toEnrolmentView(row) };
     checkDates(changes.starts_at !== undefined ? changes.starts_at : row.starts_at, changes.ends_at !== undefined ? changes.ends_at : row.ends_at);
     const fields = Object.keys(changes);
-    const updated = await enrolmentsRepository.updateLive(db, organisationId, row.id, { ...changes, updated_at: clock.now().toISOString() });
+    const updated = await look.update(row, { ...changes, updated_at: clock.now().toISOString() });
     if (!updated) throw new ApiError('enrolment.deleted', `Enrolment ${row.id} was deleted; it can no longer change.`);
-    await events.record(db, organisationId, 'enrolment.updated', eventData(updated, `Enrolment changed: ${fields.join(', ')}.`));
+    await look.event('enrolment.updated', eventData(updated, `Enrolment changed: ${fields.join(', ')}.`));
     look.remember(updated);
     return { changed: true, view: toEnrolmentView(updated) };
   }
 
-  async function update(db: Db, organisationId: string, target: Target, patch: Patch, look: EnrolmentLookups = directLookups(db, organisationId)): Promise<EnrolmentView> {
-    return (await applyPatch(db, organisationId, await live(look, target), patch, look)).view;
+  async function update(db: Db, organisationId: string, target: Target, patch: Patch, look: EnrolmentStore = direct(db, organisationId)): Promise<EnrolmentView> {
+    return (await applyPatch(await live(look, target), patch, look)).view;
   }
 
   /**
@@ -162,24 +153,24 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     return Object.keys(changesOf(existing, input)).length === 0 ? { created: false, changed: false, view: toEnrolmentView(existing) } : undefined;
   }
 
-  async function upsertByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof UpsertEnrolment>, look: EnrolmentLookups = directLookups(db, organisationId)): Promise<UpsertOutcome> {
+  async function upsertByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof UpsertEnrolment>, look: EnrolmentStore = direct(db, organisationId)): Promise<UpsertOutcome> {
     const existing = await look.byExternalId(externalId);
     if (!existing) return { created: true, changed: true, view: await create(db, organisationId, { ...input, external_id: externalId }, look) };
     if (existing.deleted_at !== null) throw new ApiError('enrolment.deleted', `Enrolment ${existing.id} (external_id ${JSON.stringify(externalId)}) was deleted at ${existing.deleted_at}; give the new one another external_id.`);
     for (const [field, column] of [['course_id', 'course_id'], ['user_id', 'person_id'], ['enrolment_method_id', 'enrolment_method_id']] as const) {
       if (input[field] !== existing[column]) throw fieldError(`/${field}`, 'immutable', `An enrolment keeps its ${field}; delete it and create another.`);
     }
-    const { changed, view } = await applyPatch(db, organisationId, existing, input, look);
+    const { changed, view } = await applyPatch(existing, input, look);
     return { created: false, changed, view };
   }
 
-  async function remove(db: Db, organisationId: string, target: Target, look: EnrolmentLookups = directLookups(db, organisationId)): Promise<void> {
+  async function remove(db: Db, organisationId: string, target: Target, look: EnrolmentStore = direct(db, organisationId)): Promise<void> {
     const row = await live(look, target);
     const at = clock.now().toISOString();
-    const ended = await enrolmentsRepository.updateLive(db, organisationId, row.id, { deleted_at: at, updated_at: at });
+    const ended = await look.update(row, { deleted_at: at, updated_at: at });
     if (!ended) throw new ApiError('enrolment.deleted', `Enrolment ${row.id} was deleted; it can no longer change.`);
-    await deletionsRepository.record(db, organisationId, 'enrolment', row, at);
-    await events.record(db, organisationId, 'enrolment.deleted', eventData(row, 'Enrolment ended.'));
+    await look.tombstone(row, at);
+    await look.event('enrolment.deleted', eventData(row, 'Enrolment ended.'));
     look.remember(ended);
   }
 
@@ -217,6 +208,14 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     upsertByExternalId,
     unchangedUpsert,
     remove,
+    /** For a bulk request run one by one: what its operations name read up front, the writes made at once. */
+    prefetched: async (db: Db, organisationId: string, named: NamedInBulk): Promise<EnrolmentStore> => direct(db, organisationId, await prefetchedLookups(db, organisationId, named)),
+    /** For a bulk request run in batch: the same reads, the writes queued in `writes` (flushed by the bulk engine). */
+    async batch(db: Db, organisationId: string, named: NamedInBulk): Promise<{ store: EnrolmentStore; writes: BatchWrites }> {
+      const look = await prefetchedLookups(db, organisationId, named);
+      const writes = new BatchWrites(events);
+      return { store: { ...look, ...batchedWrites(writes, organisationId, look) }, writes };
+    },
     /** For the users area (deleting a user) and `atrium person remove`: call it in the deletion's transaction. */
     endEnrolmentsOfUser: (trx: Db, organisationId: string, userId: string) => endAll(trx, organisationId, { person_id: userId }, 'the user was deleted'),
     endEnrolmentsOfCourse: (trx: Db, organisationId: string, courseId: string) => endAll(trx, organisationId, { course_id: courseId }, 'the course was deleted'),
