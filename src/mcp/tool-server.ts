@@ -26,7 +26,7 @@ import type { ConfirmationBinding, Confirmations } from './confirmations.ts';
 import type { DispatchCredentials } from './dispatch-credential.ts';
 import { dispatchRest, toolResult } from './rest-dispatch.ts';
 import { restRequestFor, type RestRequest } from './tool-arguments.ts';
-import { CONFIRMATION_ARGUMENT, onByDefault, type Tool } from './tools.ts';
+import { CONFIRMATION_ARGUMENT, isToolOn, type Tool } from './tools.ts';
 
 /** Who is calling, as /mcp established it; handed to the per-request server through the SDK's authInfo. */
 export interface McpCall {
@@ -57,11 +57,6 @@ const CONFIRM_SCHEMA = {
   properties: { confirm: { type: 'boolean' as const, title: 'Yes, go ahead' } },
   required: ['confirm'],
 };
-
-export function isToolOn(tool: Tool, settings: McpSettings): boolean {
-  const decided = settings.toolsOn !== undefined && (settings.toolsKnown === undefined || settings.toolsKnown.has(tool.name));
-  return decided ? settings.toolsOn!.has(tool.name) : onByDefault(tool);
-}
 
 const inScope = (tool: Tool, actor: Actor) => tool.op.scope === null || actor.scopes.has(tool.op.scope);
 const mayRun = (tool: Tool, actor: Actor) => inScope(tool, actor) && (tool.op.capability === null || actor.capabilities.has(tool.op.capability));

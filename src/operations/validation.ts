@@ -1,7 +1,7 @@
 // Two Ajv instances: request bodies are strict JSON (no type coercion: `visible: "yes"` is a 422, not true);
 // query strings and headers arrive as text, so they are coerced to the declared types. Both refuse NUL in
 // every string a schema declares (nul-characters.ts).
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { addNoNulKeyword, withNoNul } from './nul-characters.ts';
@@ -22,5 +22,19 @@ const coercingAjv = makeAjv(true);
 /** A validator with exactly the rules request bodies get, for JSON validated outside a route (a bulk item's `data`). */
 export const compileBodyValidator = (schema: object) => strictAjv.compile(withNoNul(schema));
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? strictAjv : coercingAjv).compile(withNoNul(schema as object)) as ReturnType<FastifySchemaCompiler<unknown>>;
+/**
+ * Fastify asks for every route's validators at start; each is compiled when its route first validates a
+ * request instead, so that a process pays for the routes it serves, not for all of them at start
+ * (docs/operating.md#memory). The validator keeps Ajv's `errors` where Fastify reads them.
+ */
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  let compiled: ValidateFunction | undefined;
+  const validate = (data: unknown) => {
+    compiled ??= (httpPart === 'body' ? strictAjv : coercingAjv).compile(withNoNul(schema as object));
+    const valid = compiled(data);
+    validate.errors = compiled.errors;
+    return valid;
+  };
+  validate.errors = null as ValidateFunction['errors'];
+  return validate as ReturnType<FastifySchemaCompiler<unknown>>;
+};
