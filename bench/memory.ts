@@ -1,7 +1,7 @@
 // `npm run bench:memory`: what the service costs to keep running (bench/README.md#memory-at-rest-and-under-load).
 // For each database (SQLite always; PostgreSQL when it answers) it prepares a database with the `atrium`
 // command, then starts the service as production does, `node bin/atrium.js serve` with the default
-// configuration, several times: each time it records the process's memory right after /readyz turns 200 and
+// configuration and production's `node` flags, several times: each time it records the process's memory right after /readyz turns 200 and
 // the time of the first request to each surface (the order turns from start to start, so no surface always
 // comes first). The last start is then warmed up on every surface and soaked with reads, lists and PATCHes.
 // Memory comes from inside the server process through testkit/process-probe.ts (loaded with --import), which
@@ -15,6 +15,7 @@ import autocannon, { type RequestData } from 'autocannon';
 import { postgresTarget, sqliteTarget, type DatabaseTarget } from './databases.ts';
 import { readSettings } from './settings.ts';
 import { PROBE_ARGS, askProbe, type ProbeReply } from '../testkit/probe.ts';
+import { productionNodeFlags } from '../testkit/start-commands.ts';
 
 const atrium = path.join(import.meta.dirname, '..', 'bin', 'atrium.js');
 const settings = readSettings();
@@ -22,8 +23,8 @@ const number = (name: string, fallback: number) => (process.env[name] ? Number(p
 const starts = number('MEMORY_STARTS', 5);
 const soakSeconds = number('MEMORY_SOAK_SECONDS', 60);
 const soakConnections = number('MEMORY_CONNECTIONS', 32);
-/** Extra `node` arguments for the server, to compare flags (e.g. `--max-semi-space-size=16`). */
-const nodeArgs = (process.env.MEMORY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/** The server's `node` flags: production's (deploy/atrium-api@.service), unless MEMORY_NODE_ARGS says otherwise ('' for none). */
+const nodeArgs = process.env.MEMORY_NODE_ARGS !== undefined ? process.env.MEMORY_NODE_ARGS.split(' ').filter(Boolean) : productionNodeFlags();
 const HOST = 'localhost';
 const SECTIONS = 200;
 const log = (text: string) => process.stderr.write(text + '\n');

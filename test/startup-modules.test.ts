@@ -12,6 +12,7 @@ import path from 'node:path';
 import { startServerProcess, type ServerProcess } from './support/server-process.ts';
 import { until } from './support/wait.ts';
 import { PROBE_ARGS, askProbe } from '../testkit/probe.ts';
+import { productionNodeFlags, startCommands } from '../testkit/start-commands.ts';
 import { createTestDatabase, testDatabaseUrl } from './support/harness.ts';
 import { loopbackFetch } from './support/oauth.ts';
 
@@ -37,10 +38,10 @@ const AT_START = [
 const NOT_AT_START = ['pg', 'ioredis', 'nodemailer', 'prom-client', 'oidc-provider', '@modelcontextprotocol/server', '@modelcontextprotocol/node', 'zod', 'koa'];
 
 /** The PostgreSQL driver's packages, loaded at start when DATABASE_URL names PostgreSQL. */
-const POSTGRES = ['pg', 'pg-connection-string', 'pg-int8', 'pg-pool', 'pg-protocol', 'pg-types', 'postgres-array', 'postgres-bytea', 'postgres-date', 'postgres-interval'];
+const POSTGRES = ['pg', 'pg-connection-string', 'pg-int8', 'pg-pool', 'pg-protocol', 'pg-types', 'postgres-array', 'postgres-bytea', 'postgres-date', 'postgres-interval', 'xtend'];
 
 async function startProbed(env: Record<string, string>): Promise<{ server: ServerProcess; url: string }> {
-  const server = startServerProcess(env, [...PROBE_ARGS, atrium, 'serve'], { ipc: true });
+  const server = startServerProcess(env, [...productionNodeFlags(), ...PROBE_ARGS, atrium, 'serve'], { ipc: true });
   const url = await server.url;
   await until(async () => (await fetch(`${url}/readyz`)).status === 200, 'the server to be ready', 30_000);
   return { server, url };
@@ -107,4 +108,13 @@ describe('a start on PostgreSQL', { skip: testDatabaseUrl === undefined && 'TEST
       await database.drop();
     }
   });
+});
+
+test('every documented start runs node itself (never npm as a resident parent), with the same memory flags', () => {
+  const flags = productionNodeFlags();
+  assert.ok(flags.includes('--max-semi-space-size=4'), `production's flags: ${flags.join(' ')}`);
+  for (const [where, words] of Object.entries(startCommands())) {
+    assert.match(words[0] ?? '', /(^|\/)node$/, `${where} runs node itself`);
+    assert.deepEqual(words.filter((w) => w.startsWith('--')), flags, `${where} starts node with production's flags`);
+  }
 });
