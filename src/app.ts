@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import type { Database, Db } from './db/database.ts';
 import { ApiError } from './errors/api-error.ts';
 import { registerBodyParser } from './http/body-parser.ts';
+import { lazySerializers } from './http/lazy-serializers.ts';
 import { createClientErrorHandler } from './http/client-errors.ts';
 import { registerDocsRoutes } from './openapi/docs-routes.ts';
 import { sendProblem } from './errors/problems.ts';
@@ -19,7 +20,6 @@ import { AccessLogController, registerAccessLog } from './http/access-log.ts';
 import { createIdempotency } from './http/idempotency.ts';
 import { apiChanges, createRevisions, type Revisions } from './operations/revisions.ts';
 import { registerRateLimits } from './http/rate-limits.ts';
-import { connectRedis } from './redis.ts';
 import { databaseLoginThrottle, redisLoginThrottle } from './auth/login-throttle.ts';
 import { registerPages } from './pages/pages.ts';
 import { registerViews } from './pages/views.ts';
@@ -79,6 +79,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler: createClientErrorHandler(config.errorsUrl),
     // External ids (up to 255 characters, more once percent-encoded) are path segments.
     routerOptions: { maxParamLength: 1024 },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     frameworkErrors: (error, request, reply) => sendProblem(reply, toApiError(error, request), config.errorsUrl),
   });
 
@@ -111,7 +112,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerDocsRoutes(app, { operations, config, revisions });
   const idempotency = createIdempotency({ database, clock });
   // One Redis connection for what processes share through it: rate-limit counters, the sign-in lockout.
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, (err) => app.log.warn({ error: err.message }, 'redis connection failed')) : undefined;
+  // Imported only with REDIS_URL: a deployment without Redis never loads its client.
+  const redis = config.redisUrl ? (await import('./redis.ts')).connectRedis(config.redisUrl, (err) => app.log.warn({ error: err.message }, 'redis connection failed')) : undefined;
   if (redis) app.addHook('onClose', async () => void (await redis.quit()));
   const limits = await registerRateLimits(app, { perMinute: config.rateLimitPerMinute, concurrency: config.concurrencyLimit, redis });
   const authorizationServers = createAuthorizationServers({

@@ -10,9 +10,6 @@ import { ConfigError, loadConfig, type Config, type Role } from './config.ts';
 import { describeDatabaseError, isDatabaseUnavailable } from './db/availability.ts';
 import { waitForDatabase } from './db/wait-for-database.ts';
 import { openListener } from './http/listener.ts';
-import { collectProcessMetrics } from './metrics/instruments.ts';
-import { registerDatabaseGauges } from './metrics/database-gauges.ts';
-import { openMetricsListener } from './metrics/metrics-listener.ts';
 import { publicOrigin } from './public-origin.ts';
 import { backgroundJobs } from './jobs/jobs.ts';
 import { startWorker } from './jobs/worker.ts';
@@ -33,7 +30,13 @@ export async function serve(config: Config, roles: ReadonlySet<Role> = config.ro
   const database = openServingDatabase(config, (err) => log.warn({ error: describeDatabaseError(err) }, 'database connection failed'));
   running.database = database;
   if (config.metricsPort !== undefined) {
-    collectProcessMetrics();
+    // prom-client and the metrics modules are loaded only by a process that serves metrics.
+    const [{ collectMetrics }, { registerDatabaseGauges }, { openMetricsListener }] = await Promise.all([
+      import('./metrics/prometheus.ts'),
+      import('./metrics/database-gauges.ts'),
+      import('./metrics/metrics-listener.ts'),
+    ]);
+    collectMetrics();
     registerDatabaseGauges(database, systemClock);
     running.metrics = await openMetricsListener({ host: config.metricsHost, port: config.metricsPort });
     log.info({ address: running.metrics.url }, 'metrics listening');

@@ -2,15 +2,21 @@
 // DATABASE_URL is set. Everything above src/db sees one Kysely<Tables> and never asks which one it is,
 // except in the few places where the two engines differ: column-types.ts (migrations), locks.ts and claims.ts.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Kysely, type CompiledQuery, type KyselyConfig } from 'kysely';
-import pg from 'pg';
-import { createGuardedPool, type PoolStats } from './pg-pool.ts';
+import type { PoolStats } from './pg-pool.ts';
 import { NodeSqliteDatabase } from './sqlite-adapter.ts';
 import { directStatements } from './direct-statements.ts';
 import { GroupCommitKysely, type CommitStats } from './sqlite-group-commit.ts';
-import { PipelinedPostgresDialect, type RoundTripObserver } from './postgres-driver.ts';
+import type { RoundTripObserver } from './postgres-driver.ts';
 import type { Tables } from './tables.ts';
+
+// PostgreSQL's half, driver and all, is loaded only when DATABASE_URL asks for it (postgres-database.ts).
+// `require`, not `import()`: opening a database stays synchronous for its many callers, and Node 24 requires
+// an ES module that has no top-level await.
+const require = createRequire(import.meta.url);
+const postgres = (): typeof import('./postgres-database.ts') => require('./postgres-database.ts');
 
 export type DialectName = 'sqlite' | 'postgres';
 export type Db = Kysely<Tables>;
@@ -42,35 +48,10 @@ export interface DatabaseOptions {
   onRoundTrip?: RoundTripObserver;
 }
 
-const TIMESTAMPTZ_OID = 1184;
-const INT8_OID = 20;
-
-// Timestamps leave the database as RFC 3339 UTC strings on both engines, so no layer above converts them.
-const pgTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === TIMESTAMPTZ_OID) return (v: string) => new Date(v).toISOString();
-    if (oid === INT8_OID) return (v: string) => Number(v);
-    return pg.types.getTypeParser(oid, format);
-  },
-} as pg.CustomTypesConfig;
-
 export function openDatabase(options: DatabaseOptions): Database {
   const { onQuery } = options;
   const log: Pick<KyselyConfig, 'log'> = onQuery ? { log: (event) => onQuery(event.query) } : {};
-  if (options.databaseUrl) {
-    const pool = createGuardedPool({
-      connectionString: options.databaseUrl,
-      max: options.poolSize ?? 10,
-      types: pgTypes,
-      // Lets a transaction send several statements in one write (postgres-driver.ts).
-      pipeline: true,
-      ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
-      timeouts: options.timeouts ?? false,
-      onConnectionError: options.onConnectionError,
-    });
-    const db = new Kysely<Tables>({ dialect: new PipelinedPostgresDialect(pool, { onConnectionError: options.onConnectionError, onRoundTrip: options.onRoundTrip }), ...log });
-    return { db, dialect: 'postgres', close: () => db.destroy(), poolStats: pool.stats };
-  }
+  if (options.databaseUrl) return postgres().openPostgresDatabase(options.databaseUrl, options, log);
   const file = options.sqliteFile ?? ':memory:';
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new NodeSqliteDatabase(file);

@@ -19,7 +19,8 @@ const NOTHING: Payload = { payload: undefined, json: false };
 
 export function createPayloadWriter(op: Operation, revisions: Revisions): (status: number, body: unknown, revision: string) => Payload {
   const schema = op.success.schema;
-  const stringify = schema ? fastJsonStringify(schema as object) : undefined;
+  // Compiled with the operation's first answer, not at start (docs/operating.md#memory).
+  let stringify: ((body: unknown) => string) | undefined;
   const schemaStatuses = new Set([op.success.status, ...(op.success.alsoStatuses ?? [])]);
   // Only operations some revision change touches pay for looking their changes up.
   const touched = revisions.changesSince(FIRST_REVISION, op.id).some((c) => c.downgradeResponse);
@@ -28,6 +29,7 @@ export function createPayloadWriter(op: Operation, revisions: Revisions): (statu
     if (body === undefined) return NOTHING;
     if (typeof body === 'string') return { payload: body, json: false };
     if (ArrayBuffer.isView(body)) return { payload: Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength), json: false };
+    if (schema && stringify === undefined) stringify = fastJsonStringify(schema as object);
     let text = stringify && schemaStatuses.has(status) ? stringify(body) : JSON.stringify(body);
     // Callers on an earlier revision get a success in their shape, after the allow-list applied.
     if (touched && status < 300 && text !== '') {

@@ -9,25 +9,25 @@
 // resource_metadata challenge), the rate limits, and the JSON-RPC framing (no batches). Answers here are
 // problem documents; JSON-RPC errors are the SDK's.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { readDeploymentSecret } from '../db/deployment-secrets.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import { scopes as allScopes } from '../access/capabilities.ts';
-import { resourcesOf } from '../auth/oauth/authorization-server.ts';
+import { resourcesOf } from '../auth/oauth/resources.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { allowAnyOrigin, preflightHandler, type CrossOriginPolicy } from '../http/cross-origin.ts';
 import type { Operation, OperationServices } from '../operations/operation.ts';
 import type { Revisions } from '../operations/revisions.ts';
 import { publicOrigin } from '../public-origin.ts';
 import { createConfirmations } from './confirmations.ts';
-import { createToolServerFactory, type McpCall } from './tool-server.ts';
+import type { McpCall } from './tool-server.ts';
 import { createToolCaller } from './tool-call.ts';
 import type { OperationPipeline } from '../http/registry.ts';
 import { buildTools } from './tools.ts';
 import type { Limit } from '../http/rate-limits.ts';
+import { loadOnce } from '../load-once.ts';
 
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 const SERVER_VERSION = '1.0.0';
@@ -60,18 +60,29 @@ function jsonRpcError(reply: FastifyReply, code: number, message: string) {
 export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Promise<void> {
   const { config, services } = deps;
   const confirmations = createConfirmations({ db: app.db, clock: deps.clock, key: await readDeploymentSecret(app.db, 'mcp_confirmation_key') });
-  const handler = createMcpHandler(
-    createToolServerFactory({
-      tools: buildTools(deps.operations),
-      confirmations,
-      callOperation: createToolCaller({ pipeline: deps.pipeline, revision: deps.revisions.current, errorsUrl: config.errorsUrl }),
-      errorsUrl: config.errorsUrl,
-      version: SERVER_VERSION,
-    }),
-    { onerror: (err) => app.log.debug({ err }, 'MCP request refused') },
-  );
-  const serve = toNodeHandler(handler, { onerror: (err) => app.log.error({ err }, 'MCP request failed') });
-  app.addHook('onClose', async () => handler.close());
+  // The SDK and the tools are loaded and built on the first /mcp request: a process that serves none never
+  // pays their memory (docs/operating.md#memory).
+  let handler: { close(): Promise<void> } | undefined;
+  const loadServe = loadOnce(async () => {
+    const [{ createMcpHandler }, { toNodeHandler }, { createToolServerFactory }] = await Promise.all([
+      import('@modelcontextprotocol/server'),
+      import('@modelcontextprotocol/node'),
+      import('./tool-server.ts'),
+    ]);
+    const made = createMcpHandler(
+      createToolServerFactory({
+        tools: buildTools(deps.operations),
+        confirmations,
+        callOperation: createToolCaller({ pipeline: deps.pipeline, revision: deps.revisions.current, errorsUrl: config.errorsUrl }),
+        errorsUrl: config.errorsUrl,
+        version: SERVER_VERSION,
+      }),
+      { onerror: (err) => app.log.debug({ err }, 'MCP request refused') },
+    );
+    handler = made;
+    return toNodeHandler(made, { onerror: (err) => app.log.error({ err }, 'MCP request failed') });
+  });
+  app.addHook('onClose', async () => handler?.close());
 
   const originOf = (org: Organisation) => publicOrigin(config, org.address);
   const challengeOf = (org: Organisation) => `Bearer resource_metadata="${originOf(org)}/.well-known/oauth-protected-resource/mcp"`;
@@ -125,6 +136,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
 
     const call: McpCall = { organisation: org, actor, settings, requestId: request.id, exchange: { request, reply } };
     const auth: AuthInfo = { token, clientId: actor.credentialId, scopes: [...actor.scopes], extra: { call } };
+    const serve = await loadServe();
     // The SDK writes the answer itself: what Fastify holds for the reply so far goes with it.
     reply.hijack();
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);

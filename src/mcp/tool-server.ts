@@ -22,7 +22,7 @@ import type { McpSettings } from './mcp-settings.service.ts';
 import type { ConfirmationBinding, Confirmations } from './confirmations.ts';
 import { problemResult as problemOf, type Caller, type ToolCaller } from './tool-call.ts';
 import { restRequestFor, type RestRequest } from './tool-arguments.ts';
-import { CONFIRMATION_ARGUMENT, onByDefault, type Tool } from './tools.ts';
+import { CONFIRMATION_ARGUMENT, isToolOn, type Tool } from './tools.ts';
 
 /** Who is calling, as /mcp established it, and over which request; handed to the per-request server through the SDK's authInfo. */
 export interface McpCall extends Caller {
@@ -48,11 +48,6 @@ const CONFIRM_SCHEMA = {
   properties: { confirm: { type: 'boolean' as const, title: 'Yes, go ahead' } },
   required: ['confirm'],
 };
-
-export function isToolOn(tool: Tool, settings: McpSettings): boolean {
-  const decided = settings.toolsOn !== undefined && (settings.toolsKnown === undefined || settings.toolsKnown.has(tool.name));
-  return decided ? settings.toolsOn!.has(tool.name) : onByDefault(tool);
-}
 
 const inScope = (tool: Tool, actor: Actor) => tool.op.scope === null || actor.scopes.has(tool.op.scope);
 const mayRun = (tool: Tool, actor: Actor) => inScope(tool, actor) && (tool.op.capability === null || actor.capabilities.has(tool.op.capability));

@@ -9,6 +9,7 @@
 import type { Tool as ToolListing } from '@modelcontextprotocol/server';
 import type { TSchema } from 'typebox';
 import type { Operation } from '../operations/operation.ts';
+import type { McpSettings } from './mcp-settings.service.ts';
 
 export const IDEMPOTENCY_ARGUMENT = 'idempotency_key';
 export const CONFIRMATION_ARGUMENT = 'confirmation_token';
@@ -110,4 +111,10 @@ export function buildTools(operations: readonly Operation[]): Tool[] {
 /** Defaults (docs/mcp.md#the-administrators-page): every tool on except the destructive ones. */
 export function onByDefault(tool: Tool): boolean {
   return tool.op.destructive !== true;
+}
+
+/** Whether the organisation's MCP server offers the tool: as its administrator decided, else by default. */
+export function isToolOn(tool: Tool, settings: McpSettings): boolean {
+  const decided = settings.toolsOn !== undefined && (settings.toolsKnown === undefined || settings.toolsKnown.has(tool.name));
+  return decided ? settings.toolsOn!.has(tool.name) : onByDefault(tool);
 }

@@ -7,7 +7,7 @@ import client from 'prom-client';
 import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { registry } from './instruments.ts';
+import { registry } from './prometheus.ts';
 
 interface QueueSnapshot {
   outboxPending: number;

@@ -1,51 +1,41 @@
-// The service's own Prometheus metrics (docs/operating.md#metrics), defined once for the process and updated
+// The service's own Prometheus metrics (docs/operating.md#metrics), named once for the process and updated
 // where the work happens. Names follow Prometheus conventions: an `atrium_` prefix, base units (seconds),
 // `_total` on counters, labels of small fixed sets (an operation id, a method, a status, a result) so a
 // series never multiplies with data. Gauges that describe the database (queues, backlog) are read when
 // scraped, in database-gauges.ts. Nothing here is served: metrics-listener.ts exposes the registry.
-import client from 'prom-client';
+//
+// What is updated here is a stand-in until the process serves metrics (METRICS_PORT): prometheus.ts then makes
+// the real instruments. Before that an update does nothing and prom-client is not loaded at all, so a process
+// without METRICS_PORT pays neither its memory nor a count (docs/operating.md#memory).
 
-export const registry = new client.Registry();
+type Labels<L extends string> = Partial<Record<L, string | number>>;
 
-/** Seconds; from a cached read (about a millisecond) to the 10 s a request may take before its drain ends. */
-const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+export interface Counter<L extends string> {
+  inc(labels: Labels<L>): void;
+}
 
-export const httpRequests = new client.Counter({
-  name: 'atrium_http_requests_total',
-  help: 'HTTP requests answered, by operation (the OpenAPI operationId, or the route of a page, OAuth or MCP endpoint; "unmatched" for no route), method and status code.',
-  labelNames: ['operation', 'method', 'status'] as const,
-  registers: [registry],
-});
-
-export const httpRequestDuration = new client.Histogram({
-  name: 'atrium_http_request_duration_seconds',
-  help: 'Time from receiving a request to sending its response, by operation.',
-  labelNames: ['operation'] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [registry],
-});
+export interface Histogram<L extends string> {
+  observe(labels: Labels<L>, seconds: number): void;
+}
 
 /** How one webhook delivery attempt ended. */
 export type DeliveryResult = 'success' | 'http_error' | 'network_error' | 'refused';
 
-export const webhookDeliveryAttempts = new client.Counter({
-  name: 'atrium_webhook_delivery_attempts_total',
-  help: 'Webhook delivery attempts made by this process, by result: success (2xx), http_error (any other status), network_error (no answer: timeout, connection refused or reset, TLS), refused (the endpoint failed the SSRF guard).',
-  labelNames: ['result'] as const,
-  registers: [registry],
-});
-
-export const mailSent = new client.Counter({
-  name: 'atrium_mail_sent_total',
-  help: 'Mails handed over by this process (to SMTP_URL, or to the mail log without it), by result: sent or failed.',
-  labelNames: ['result'] as const,
-  registers: [registry],
-});
-
-/** The standard process and Node.js metrics (CPU, memory, event loop lag, handles), once per process. */
-let processMetrics = false;
-export function collectProcessMetrics(): void {
-  if (processMetrics) return;
-  processMetrics = true;
-  client.collectDefaultMetrics({ register: registry });
+export interface Instruments {
+  httpRequests: Counter<'operation' | 'method' | 'status'>;
+  httpRequestDuration: Histogram<'operation'>;
+  webhookDeliveryAttempts: Counter<'result'>;
+  mailSent: Counter<'result'>;
 }
+
+let live: Instruments | undefined;
+
+/** From now on updates go to these (prometheus.ts, once per process). */
+export function useInstruments(instruments: Instruments): void {
+  live = instruments;
+}
+
+export const httpRequests: Instruments['httpRequests'] = { inc: (labels) => live?.httpRequests.inc(labels) };
+export const httpRequestDuration: Instruments['httpRequestDuration'] = { observe: (labels, seconds) => live?.httpRequestDuration.observe(labels, seconds) };
+export const webhookDeliveryAttempts: Instruments['webhookDeliveryAttempts'] = { inc: (labels) => live?.webhookDeliveryAttempts.inc(labels) };
+export const mailSent: Instruments['mailSent'] = { inc: (labels) => live?.mailSent.inc(labels) };

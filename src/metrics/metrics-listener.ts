@@ -3,7 +3,7 @@
 // needs no credential. Bind it to an address only the monitoring system reaches (METRICS_HOST).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { registry } from './instruments.ts';
+import { registry } from './prometheus.ts';
 
 export interface MetricsListener {
   /** `http://host:port` it listens on. */

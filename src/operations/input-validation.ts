@@ -36,12 +36,18 @@ function refusal(op: Operation, part: Part, errors: AjvError[], body: unknown): 
 
 /** The operation's input check: throws the 422 (or, for a path value that names nothing, the 404) it fails with. */
 export function createInputCheck(op: Operation): (input: OperationInputParts) => void {
-  const checks: Array<[Part, ValidateFunction]> = [];
-  if (op.params) checks.push(['params', compileInputValidator(op.params, 'params')]);
-  if (op.body) checks.push(['body', compileInputValidator(op.body, 'body')]);
-  if (op.query) checks.push(['query', compileInputValidator(op.query, 'querystring')]);
+  // Compiled when the operation is first called, not at start: a process pays for the operations it serves
+  // (docs/operating.md#memory).
+  let checks: Array<[Part, ValidateFunction]> | undefined;
+  const compile = () => {
+    const compiled: Array<[Part, ValidateFunction]> = [];
+    if (op.params) compiled.push(['params', compileInputValidator(op.params, 'params')]);
+    if (op.body) compiled.push(['body', compileInputValidator(op.body, 'body')]);
+    if (op.query) compiled.push(['query', compileInputValidator(op.query, 'querystring')]);
+    return compiled;
+  };
   return (input) => {
-    for (const [part, check] of checks) {
+    for (const [part, check] of (checks ??= compile())) {
       const value = input[part] === undefined ? null : input[part];
       // With its parent given, Ajv may replace a root value it coerced.
       if (!check(value, { instancePath: '', parentData: input as never, parentDataProperty: part, rootData: value as never, dynamicAnchors: {} })) {

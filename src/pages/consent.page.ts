@@ -25,7 +25,7 @@ function requestedScopes(details: Details): Scope[] {
 
 export const consentPages: PageRoutes = (scope, { config, render, authorizationServers }) => {
   /** The provider of this organisation, with the raw request told the public origin (its cookies depend on it). */
-  function providerFor(request: FastifyRequest) {
+  async function providerFor(request: FastifyRequest) {
     const org = request.organisation!;
     request.raw.headers = forwardedHeaders(request.raw.headers, publicOrigin(config, org.address), request.ip);
     return authorizationServers.forOrganisation(org);
@@ -48,7 +48,7 @@ export const consentPages: PageRoutes = (scope, { config, render, authorizationS
   }
 
   scope.get<Uid>('/oauth/interaction/:uid', async (request, reply) => {
-    const provider = providerFor(request);
+    const provider = await providerFor(request);
     const details = await detailsOf(provider, request, reply);
     const person = request.signedIn;
     if (!person) return reply.redirect(`/login?return_to=${encodeURIComponent(request.url)}`, 303);
@@ -68,7 +68,7 @@ export const consentPages: PageRoutes = (scope, { config, render, authorizationS
   });
 
   scope.post<Uid>('/oauth/interaction/:uid', async (request, reply) => {
-    const provider = providerFor(request);
+    const provider = await providerFor(request);
     const details = await detailsOf(provider, request, reply);
     const person = request.signedIn;
     if (!person || details.session?.accountId !== person.personId) return reply.redirect(`/oauth/interaction/${encodeURIComponent(details.uid)}`, 303);

@@ -3,8 +3,7 @@
 // and whether MCP clients may register themselves. Saving bumps the organisation's credentials epoch, so every
 // server process applies the settings from its next MCP request on (mcp-settings.service.ts).
 import { operations } from '../all-operations.ts';
-import { buildTools } from '../mcp/tools.ts';
-import { isToolOn } from '../mcp/tool-server.ts';
+import { buildTools, isToolOn } from '../mcp/tools.ts';
 import { publicOrigin } from '../public-origin.ts';
 import { formList, formString } from './forms.ts';
 import { redirectWithFlash } from './page-context.ts';

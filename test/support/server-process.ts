@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 
-const entry = path.join(import.meta.dirname, '..', '..', 'src', 'main.ts');
+export const serverEntry = path.join(import.meta.dirname, '..', '..', 'src', 'main.ts');
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -20,12 +20,15 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | null>;
 }
 
-/** `args`: what node runs, `src/main.ts` unless told otherwise (the `atrium` command, say: `bin/atrium.js serve`). */
-export function startServerProcess(env: Record<string, string>, args: string[] = [entry]): ServerProcess {
+/**
+ * `args`: what node runs, `src/main.ts` unless told otherwise (the `atrium` command, say: `bin/atrium.js serve`).
+ * `ipc`: open an IPC channel to the child (for testkit/probe.ts).
+ */
+export function startServerProcess(env: Record<string, string>, args: string[] = [serverEntry], options: { ipc?: boolean } = {}): ServerProcess {
   const child = spawn(process.execPath, args, {
     // Its log is how the test learns the port, so LOG_LEVEL is info whatever `env` says.
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DEV_BOOTSTRAP: 'false', ...env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   const output: ServerProcess['output'] = [];
   child.stderr!.pipe(process.stderr, { end: false });

@@ -25,7 +25,7 @@ export const oauthCredentialId = (clientId: string, personId: string): string =>
 
 export type TokenResource = 'api' | 'mcp';
 
-/** The path of each resource at an organisation's origin (authorization-server.ts: resourcesOf). */
+/** The path of each resource at an organisation's origin (resources.ts: resourcesOf). */
 const RESOURCE_PATHS: Record<TokenResource, string> = { api: '/api/v1', mcp: '/mcp' };
 
 /**

@@ -22,13 +22,9 @@ import type { OAuthClientStore } from './client-store.ts';
 import type { MetadataDocumentFetch } from './client-id-metadata.ts';
 import { generateClientId } from './clients.service.ts';
 import { oauthRecordsRepository } from './oauth-records.repository.ts';
+import { resourcesOf } from './resources.ts';
 
 export const ACCESS_TOKEN_TTL_S = 3600;
-
-/** The resources an organisation's tokens can be for (RFC 8707). */
-export function resourcesOf(origin: string) {
-  return { api: `${origin}/api/v1`, mcp: `${origin}/mcp` };
-}
 
 /** What our HTTP layer tells the provider about a request (set on the raw request before it is handed over). */
 export interface ProviderRequestFacts {

@@ -89,10 +89,11 @@ export async function registerOAuthRoutes(app: FastifyInstance, deps: { services
       const person = token ? await services.sessions.resolve(token, org.id) : undefined;
       (forwarded as IncomingMessage & { atrium?: ProviderRequestFacts }).atrium = { atriumPersonId: person?.personId };
 
+      const provider = await servers.forOrganisation(org);
       reply.hijack();
       // The provider writes the answer itself: what Fastify holds for the reply so far (Request-Id, CORS) goes with it.
       for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);
-      await servers.forOrganisation(org).callback()(forwarded, reply.raw);
+      await provider.callback()(forwarded, reply.raw);
     }
 
     for (const [path, methods, page] of endpoints) if (!page) scope.route({ method: methods, url: path, handler: handle });

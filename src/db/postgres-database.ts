@@ -1,0 +1,35 @@
+// The PostgreSQL half of database.ts, in a file of its own so that the driver (`pg`) is loaded only by a
+// process whose DATABASE_URL names PostgreSQL: a SQLite deployment never pays its memory.
+import { Kysely, type KyselyConfig } from 'kysely';
+import pg from 'pg';
+import type { Database, DatabaseOptions } from './database.ts';
+import { createGuardedPool } from './pg-pool.ts';
+import { PipelinedPostgresDialect } from './postgres-driver.ts';
+import type { Tables } from './tables.ts';
+
+const TIMESTAMPTZ_OID = 1184;
+const INT8_OID = 20;
+
+// Timestamps leave the database as RFC 3339 UTC strings on both engines, so no layer above converts them.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === TIMESTAMPTZ_OID) return (v: string) => new Date(v).toISOString();
+    if (oid === INT8_OID) return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export function openPostgresDatabase(databaseUrl: string, options: DatabaseOptions, log: Pick<KyselyConfig, 'log'>): Database {
+  const pool = createGuardedPool({
+    connectionString: databaseUrl,
+    max: options.poolSize ?? 10,
+    types: pgTypes,
+    // Lets a transaction send several statements in one write (postgres-driver.ts).
+    pipeline: true,
+    ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+    timeouts: options.timeouts ?? false,
+    onConnectionError: options.onConnectionError,
+  });
+  const db = new Kysely<Tables>({ dialect: new PipelinedPostgresDialect(pool, { onConnectionError: options.onConnectionError, onRoundTrip: options.onRoundTrip }), ...log });
+  return { db, dialect: 'postgres', close: () => db.destroy(), poolStats: pool.stats };
+}
