@@ -10,7 +10,7 @@ import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
-import { listPage, type ListParams } from '../../operations/listing.ts';
+import { resourceList, type ListParams } from '../../operations/listing.ts';
 import { directLookups, type EnrolmentLookups } from './enrolments.lookups.ts';
 import { enrolmentsRepository, type EndedBy, type EndedEnrolment, type EnrolmentRow } from './enrolments.repository.ts';
 import type { CreateEnrolment, Enrolment, UpdateEnrolment, UpsertEnrolment } from './enrolments.schemas.ts';
@@ -203,15 +203,12 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<EnrolmentView> {
       return toEnrolmentView(await find(directLookups(db, organisationId), { external_id: externalId }));
     },
-    list: (db: Db, organisationId: string, params: ListParams & { course_id?: string; user_id?: string; status?: string }) =>
-      listPage(cursors, {
-        list: 'enrolments',
-        organisationId,
-        params,
-        filters: { course_id: params.course_id, person_id: params.user_id, status: params.status },
-        fetch: (q) => enrolmentsRepository.page(db, organisationId, q),
-        map: toEnrolmentView,
-      }),
+    list: resourceList(cursors, {
+      list: 'enrolments',
+      page: enrolmentsRepository.page,
+      map: toEnrolmentView,
+      filters: (params: ListParams & { course_id?: string; user_id?: string; status?: string }) => ({ course_id: params.course_id, person_id: params.user_id, status: params.status }),
+    }),
     create,
     update,
     upsertByExternalId,
