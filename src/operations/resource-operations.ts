@@ -182,15 +182,16 @@ interface ByIdSpec extends ResourceOperationSpec {
   notFoundCode: ErrorCode;
 }
 
+/** Where an operation on one item is: `/<collection>/{id}`, the id in the path, and the 404 of an id that cannot exist. */
+const byId = (spec: ByIdSpec) => ({ path: `/${spec.collection}/{id}`, params: IdParams, notFoundCode: spec.notFoundCode });
+
 /** `GET /<collection>/{id}`: the shape every resource's read has. */
 export function readByIdOperation(spec: ByIdSpec & { item: TSchema; name: ResourceName; read(ctx: OperationContext, id: string): Promise<unknown> }): Operation {
   return defineOperation({
     ...basics(spec),
     method: 'GET',
-    path: `/${spec.collection}/{id}`,
+    ...byId(spec),
     writes: false,
-    params: IdParams,
-    notFoundCode: spec.notFoundCode,
     success: { status: 200, schema: spec.item, description: `The ${spec.name.singular}.` },
     errors: [404],
     handler: (ctx, { params }) => spec.read(ctx, params.id),
@@ -204,13 +205,11 @@ export function deleteByIdOperation(
   return defineOperation({
     ...basics(spec),
     method: 'DELETE',
-    path: `/${spec.collection}/{id}`,
+    ...byId(spec),
     writes: true,
     destructive: true,
     idempotency: 'optional',
     emits: spec.emits,
-    params: IdParams,
-    notFoundCode: spec.notFoundCode,
     success: { status: 204, description: 'Deleted.' },
     errors: spec.errors ?? [404, 409],
     ...declared({ errorCodes: spec.errorCodes }),
@@ -265,9 +264,7 @@ export function createOperation<B extends TSchema>(spec: WriteSpec<undefined, B>
 export function updateOperation<B extends TSchema>(spec: WriteSpec<typeof IdParams, B> & { notFoundCode: ErrorCode }): Operation {
   return writeOperation(spec, {
     method: 'PATCH',
-    path: `/${spec.collection}/{id}`,
-    params: IdParams,
-    notFoundCode: spec.notFoundCode,
+    ...byId(spec),
     success: { status: 200, schema: spec.item, description: spec.successDescription ?? `The ${spec.name.singular} as it is now.` },
     errors: [404, 409, 422],
   });
