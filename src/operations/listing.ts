@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { CursorCodec, Page } from './pagination.ts';
 import { DEFAULT_LIMIT } from './pagination.ts';
+import type { Db } from '../db/database.ts';
 import type { RowPageQuery } from '../db/tenant-rows.ts';
 
 export interface ListParams {
@@ -65,4 +66,30 @@ export async function listPage<R extends { id: string; updated_at?: string }, T>
       limit,
     },
   };
+}
+
+/**
+ * A resource's list as its service offers it, when the repository's page query does the paging: what the
+ * declaration's handler calls with the request's parameters. `filters` picks the equality filters out of them,
+ * named by the column each compares.
+ */
+export function resourceList<R extends { id: string; updated_at?: string }, T, P extends ListParams = ListParams>(
+  cursors: CursorCodec,
+  spec: Pick<ListSpec<R, T>, 'list' | 'map'> & {
+    page(db: Db, organisationId: string, query: RowPageQuery): Promise<R[]>;
+    filters?(params: P): Record<string, string | undefined>;
+    /** The sort key values of a row, where the repository pages in an order of its own. */
+    position?(row: R, params: P): string[];
+  },
+): (db: Db, organisationId: string, params: P) => Promise<Page<T>> {
+  return (db, organisationId, params) =>
+    listPage(cursors, {
+      list: spec.list,
+      organisationId,
+      params,
+      filters: spec.filters?.(params),
+      fetch: (q) => spec.page(db, organisationId, q),
+      map: spec.map,
+      position: spec.position && ((row) => spec.position!(row, params)),
+    });
 }

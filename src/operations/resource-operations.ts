@@ -8,6 +8,7 @@ import Type, { type TSchema } from 'typebox';
 import type { Capability, Scope } from '../access/capabilities.ts';
 import type { ErrorCode } from '../errors/error-catalog.ts';
 import type { EventType } from '../events/catalog.ts';
+import type { Db } from '../db/database.ts';
 import { defineOperation, Outcome, type Operation, type OperationContext, type OperationInput } from './operation.ts';
 import { PageQuery } from './pagination.ts';
 import { ExternalId, IdParams, ListEnvelope, named, Nullable, Timestamp, Uuid } from './schemas.ts';
@@ -37,31 +38,59 @@ export const PARTIAL_UPDATE = 'Partial update: fields absent from the body are l
 
 const ExternalIdParams = Type.Object({ external_id: ExternalId }, { additionalProperties: false });
 
-export interface SyncOperationsSpec {
+/**
+ * What every declaration of one resource says alike: declared once next to its operations and spread into each
+ * helper's spec (a helper takes what it needs of it).
+ */
+export interface Resource {
   collection: string;
-  /** Singular name, as in `deletions.resource_type` and error details. */
+  /** Singular name, as in `deletions.resource_type`, event names and error details. */
   resourceType: string;
   name: ResourceName;
   tag: string;
   item: TSchema;
   notFoundCode: ErrorCode;
+}
+
+/** A service whose external-id read and upsert take the organisation and the external id and nothing else of the request. */
+export interface ExternalIdService {
+  getByExternalId(db: Db, organisationId: string, externalId: string): Promise<unknown>;
+  /** Creates or updates; `created` says which (201 or 200). */
+  upsertByExternalId(db: Db, organisationId: string, externalId: string, body: any): Promise<{ created: boolean; view: unknown }>;
+}
+
+interface ExternalIdHandlers {
+  getByExternalId(ctx: OperationContext, externalId: string): Promise<unknown>;
+  /** Creates or updates; `created` says which (201 or 200). */
+  upsertByExternalId(ctx: OperationContext, externalId: string, body: any): Promise<{ created: boolean; view: unknown }>;
+}
+
+export type SyncOperationsSpec = Resource & {
   read: { scope: Scope; capability: Capability };
   write: { scope: Scope; capability: Capability };
   upsertBody: TSchema;
   upsertExample: unknown;
-  getByExternalId(ctx: OperationContext, externalId: string): Promise<unknown>;
-  /** The events an upsert writes: its resource's created and updated events. */
-  upsertEmits: EventType[];
   /** What the upsert's service can refuse besides the derived codes (`Operation.errorCodes`). */
   upsertErrorCodes: ErrorCode[];
-  /** Creates or updates; `created` says which (201 or 200). */
-  upsertByExternalId(ctx: OperationContext, externalId: string, body: any): Promise<{ created: boolean; view: unknown }>;
+} & (
+  | { /** The service, when its read and upsert need nothing of the request but the organisation. */ service(ctx: OperationContext): ExternalIdService }
+  | ExternalIdHandlers
+);
+
+/** The handlers of a spec, made from its service where it names one. */
+function externalIdHandlers(spec: SyncOperationsSpec): ExternalIdHandlers {
+  if (!('service' in spec)) return spec;
+  return {
+    getByExternalId: (ctx, externalId) => spec.service(ctx).getByExternalId(ctx.db, ctx.organisation.id, externalId),
+    upsertByExternalId: (ctx, externalId, body) => spec.service(ctx).upsertByExternalId(ctx.db, ctx.organisation.id, externalId, body),
+  };
 }
 
 const capitalise = (s: string) => s.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase());
 
 export function syncOperations(spec: SyncOperationsSpec): Operation[] {
   const { collection, resourceType, tag, name } = spec;
+  const handlers = externalIdHandlers(spec);
   return [
     defineOperation({
       id: `listDeleted${capitalise(collection)}`,
@@ -94,7 +123,7 @@ export function syncOperations(spec: SyncOperationsSpec): Operation[] {
       notFoundCode: spec.notFoundCode,
       success: { status: 200, schema: spec.item, description: `The ${name.singular}.` },
       errors: [404],
-      handler: (ctx, { params }) => spec.getByExternalId(ctx, params.external_id),
+      handler: (ctx, { params }) => handlers.getByExternalId(ctx, params.external_id),
     }),
     defineOperation({
       id: `upsert${capitalise(resourceType)}ByExternalId`,
@@ -107,7 +136,8 @@ export function syncOperations(spec: SyncOperationsSpec): Operation[] {
       capability: spec.write.capability,
       writes: true,
       idempotency: 'optional',
-      emits: spec.upsertEmits,
+      // An upsert writes its resource's created or updated event.
+      emits: [`${resourceType}.created`, `${resourceType}.updated`] as EventType[],
       params: ExternalIdParams,
       body: spec.upsertBody,
       bodyExample: spec.upsertExample,
@@ -116,7 +146,7 @@ export function syncOperations(spec: SyncOperationsSpec): Operation[] {
       success: { status: 201, alsoStatuses: [200], schema: spec.item, description: 'Created (201) or updated (200).' },
       errors: [409, 422],
       async handler(ctx, { params, body }) {
-        const { created, view } = await spec.upsertByExternalId(ctx, params.external_id, body);
+        const { created, view } = await handlers.upsertByExternalId(ctx, params.external_id, body);
         return new Outcome(created ? 201 : 200, view);
       },
     }),
@@ -152,15 +182,16 @@ interface ByIdSpec extends ResourceOperationSpec {
   notFoundCode: ErrorCode;
 }
 
+/** Where an operation on one item is: `/<collection>/{id}`, the id in the path, and the 404 of an id that cannot exist. */
+const byId = (spec: ByIdSpec) => ({ path: `/${spec.collection}/{id}`, params: IdParams, notFoundCode: spec.notFoundCode });
+
 /** `GET /<collection>/{id}`: the shape every resource's read has. */
 export function readByIdOperation(spec: ByIdSpec & { item: TSchema; name: ResourceName; read(ctx: OperationContext, id: string): Promise<unknown> }): Operation {
   return defineOperation({
     ...basics(spec),
     method: 'GET',
-    path: `/${spec.collection}/{id}`,
+    ...byId(spec),
     writes: false,
-    params: IdParams,
-    notFoundCode: spec.notFoundCode,
     success: { status: 200, schema: spec.item, description: `The ${spec.name.singular}.` },
     errors: [404],
     handler: (ctx, { params }) => spec.read(ctx, params.id),
@@ -174,13 +205,11 @@ export function deleteByIdOperation(
   return defineOperation({
     ...basics(spec),
     method: 'DELETE',
-    path: `/${spec.collection}/{id}`,
+    ...byId(spec),
     writes: true,
     destructive: true,
     idempotency: 'optional',
     emits: spec.emits,
-    params: IdParams,
-    notFoundCode: spec.notFoundCode,
     success: { status: 204, description: 'Deleted.' },
     errors: spec.errors ?? [404, 409],
     ...declared({ errorCodes: spec.errorCodes }),
@@ -235,9 +264,7 @@ export function createOperation<B extends TSchema>(spec: WriteSpec<undefined, B>
 export function updateOperation<B extends TSchema>(spec: WriteSpec<typeof IdParams, B> & { notFoundCode: ErrorCode }): Operation {
   return writeOperation(spec, {
     method: 'PATCH',
-    path: `/${spec.collection}/{id}`,
-    params: IdParams,
-    notFoundCode: spec.notFoundCode,
+    ...byId(spec),
     success: { status: 200, schema: spec.item, description: spec.successDescription ?? `The ${spec.name.singular} as it is now.` },
     errors: [404, 409, 422],
   });

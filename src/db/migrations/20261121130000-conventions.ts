@@ -1,6 +1,7 @@
 // Idempotency records and deletion tombstones (shared conventions on every operation).
 import type { Kysely } from 'kysely';
 import { columnTypes } from '../column-types.ts';
+import { createChangesIndex, createTenantTable } from '../migration-tables.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   const t = columnTypes(db);
@@ -21,10 +22,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('idempotency_records_expiry').on('idempotency_records').column('expires_at').execute();
 
   // docs/conventions.md#lists — `GET /<resource>/deletions` lists tombstones {id, external_id, deleted_at}.
-  await db.schema
-    .createTable('deletions')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
+  await createTenantTable(db, 'deletions')
     .addColumn('resource_type', 'text', (c) => c.notNull())
     .addColumn('resource_id', t.uuid, (c) => c.notNull())
     .addColumn('external_id', 'text')
@@ -33,7 +31,5 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('deletions_feed').on('deletions').columns(['organisation_id', 'resource_type', 'deleted_at', 'id']).execute();
 
   // Changes-since feeds order by (updated_at, id).
-  for (const table of ['categories', 'courses', 'sections']) {
-    await db.schema.createIndex(`${table}_updated`).on(table).columns(['organisation_id', 'updated_at', 'id']).execute();
-  }
+  for (const table of ['categories', 'courses', 'sections']) await createChangesIndex(db, table);
 }

@@ -2,13 +2,11 @@
 // so no event is lost and none is sent for a rolled-back change. Delivery reads from here.
 import type { Kysely } from 'kysely';
 import { columnTypes } from '../column-types.ts';
+import { createTenantTable } from '../migration-tables.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   const t = columnTypes(db);
-  await db.schema
-    .createTable('outbox_events')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
+  await createTenantTable(db, 'outbox_events')
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('occurred_at', t.timestamp, (c) => c.notNull())
     .addColumn('data', 'text', (c) => c.notNull())

@@ -2,32 +2,23 @@
 // through them.
 import type { Kysely } from 'kysely';
 import { columnTypes } from '../column-types.ts';
+import { createChangesIndex, createResourceTable, createTenantTable } from '../migration-tables.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   const t = columnTypes(db);
-  await db.schema
-    .createTable('enrolment_methods')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
-    .addColumn('external_id', 'text')
-    .addColumn('course_id', t.uuid, (c) => c.notNull().references('courses.id'))
-    .addColumn('type', 'text', (c) => c.notNull())
-    .addColumn('name', 'text')
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('role', 'text', (c) => c.notNull())
-    .addColumn('settings', 'text', (c) => c.notNull())
-    .addColumn('created_at', t.timestamp, (c) => c.notNull())
-    .addColumn('updated_at', t.timestamp, (c) => c.notNull())
-    .addColumn('deleted_at', t.timestamp)
-    .addUniqueConstraint('enrolment_methods_org_external_unique', ['organisation_id', 'external_id'])
-    .execute();
+  await createResourceTable(db, 'enrolment_methods', (table) =>
+    table
+      .addColumn('course_id', t.uuid, (c) => c.notNull().references('courses.id'))
+      .addColumn('type', 'text', (c) => c.notNull())
+      .addColumn('name', 'text')
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('role', 'text', (c) => c.notNull())
+      .addColumn('settings', 'text', (c) => c.notNull()),
+  ).execute();
   await db.schema.createIndex('enrolment_methods_course').on('enrolment_methods').columns(['organisation_id', 'course_id']).execute();
-  await db.schema.createIndex('enrolment_methods_updated').on('enrolment_methods').columns(['organisation_id', 'updated_at', 'id']).execute();
+  await createChangesIndex(db, 'enrolment_methods');
 
-  await db.schema
-    .createTable('enrolments')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
+  await createTenantTable(db, 'enrolments')
     .addColumn('enrolment_method_id', t.uuid, (c) => c.notNull().references('enrolment_methods.id'))
     .addColumn('course_id', t.uuid, (c) => c.notNull().references('courses.id'))
     .addColumn('person_id', t.uuid, (c) => c.notNull().references('people.id'))

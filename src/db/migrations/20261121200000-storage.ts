@@ -2,25 +2,19 @@
 // written to (null: the deployment's storage), so changing the default never moves or loses a file.
 import type { Kysely } from 'kysely';
 import { columnTypes } from '../column-types.ts';
+import { changeTimes, createTenantTable } from '../migration-tables.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   const t = columnTypes(db);
-  await db.schema
-    .createTable('storage_targets')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
+  await createTenantTable(db, 'storage_targets')
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('directory', 'text', (c) => c.notNull())
     .addColumn('is_default', t.bool, (c) => c.notNull())
-    .addColumn('created_at', t.timestamp, (c) => c.notNull())
-    .addColumn('updated_at', t.timestamp, (c) => c.notNull())
+    .$call(changeTimes(db))
     .addUniqueConstraint('storage_targets_org_directory_unique', ['organisation_id', 'directory'])
     .execute();
 
-  await db.schema
-    .createTable('files')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
+  await createTenantTable(db, 'files')
     .addColumn('storage_target_id', t.uuid, (c) => c.references('storage_targets.id'))
     .addColumn('filename', 'text', (c) => c.notNull())
     .addColumn('content_type', 'text', (c) => c.notNull())

@@ -2,31 +2,22 @@
 // one wiki per wiki activity, its subwikis, its pages and every version of every page.
 import { sql, type Kysely } from 'kysely';
 import { columnTypes } from '../column-types.ts';
+import { createChangesIndex, createResourceTable, createTenantTable } from '../migration-tables.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   const t = columnTypes(db);
 
-  await db.schema
-    .createTable('activities')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
-    .addColumn('external_id', 'text')
-    .addColumn('course_id', t.uuid, (c) => c.notNull().references('courses.id'))
-    .addColumn('section_id', t.uuid, (c) => c.references('sections.id'))
-    .addColumn('type', 'text', (c) => c.notNull())
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('created_at', t.timestamp, (c) => c.notNull())
-    .addColumn('updated_at', t.timestamp, (c) => c.notNull())
-    .addColumn('deleted_at', t.timestamp)
-    .addUniqueConstraint('activities_org_external_unique', ['organisation_id', 'external_id'])
-    .execute();
+  await createResourceTable(db, 'activities', (table) =>
+    table
+      .addColumn('course_id', t.uuid, (c) => c.notNull().references('courses.id'))
+      .addColumn('section_id', t.uuid, (c) => c.references('sections.id'))
+      .addColumn('type', 'text', (c) => c.notNull())
+      .addColumn('name', 'text', (c) => c.notNull()),
+  ).execute();
   await db.schema.createIndex('activities_course').on('activities').columns(['organisation_id', 'course_id']).execute();
-  await db.schema.createIndex('activities_updated').on('activities').columns(['organisation_id', 'updated_at', 'id']).execute();
+  await createChangesIndex(db, 'activities');
 
-  await db.schema
-    .createTable('wikis')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
+  await createTenantTable(db, 'wikis')
     .addColumn('activity_id', t.uuid, (c) => c.notNull().unique().references('activities.id'))
     .addColumn('mode', 'text', (c) => c.notNull())
     .addColumn('created_at', t.timestamp, (c) => c.notNull())
@@ -34,10 +25,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // `owner_key` ('common', 'user:<id>', 'group:<id>') makes "one subwiki per owner" a plain unique key:
   // a unique key over nullable user/group columns would let duplicates with NULLs through on both engines.
-  await db.schema
-    .createTable('subwikis')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
+  await createTenantTable(db, 'subwikis')
     .addColumn('wiki_id', t.uuid, (c) => c.notNull().references('wikis.id'))
     .addColumn('owner_key', 'text', (c) => c.notNull())
     .addColumn('user_id', t.uuid, (c) => c.references('people.id'))
@@ -46,27 +34,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('subwikis_wiki_owner_unique', ['wiki_id', 'owner_key'])
     .execute();
 
-  await db.schema
-    .createTable('wiki_pages')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
-    .addColumn('external_id', 'text')
-    .addColumn('activity_id', t.uuid, (c) => c.notNull().references('activities.id'))
-    .addColumn('course_id', t.uuid, (c) => c.notNull().references('courses.id'))
-    .addColumn('wiki_id', t.uuid, (c) => c.notNull().references('wikis.id'))
-    .addColumn('subwiki_id', t.uuid, (c) => c.notNull().references('subwikis.id'))
-    .addColumn('subwiki_user_id', t.uuid)
-    .addColumn('subwiki_group_id', t.uuid)
-    .addColumn('title', 'text', (c) => c.notNull())
-    .addColumn('body', 'text', (c) => c.notNull())
-    .addColumn('version', 'integer', (c) => c.notNull())
-    .addColumn('updated_by', t.uuid, (c) => c.notNull().references('people.id'))
-    .addColumn('created_at', t.timestamp, (c) => c.notNull())
-    .addColumn('updated_at', t.timestamp, (c) => c.notNull())
-    .addColumn('deleted_at', t.timestamp)
-    .addUniqueConstraint('wiki_pages_org_external_unique', ['organisation_id', 'external_id'])
-    .execute();
-  await db.schema.createIndex('wiki_pages_updated').on('wiki_pages').columns(['organisation_id', 'updated_at', 'id']).execute();
+  await createResourceTable(db, 'wiki_pages', (table) =>
+    table
+      .addColumn('activity_id', t.uuid, (c) => c.notNull().references('activities.id'))
+      .addColumn('course_id', t.uuid, (c) => c.notNull().references('courses.id'))
+      .addColumn('wiki_id', t.uuid, (c) => c.notNull().references('wikis.id'))
+      .addColumn('subwiki_id', t.uuid, (c) => c.notNull().references('subwikis.id'))
+      .addColumn('subwiki_user_id', t.uuid)
+      .addColumn('subwiki_group_id', t.uuid)
+      .addColumn('title', 'text', (c) => c.notNull())
+      .addColumn('body', 'text', (c) => c.notNull())
+      .addColumn('version', 'integer', (c) => c.notNull())
+      .addColumn('updated_by', t.uuid, (c) => c.notNull().references('people.id')),
+  ).execute();
+  await createChangesIndex(db, 'wiki_pages');
   // Wiki links name pages by title, so a title is unique among the live pages of a subwiki.
   await db.schema
     .createIndex('wiki_pages_live_title_unique')
@@ -77,10 +58,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 
   // Versions are written once and never changed (spec: Other lifecycles — the old versions are kept).
-  await db.schema
-    .createTable('wiki_page_versions')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
+  await createTenantTable(db, 'wiki_page_versions')
     .addColumn('wiki_page_id', t.uuid, (c) => c.notNull().references('wiki_pages.id'))
     .addColumn('version', 'integer', (c) => c.notNull())
     .addColumn('title', 'text', (c) => c.notNull())

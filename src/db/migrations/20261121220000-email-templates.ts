@@ -3,11 +3,11 @@
 // "at most one draft and one published version per template" even against concurrent writers.
 import { sql, type Kysely } from 'kysely';
 import { columnTypes } from '../column-types.ts';
-
-type Builder = ReturnType<Kysely<any>['schema']['createTable']>;
+import { changeTimes, createTenantTable, type TableBuilder } from '../migration-tables.ts';
 
 /** The version columns both levels share. */
-function versionColumns(table: Builder, t: ReturnType<typeof columnTypes>, templates: string): Builder {
+function versionColumns(db: Kysely<any>, table: TableBuilder, templates: string): TableBuilder {
+  const t = columnTypes(db);
   return table
     .addColumn('id', t.uuid, (c) => c.primaryKey())
     .addColumn('template_id', t.uuid, (c) => c.notNull().references(`${templates}.id`))
@@ -17,8 +17,7 @@ function versionColumns(table: Builder, t: ReturnType<typeof columnTypes>, templ
     .addColumn('preheader', 'text')
     .addColumn('variable_refs', 'text', (c) => c.notNull())
     .addColumn('body', 'text')
-    .addColumn('created_at', t.timestamp, (c) => c.notNull())
-    .addColumn('updated_at', t.timestamp, (c) => c.notNull())
+    .$call(changeTimes(db))
     .addColumn('published_at', t.timestamp);
 }
 
@@ -32,10 +31,7 @@ async function oneVersionPerState(db: Kysely<any>, table: string): Promise<void>
 export async function up(db: Kysely<any>): Promise<void> {
   const t = columnTypes(db);
 
-  await db.schema
-    .createTable('email_templates')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
+  await createTenantTable(db, 'email_templates')
     .addColumn('message_key', 'text', (c) => c.notNull())
     .addColumn('scope_level', 'text', (c) => c.notNull())
     .addColumn('scope_id', t.uuid)
@@ -58,7 +54,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .where(sql.ref('scope_id'), 'is', null)
     .execute();
 
-  await versionColumns(db.schema.createTable('email_template_versions'), t, 'email_templates')
+  await versionColumns(db, db.schema.createTable('email_template_versions'), 'email_templates')
     .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
     .addColumn('from_name', 'text')
     .addColumn('reply_to', 'text')
@@ -75,6 +71,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('platform_email_templates_unique', ['message_key', 'language'])
     .execute();
 
-  await versionColumns(db.schema.createTable('platform_email_template_versions'), t, 'platform_email_templates').execute();
+  await versionColumns(db, db.schema.createTable('platform_email_template_versions'), 'platform_email_templates').execute();
   await oneVersionPerState(db, 'platform_email_template_versions');
 }

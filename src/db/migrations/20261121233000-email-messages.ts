@@ -2,41 +2,32 @@
 // takes the place of an SMTP server when SMTP_URL is not set.
 import type { Kysely } from 'kysely';
 import { columnTypes } from '../column-types.ts';
+import { createChangesIndex, createResourceTable, createTenantTable } from '../migration-tables.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   const t = columnTypes(db);
-  await db.schema
-    .createTable('email_messages')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
-    .addColumn('external_id', 'text')
-    .addColumn('subject', 'text', (c) => c.notNull())
-    .addColumn('body', 'text', (c) => c.notNull())
-    .addColumn('audience', 'text', (c) => c.notNull())
-    .addColumn('send_at', t.timestamp)
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('sent_at', t.timestamp)
-    // Null until sending starts: the audience is resolved into recipients then, not before.
-    .addColumn('recipients_total', 'integer')
-    .addColumn('recipients_sent', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('recipients_failed', 'integer', (c) => c.notNull().defaultTo(0))
-    // The worker holding a message while it sends: a random token per claim, and until when it holds it.
-    .addColumn('claim_token', 'text')
-    .addColumn('lease_until', t.timestamp)
-    .addColumn('created_by', t.uuid, (c) => c.notNull().references('people.id'))
-    .addColumn('created_at', t.timestamp, (c) => c.notNull())
-    .addColumn('updated_at', t.timestamp, (c) => c.notNull())
-    .addColumn('deleted_at', t.timestamp)
-    .addUniqueConstraint('email_messages_org_external_unique', ['organisation_id', 'external_id'])
-    .execute();
-  await db.schema.createIndex('email_messages_updated').on('email_messages').columns(['organisation_id', 'updated_at', 'id']).execute();
+  await createResourceTable(db, 'email_messages', (table) =>
+    table
+      .addColumn('subject', 'text', (c) => c.notNull())
+      .addColumn('body', 'text', (c) => c.notNull())
+      .addColumn('audience', 'text', (c) => c.notNull())
+      .addColumn('send_at', t.timestamp)
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('sent_at', t.timestamp)
+      // Null until sending starts: the audience is resolved into recipients then, not before.
+      .addColumn('recipients_total', 'integer')
+      .addColumn('recipients_sent', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('recipients_failed', 'integer', (c) => c.notNull().defaultTo(0))
+      // The worker holding a message while it sends: a random token per claim, and until when it holds it.
+      .addColumn('claim_token', 'text')
+      .addColumn('lease_until', t.timestamp)
+      .addColumn('created_by', t.uuid, (c) => c.notNull().references('people.id')),
+  ).execute();
+  await createChangesIndex(db, 'email_messages');
   // The worker's question, across organisations: which scheduled messages are due, which claims have lapsed.
   await db.schema.createIndex('email_messages_due').on('email_messages').columns(['status', 'send_at']).execute();
 
-  await db.schema
-    .createTable('email_message_recipients')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
+  await createTenantTable(db, 'email_message_recipients')
     .addColumn('email_message_id', t.uuid, (c) => c.notNull().references('email_messages.id'))
     .addColumn('person_id', t.uuid, (c) => c.notNull().references('people.id'))
     .addColumn('address', 'text', (c) => c.notNull())

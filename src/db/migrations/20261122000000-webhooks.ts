@@ -2,42 +2,33 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { columnTypes } from '../column-types.ts';
+import { createChangesIndex, createResourceTable, createTenantTable } from '../migration-tables.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   const t = columnTypes(db);
-  await db.schema
-    .createTable('webhook_subscriptions')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
-    .addColumn('external_id', 'text')
-    .addColumn('url', 'text', (c) => c.notNull())
-    .addColumn('event_types', 'text', (c) => c.notNull())
-    .addColumn('filters', 'text')
-    .addColumn('description', 'text')
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('notification_emails', 'text', (c) => c.notNull())
-    .addColumn('rate_limit_per_minute', 'integer', (c) => c.notNull())
-    .addColumn('payload_version', 'integer', (c) => c.notNull())
-    // Signing secrets, encrypted at rest with the deployment key (they must be usable to sign, so not hashed).
-    .addColumn('secret', 'text', (c) => c.notNull())
-    .addColumn('previous_secret', 'text')
-    .addColumn('previous_secret_expires_at', t.timestamp)
-    .addColumn('verified_at', t.timestamp)
-    .addColumn('consecutive_failures', 'integer', (c) => c.notNull())
-    .addColumn('last_success_at', t.timestamp)
-    .addColumn('disabled_reason', 'text')
-    .addColumn('created_at', t.timestamp, (c) => c.notNull())
-    .addColumn('updated_at', t.timestamp, (c) => c.notNull())
-    .addColumn('deleted_at', t.timestamp)
-    .addUniqueConstraint('webhook_subscriptions_org_external_unique', ['organisation_id', 'external_id'])
-    .execute();
+  await createResourceTable(db, 'webhook_subscriptions', (table) =>
+    table
+      .addColumn('url', 'text', (c) => c.notNull())
+      .addColumn('event_types', 'text', (c) => c.notNull())
+      .addColumn('filters', 'text')
+      .addColumn('description', 'text')
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('notification_emails', 'text', (c) => c.notNull())
+      .addColumn('rate_limit_per_minute', 'integer', (c) => c.notNull())
+      .addColumn('payload_version', 'integer', (c) => c.notNull())
+      // Signing secrets, encrypted at rest with the deployment key (they must be usable to sign, so not hashed).
+      .addColumn('secret', 'text', (c) => c.notNull())
+      .addColumn('previous_secret', 'text')
+      .addColumn('previous_secret_expires_at', t.timestamp)
+      .addColumn('verified_at', t.timestamp)
+      .addColumn('consecutive_failures', 'integer', (c) => c.notNull())
+      .addColumn('last_success_at', t.timestamp)
+      .addColumn('disabled_reason', 'text'),
+  ).execute();
   await db.schema.createIndex('webhook_subscriptions_org_status').on('webhook_subscriptions').columns(['organisation_id', 'status']).execute();
-  await db.schema.createIndex('webhook_subscriptions_updated').on('webhook_subscriptions').columns(['organisation_id', 'updated_at', 'id']).execute();
+  await createChangesIndex(db, 'webhook_subscriptions');
 
-  await db.schema
-    .createTable('webhook_deliveries')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
+  await createTenantTable(db, 'webhook_deliveries')
     .addColumn('subscription_id', t.uuid, (c) => c.notNull().references('webhook_subscriptions.id'))
     // The webhook-id header: the event's id, stable across retries and resends (receivers deduplicate on it).
     .addColumn('event_id', t.uuid, (c) => c.notNull())

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { columnTypes } from '../column-types.ts';
+import { createTenantTable } from '../migration-tables.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   const t = columnTypes(db);
@@ -25,10 +26,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('sessions_person').on('sessions').column('person_id').execute();
   await db.schema.createIndex('sessions_expiry').on('sessions').column('expires_at').execute();
 
-  await db.schema
-    .createTable('login_failures')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
+  await createTenantTable(db, 'login_failures')
     .addColumn('email', 'text', (c) => c.notNull())
     .addColumn('client_address', 'text', (c) => c.notNull())
     .addColumn('failed_at', t.timestamp, (c) => c.notNull())

@@ -4,14 +4,12 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { columnTypes } from '../column-types.ts';
+import { changeTimes, createTenantTable } from '../migration-tables.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   const t = columnTypes(db);
 
-  await db.schema
-    .createTable('oauth_clients')
-    .addColumn('id', t.uuid, (c) => c.primaryKey())
-    .addColumn('organisation_id', t.uuid, (c) => c.notNull().references('organisations.id'))
+  await createTenantTable(db, 'oauth_clients')
     .addColumn('client_id', 'text', (c) => c.notNull().unique())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('type', 'text', (c) => c.notNull())
@@ -25,8 +23,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     // The rest of a self-registered client's metadata (RFC 7591), as it registered it.
     .addColumn('metadata', 'text', (c) => c.notNull())
     .addColumn('created_by', t.uuid)
-    .addColumn('created_at', t.timestamp, (c) => c.notNull())
-    .addColumn('updated_at', t.timestamp, (c) => c.notNull())
+    .$call(changeTimes(db))
     .execute();
   await db.schema.createIndex('oauth_clients_org').on('oauth_clients').columns(['organisation_id', 'created_at']).execute();
 

@@ -4,11 +4,12 @@
 // filtered by a column (course_id, …) page by (organisation, that column, id): the older two-column indexes
 // become three-column ones, which serve everything the old ones did.
 import type { Kysely } from 'kysely';
+import { createPagedByIdIndex } from '../migration-tables.ts';
 
 const pagedById = ['categories', 'courses', 'enrolment_methods', 'webhook_subscriptions', 'activities', 'wiki_pages', 'email_messages'];
 
 export async function up(db: Kysely<any>): Promise<void> {
-  for (const table of pagedById) await db.schema.createIndex(`${table}_org_id`).on(table).columns(['organisation_id', 'id']).execute();
+  for (const table of pagedById) await createPagedByIdIndex(db, table);
   for (const table of ['enrolment_methods', 'activities']) {
     await db.schema.createIndex(`${table}_course_id`).on(table).columns(['organisation_id', 'course_id', 'id']).execute();
     await db.schema.dropIndex(`${table}_course`).execute();

@@ -4,6 +4,7 @@
 // role is the one its method gave.
 import { sql, type Kysely } from 'kysely';
 import { columnTypes } from '../column-types.ts';
+import { createChangesIndex, createPagedByIdIndex } from '../migration-tables.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
   const t = columnTypes(db);
@@ -33,8 +34,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .where(sql.ref('deleted_at'), 'is', null)
     .execute();
   // The list's orders and filters (test/query-plans.test.ts), and the ends of a course's or a person's enrolments.
-  await db.schema.createIndex('enrolments_org_id').on('enrolments').columns(['organisation_id', 'id']).execute();
-  await db.schema.createIndex('enrolments_updated').on('enrolments').columns(['organisation_id', 'updated_at', 'id']).execute();
+  await createPagedByIdIndex(db, 'enrolments');
+  await createChangesIndex(db, 'enrolments');
   await db.schema.createIndex('enrolments_course_id').on('enrolments').columns(['organisation_id', 'course_id', 'id']).execute();
   await db.schema.createIndex('enrolments_person_id').on('enrolments').columns(['organisation_id', 'person_id', 'id']).execute();
 }

@@ -1,37 +1,28 @@
 import Type from 'typebox';
 import { ListQuery } from '../../operations/pagination.ts';
-import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
+import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type Resource } from '../../operations/resource-operations.ts';
 import { Uuid } from '../../operations/schemas.ts';
 import { namesOfKind } from '../extensions/extensions.catalog.ts';
 import { Activity, CreateActivity, UpdateActivity, UpsertActivity } from './activities.schemas.ts';
 
-const tag = 'Activities';
-const name: ResourceName = { singular: 'activity', plural: 'activities' };
-const notFoundCode = 'activity.not_found' as const;
+const activity: Resource = { collection: 'activities', resourceType: 'activity', name: { singular: 'activity', plural: 'activities' }, tag: 'Activities', item: Activity, notFoundCode: 'activity.not_found' };
 const read = { scope: 'courses:read', capability: 'course/view' } as const;
+const write = { scope: 'courses:write', capability: 'course/update' } as const;
 const example = { course_id: '0193a5b2-7c1d-7000-8000-000000000001', type: 'wiki', name: 'Course glossary', settings: { mode: 'collaborative' } };
 
 export const activityOperations = [
   ...syncOperations({
-    collection: 'activities',
-    resourceType: 'activity',
-    name,
+    ...activity,
     upsertErrorCodes: ['course.deleted', 'extension.disabled', 'activity.deleted', 'resource.external_id_taken'],
-    upsertEmits: ['activity.created', 'activity.updated'],
-    tag,
-    item: Activity,
-    notFoundCode,
     read,
-    write: { scope: 'courses:write', capability: 'course/update' },
+    write,
     upsertBody: UpsertActivity,
     upsertExample: example,
-    getByExternalId: (ctx, ext) => ctx.services.activities.getByExternalId(ctx.db, ctx.organisation.id, ext),
-    upsertByExternalId: (ctx, ext, body) => ctx.services.activities.upsertByExternalId(ctx.db, ctx.organisation.id, ext, body),
+    service: (ctx) => ctx.services.activities,
   }),
   listOperation({
+    ...activity,
     id: 'listActivities',
-    collection: 'activities',
-    tag,
     summary: 'List activities',
     description: 'Activities in creation order, optionally of one course, section or type.',
     ...read,
@@ -44,67 +35,50 @@ export const activityOperations = [
       },
       { additionalProperties: false },
     ),
-    item: Activity,
-    name,
     handler: (ctx, { query }) => ctx.services.activities.list(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
+    ...activity,
     id: 'getActivity',
-    collection: 'activities',
-    tag,
     summary: 'Read an activity',
     description: 'A deleted activity is still readable, with `deleted_at` set.',
     ...read,
-    notFoundCode,
-    item: Activity,
-    name,
     read: (ctx, id) => ctx.services.activities.get(ctx.db, ctx.organisation.id, id),
   }),
   createOperation({
+    ...activity,
     id: 'createActivity',
-    collection: 'activities',
     errorCodes: ['course.deleted', 'extension.disabled', 'resource.external_id_taken'],
     emits: ['activity.created'],
-    tag,
     summary: 'Add an activity to a course',
     description:
       'The type is a compiled-in activity-type extension; while an administrator has it switched off, creating one is a 409 `extension.disabled`. A wiki activity gets its wiki, in the `mode` its settings give (collaborative unless said otherwise).',
-    scope: 'courses:write',
-    capability: 'course/update',
+    ...write,
     body: CreateActivity,
     bodyExample: example,
-    item: Activity,
-    name,
     handler: (ctx, { body }) => ctx.services.activities.create(ctx.db, ctx.organisation.id, body),
   }),
   updateOperation({
+    ...activity,
     id: 'updateActivity',
-    collection: 'activities',
     errorCodes: ['activity.deleted'],
     emits: ['activity.updated'],
-    tag,
     summary: 'Rename an activity or move it to another section',
     description: 'Partial update: fields absent from the body are left as they are. A deleted activity cannot change (409).',
-    scope: 'courses:write',
-    capability: 'course/update',
+    ...write,
     body: UpdateActivity,
     bodyExample: { name: 'Course glossary (2027)' },
-    notFoundCode,
-    item: Activity,
-    name,
     handler: (ctx, { params, body }) => ctx.services.activities.update(ctx.db, ctx.organisation.id, params.id, body),
   }),
   deleteByIdOperation({
+    ...activity,
     id: 'deleteActivity',
     errorCodes: ['activity.deleted'],
-    collection: 'activities',
     emits: ['activity.deleted'],
-    tag,
     summary: 'Delete an activity',
     description: 'Soft delete: the activity keeps its row with `deleted_at` set. Its pages stay readable and can no longer change (409 `activity.deleted`).',
     scope: 'courses:delete',
     capability: 'course/update',
-    notFoundCode,
     remove: (ctx, id) => ctx.services.activities.remove(ctx.db, ctx.organisation.id, id),
   }),
 ];

@@ -5,10 +5,10 @@ import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
+import { foundOr404, newResourceRow } from '../resource-rows.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
-import { newId } from '../../ids.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
@@ -68,8 +68,7 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
   const view = async (db: Db, organisationId: string, row: ActivityRow) => (await views(db, organisationId, [row]))[0];
 
   async function live(db: Db, organisationId: string, id: string): Promise<ActivityRow> {
-    const row = await activitiesRepository.findById(db, organisationId, id);
-    if (!row) throw new ApiError('activity.not_found', `No activity ${id} in this organisation.`);
+    const row = await foundOr404(activitiesRepository.findById(db, organisationId, id), 'activity.not_found', `No activity ${id} in this organisation.`);
     if (row.deleted_at !== null) throw new ApiError('activity.deleted', `Activity ${id} was deleted at ${row.deleted_at}; it can no longer change.`);
     return row;
   }
@@ -98,16 +97,11 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
     checkSettings(input.type, settings);
     const at = clock.now().toISOString();
     const row: ActivityRow = {
-      id: newId(),
-      organisation_id: organisationId,
-      external_id: input.external_id ?? null,
+      ...newResourceRow(organisationId, input.external_id, at),
       course_id: course.id,
       section_id: input.section_id ?? null,
       type: input.type,
       name: input.name,
-      created_at: at,
-      updated_at: at,
-      deleted_at: null,
     };
     await insertWithExternalId(() => activitiesRepository.insert(db, row), 'activity', input.external_id);
     await types[row.type]?.create?.(db, organisationId, row, settings);
@@ -135,8 +129,7 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
 
   return {
     async get(db: Db, organisationId: string, id: string): Promise<ActivityView> {
-      const row = await activitiesRepository.findById(db, organisationId, id);
-      if (!row) throw new ApiError('activity.not_found', `No activity ${id} in this organisation.`);
+      const row = await foundOr404(activitiesRepository.findById(db, organisationId, id), 'activity.not_found', `No activity ${id} in this organisation.`);
       return view(db, organisationId, row);
     },
 
@@ -153,8 +146,7 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
     },
 
     async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<ActivityView> {
-      const row = await activitiesRepository.findByExternalId(db, organisationId, externalId);
-      if (!row) throw new ApiError('activity.not_found', `No activity with external_id ${JSON.stringify(externalId)} in this organisation.`);
+      const row = await foundOr404(activitiesRepository.findByExternalId(db, organisationId, externalId), 'activity.not_found', `No activity with external_id ${JSON.stringify(externalId)} in this organisation.`);
       return view(db, organisationId, row);
     },
 

@@ -1,15 +1,13 @@
 import Type from 'typebox';
 import { ListQuery } from '../../operations/pagination.ts';
-import { createOperation, deleteByIdOperation, listOperation, PARTIAL_UPDATE, readByIdOperation, syncOperations, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
+import { createOperation, deleteByIdOperation, listOperation, PARTIAL_UPDATE, readByIdOperation, syncOperations, updateOperation, type Resource } from '../../operations/resource-operations.ts';
 import { Uuid } from '../../operations/schemas.ts';
 import { Category, Course, CreateCategory, CreateCourse, UpdateCategory, UpdateCourse, UpsertCategory, UpsertCourse } from './courses.schemas.ts';
 
-const courseName: ResourceName = { singular: 'course', plural: 'courses' };
-const categoryName: ResourceName = { singular: 'course category', plural: 'course categories' };
 const read = { scope: 'courses:read', capability: 'course/view' } as const;
 const manageCategories = { scope: 'courses:write', capability: 'category/manage' } as const;
-const course = { collection: 'courses', tag: 'Courses', item: Course, name: courseName, notFoundCode: 'course.not_found' } as const;
-const category = { collection: 'categories', tag: 'Categories', item: Category, name: categoryName, notFoundCode: 'category.not_found' } as const;
+const course: Resource = { collection: 'courses', resourceType: 'course', name: { singular: 'course', plural: 'courses' }, tag: 'Courses', item: Course, notFoundCode: 'course.not_found' };
+const category: Resource = { collection: 'categories', resourceType: 'category', name: { singular: 'course category', plural: 'course categories' }, tag: 'Categories', item: Category, notFoundCode: 'category.not_found' };
 
 export const courseOperations = [
   listOperation({
@@ -21,15 +19,10 @@ export const courseOperations = [
     handler: (ctx, { query }) => ctx.services.courses.listCourses(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
+    ...course,
     id: 'getCourse',
-    collection: 'courses',
-    tag: 'Courses',
     summary: 'Read a course',
-    scope: 'courses:read',
-    capability: 'course/view',
-    notFoundCode: 'course.not_found',
-    item: Course,
-    name: courseName,
+    ...read,
     read: (ctx, id) => ctx.services.courses.getCourse(ctx.db, ctx.organisation.id, id),
   }),
   createOperation({
@@ -58,16 +51,14 @@ export const courseOperations = [
     handler: (ctx, { params, body }) => ctx.services.courses.updateCourse(ctx.db, ctx.organisation.id, params.id, body),
   }),
   deleteByIdOperation({
+    ...course,
     id: 'deleteCourse',
     errorCodes: ['course.deleted'],
-    collection: 'courses',
     emits: ['course.deleted', 'enrolment.deleted'],
-    tag: 'Courses',
     summary: 'Delete a course',
     description: 'Soft delete: the course keeps its row with `deleted_at` set.',
     scope: 'courses:delete',
     capability: 'course/delete',
-    notFoundCode: 'course.not_found',
     remove: (ctx, id) => ctx.services.courses.deleteCourse(ctx.db, ctx.organisation.id, id),
   }),
   listOperation({
@@ -80,15 +71,10 @@ export const courseOperations = [
     handler: (ctx, { query }) => ctx.services.courses.listCategories(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
+    ...category,
     id: 'getCategory',
-    collection: 'categories',
-    tag: 'Categories',
     summary: 'Read a course category',
-    scope: 'courses:read',
-    capability: 'course/view',
-    notFoundCode: 'category.not_found',
-    item: Category,
-    name: categoryName,
+    ...read,
     read: (ctx, id) => ctx.services.courses.getCategory(ctx.db, ctx.organisation.id, id),
   }),
   createOperation({
@@ -117,27 +103,21 @@ export const courseOperations = [
     handler: (ctx, { params, body }) => ctx.services.courses.updateCategory(ctx.db, ctx.organisation.id, params.id, body),
   }),
   deleteByIdOperation({
+    ...category,
     id: 'deleteCategory',
     errorCodes: ['category.deleted'],
-    collection: 'categories',
     emits: ['category.deleted'],
-    tag: 'Categories',
     summary: 'Delete a course category',
     description: 'Soft delete: the category keeps its row with `deleted_at` set; its courses keep their category_id.',
     scope: 'courses:delete',
     capability: 'category/manage',
-    notFoundCode: 'category.not_found',
     remove: (ctx, id) => ctx.services.courses.deleteCategory(ctx.db, ctx.organisation.id, id),
   }),
   ...syncOperations({
-    collection: 'courses',
-    resourceType: 'course',
-    name: courseName,
-    upsertErrorCodes: ['course.deleted', 'resource.external_id_taken'],
-    upsertEmits: ['course.created', 'course.updated'],
+    ...course,
+    // Published under Categories from the start: moving them would change the OpenAPI document clients generate from.
     tag: 'Categories',
-    item: Course,
-    notFoundCode: 'course.not_found',
+    upsertErrorCodes: ['course.deleted', 'resource.external_id_taken'],
     read,
     write: { scope: 'courses:write', capability: 'course/create' },
     upsertBody: UpsertCourse,
@@ -146,14 +126,8 @@ export const courseOperations = [
     upsertByExternalId: (ctx, ext, body) => ctx.services.courses.upsertCourseByExternalId(ctx.db, ctx.organisation.id, ext, body),
   }),
   ...syncOperations({
-    collection: 'categories',
-    resourceType: 'category',
-    name: categoryName,
+    ...category,
     upsertErrorCodes: ['category.deleted', 'resource.external_id_taken'],
-    upsertEmits: ['category.created', 'category.updated'],
-    tag: 'Categories',
-    item: Category,
-    notFoundCode: 'category.not_found',
     read,
     write: { scope: 'courses:write', capability: 'category/manage' },
     upsertBody: UpsertCategory,

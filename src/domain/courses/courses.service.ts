@@ -3,12 +3,12 @@ import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
-import { newId } from '../../ids.ts';
+import { foundOr404, newResourceRow } from '../resource-rows.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
-import { listPage, type ListParams } from '../../operations/listing.ts';
+import { resourceList, type ListParams } from '../../operations/listing.ts';
 import type { Category, Course, CreateCategory, CreateCourse, UpdateCategory, UpdateCourse } from './courses.schemas.ts';
 import { categoriesRepository, coursesRepository, type CategoryRow, type CourseRow } from './courses.repository.ts';
 import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
@@ -58,15 +58,13 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
   }
 
   async function liveCourse(db: Db, organisationId: string, id: string): Promise<CourseRow> {
-    const row = await coursesRepository.findById(db, organisationId, id);
-    if (!row) throw new ApiError('course.not_found', `No course ${id} in this organisation.`);
+    const row = await foundOr404(coursesRepository.findById(db, organisationId, id), 'course.not_found', `No course ${id} in this organisation.`);
     if (row.deleted_at !== null) throw new ApiError('course.deleted', `Course ${id} was deleted at ${row.deleted_at}.`);
     return row;
   }
 
   async function liveCategory(db: Db, organisationId: string, id: string): Promise<CategoryRow> {
-    const row = await categoriesRepository.findById(db, organisationId, id);
-    if (!row) throw new ApiError('category.not_found', `No category ${id} in this organisation.`);
+    const row = await foundOr404(categoriesRepository.findById(db, organisationId, id), 'category.not_found', `No category ${id} in this organisation.`);
     if (row.deleted_at !== null) throw new ApiError('category.deleted', `Category ${id} was deleted at ${row.deleted_at}.`);
     return row;
   }
@@ -75,16 +73,11 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
     if (input.category_id) await liveCategoryRef(db, organisationId, input.category_id, '/category_id');
     const at = clock.now().toISOString();
     const row: CourseRow = {
-      id: newId(),
-      organisation_id: organisationId,
-      external_id: input.external_id ?? null,
+      ...newResourceRow(organisationId, input.external_id, at),
       category_id: input.category_id ?? null,
       fullname: input.fullname,
       shortname: input.shortname,
       visible: input.visible ?? true,
-      created_at: at,
-      updated_at: at,
-      deleted_at: null,
     };
     await insertWithExternalId(() => coursesRepository.insert(db, row), 'course', input.external_id);
     await events.record(db, organisationId, 'course.created', { id: row.id, summary: `Course ${JSON.stringify(row.shortname)} created.` });
@@ -106,14 +99,9 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
     if (input.parent_id) await liveCategoryRef(db, organisationId, input.parent_id, '/parent_id');
     const at = clock.now().toISOString();
     const row: CategoryRow = {
-      id: newId(),
-      organisation_id: organisationId,
-      external_id: input.external_id ?? null,
+      ...newResourceRow(organisationId, input.external_id, at),
       parent_id: input.parent_id ?? null,
       name: input.name,
-      created_at: at,
-      updated_at: at,
-      deleted_at: null,
     };
     await insertWithExternalId(() => categoriesRepository.insert(db, row), 'category', input.external_id);
     await events.record(db, organisationId, 'category.created', { id: row.id, summary: `Category ${JSON.stringify(row.name)} created.` });
@@ -136,19 +124,14 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
 
   return {
     async getCourse(db: Db, organisationId: string, id: string) {
-      const row = await coursesRepository.findById(db, organisationId, id);
-      if (!row) throw new ApiError('course.not_found', `No course ${id} in this organisation.`);
-      return toCourseView(row);
+      return toCourseView(await foundOr404(coursesRepository.findById(db, organisationId, id), 'course.not_found', `No course ${id} in this organisation.`));
     },
-    listCourses: (db: Db, organisationId: string, params: ListParams & { category_id?: string }) =>
-      listPage(cursors, {
-        list: 'courses',
-        organisationId,
-        params,
-        filters: { category_id: params.category_id },
-        fetch: (q) => coursesRepository.page(db, organisationId, q),
-        map: toCourseView,
-      }),
+    listCourses: resourceList(cursors, {
+      list: 'courses',
+      page: coursesRepository.page,
+      map: toCourseView,
+      filters: (params: ListParams & { category_id?: string }) => ({ category_id: params.category_id }),
+    }),
     createCourse,
     updateCourse,
     async deleteCourse(db: Db, organisationId: string, id: string): Promise<void> {
@@ -159,9 +142,7 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
       await events.record(db, organisationId, 'course.deleted', { id, summary: `Course ${JSON.stringify(row.shortname)} deleted${ended > 0 ? `; ${ended} enrolment(s) ended` : ''}.` });
     },
     async getCourseByExternalId(db: Db, organisationId: string, externalId: string) {
-      const row = await coursesRepository.findByExternalId(db, organisationId, externalId);
-      if (!row) throw new ApiError('course.not_found', `No course with external_id ${JSON.stringify(externalId)}.`);
-      return toCourseView(row);
+      return toCourseView(await foundOr404(coursesRepository.findByExternalId(db, organisationId, externalId), 'course.not_found', `No course with external_id ${JSON.stringify(externalId)}.`));
     },
     async upsertCourseByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof CreateCourse>) {
       const existing = await coursesRepository.findByExternalId(db, organisationId, externalId);
@@ -170,12 +151,9 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
     },
 
     async getCategory(db: Db, organisationId: string, id: string) {
-      const row = await categoriesRepository.findById(db, organisationId, id);
-      if (!row) throw new ApiError('category.not_found', `No category ${id} in this organisation.`);
-      return toCategoryView(row);
+      return toCategoryView(await foundOr404(categoriesRepository.findById(db, organisationId, id), 'category.not_found', `No category ${id} in this organisation.`));
     },
-    listCategories: (db: Db, organisationId: string, params: ListParams) =>
-      listPage(cursors, { list: 'categories', organisationId, params, fetch: (q) => categoriesRepository.page(db, organisationId, q), map: toCategoryView }),
+    listCategories: resourceList(cursors, { list: 'categories', page: categoriesRepository.page, map: toCategoryView }),
     createCategory,
     updateCategory,
     async deleteCategory(db: Db, organisationId: string, id: string): Promise<void> {
@@ -184,9 +162,7 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
       await events.record(db, organisationId, 'category.deleted', { id, summary: `Category ${JSON.stringify(row.name)} deleted.` });
     },
     async getCategoryByExternalId(db: Db, organisationId: string, externalId: string) {
-      const row = await categoriesRepository.findByExternalId(db, organisationId, externalId);
-      if (!row) throw new ApiError('category.not_found', `No category with external_id ${JSON.stringify(externalId)}.`);
-      return toCategoryView(row);
+      return toCategoryView(await foundOr404(categoriesRepository.findByExternalId(db, organisationId, externalId), 'category.not_found', `No category with external_id ${JSON.stringify(externalId)}.`));
     },
     async upsertCategoryByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof CreateCategory>) {
       const existing = await categoriesRepository.findByExternalId(db, organisationId, externalId);

@@ -1,13 +1,14 @@
 import { defineOperation } from '../../operations/operation.ts';
 import { bulkOperation } from '../bulk/bulk.operation.ts';
-import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
+import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type Resource } from '../../operations/resource-operations.ts';
 import { IdParams, ListEnvelope } from '../../operations/schemas.ts';
 import { CreateEmailMessage, EmailMessage, ListEmailMessagesQuery, ListRecipientsQuery, Recipient, UpdateEmailMessage, UpsertEmailMessage } from './email-messages.schemas.ts';
 
-const tag = 'Email messages';
-const name: ResourceName = { singular: 'email message', plural: 'email messages' };
-const notFoundCode = 'email_message.not_found' as const;
+const message: Resource = { collection: 'email_messages', resourceType: 'email_message', name: { singular: 'email message', plural: 'email messages' }, tag: 'Email messages', item: EmailMessage, notFoundCode: 'email_message.not_found' };
+const { tag, notFoundCode } = message;
 const capability = 'email/campaign_manage' as const;
+const read = { scope: 'email:read', capability } as const;
+const write = { scope: 'email:write', capability } as const;
 const example = {
   subject: 'Week 2 starts on Monday',
   body: { format: 'markdown', content: 'Hello,\n\nWeek 2 of *Introduction to Statistics* opens on Monday. Read chapter 3 before the first session.' },
@@ -18,73 +19,54 @@ const example = {
 
 export const emailMessageOperations = [
   listOperation({
+    ...message,
     id: 'listEmailMessages',
-    collection: 'email_messages',
-    tag,
     summary: 'List email messages',
     description: 'Campaign messages in creation order, optionally only those in one `status`.',
-    scope: 'email:read',
-    capability,
+    ...read,
     query: ListEmailMessagesQuery,
-    item: EmailMessage,
-    name,
     handler: (ctx, { query }) => ctx.services.emailMessages.list(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
+    ...message,
     id: 'getEmailMessage',
-    collection: 'email_messages',
-    tag,
     summary: 'Read an email message',
     description: 'A deleted message is still readable, with `deleted_at` set.',
-    scope: 'email:read',
-    capability,
-    notFoundCode,
-    item: EmailMessage,
-    name,
+    ...read,
     read: (ctx, id) => ctx.services.emailMessages.get(ctx.db, ctx.organisation.id, id),
   }),
   createOperation({
+    ...message,
     id: 'createEmailMessage',
-    collection: 'email_messages',
     errorCodes: ['course.deleted', 'resource.external_id_taken'],
-    tag,
     summary: 'Create an email message',
     description:
       'A `draft` (the default) or a `scheduled` message, sent when `send_at` comes, once to each person its audience resolves to then. ' +
       '422 for a `send_at` in the past, unknown people or course; 409 for a deleted course or a taken `external_id`.',
-    scope: 'email:write',
-    capability,
+    ...write,
     emits: ['email_message.created'],
     body: CreateEmailMessage,
     bodyExample: example,
-    item: EmailMessage,
-    name,
     handler: (ctx, { body }) => ctx.services.emailMessages.create(ctx.db, ctx.organisation.id, ctx.actor.personId, body),
   }),
   updateOperation({
+    ...message,
     id: 'updateEmailMessage',
-    collection: 'email_messages',
     errorCodes: ['course.deleted', 'email_message.deleted', 'email_message.sending', 'email_message.sent', 'email_message.cancelled', 'email_message.concurrent_change'],
-    tag,
     summary: 'Change, schedule, unschedule or cancel an email message',
     description:
       'Partial update: fields left out keep their value. `status: scheduled` needs `send_at` (now or later); `draft` unschedules; `cancelled` is final. ' +
       'Only a `draft` or `scheduled` message changes: one that is `sending`, `sent`, `cancelled` or deleted is a 409 (a body that changes nothing is a 200).',
-    scope: 'email:write',
-    capability,
+    ...write,
     emits: ['email_message.updated'],
     body: UpdateEmailMessage,
     bodyExample: { subject: 'Week 2 starts on Tuesday', send_at: '2026-11-10T07:00:00Z' },
-    notFoundCode,
-    item: EmailMessage,
-    name,
     handler: (ctx, { params, body }) => ctx.services.emailMessages.update(ctx.db, ctx.organisation.id, ctx.actor.personId, params.id, body),
   }),
   deleteByIdOperation({
+    ...message,
     id: 'deleteEmailMessage',
     errorCodes: ['email_message.deleted', 'email_message.sending', 'email_message.sent', 'email_message.cancelled', 'email_message.concurrent_change'],
-    collection: 'email_messages',
-    tag,
     summary: 'Delete an email message',
     description:
       'Soft delete: the message keeps its row (and recipients) with `deleted_at` set. A scheduled message is cancelled and never sent. ' +
@@ -92,7 +74,6 @@ export const emailMessageOperations = [
     scope: 'email:delete',
     capability,
     emits: ['email_message.deleted'],
-    notFoundCode,
     remove: (ctx, id) => ctx.services.emailMessages.remove(ctx.db, ctx.organisation.id, id),
   }),
   defineOperation({
@@ -115,16 +96,10 @@ export const emailMessageOperations = [
     handler: (ctx, { params, query }) => ctx.services.emailMessages.recipients(ctx.db, ctx.organisation.id, params.id, query),
   }),
   ...syncOperations({
-    collection: 'email_messages',
-    resourceType: 'email_message',
-    name,
+    ...message,
     upsertErrorCodes: ['course.deleted', 'email_message.deleted', 'email_message.sending', 'email_message.sent', 'email_message.cancelled', 'email_message.concurrent_change', 'resource.external_id_taken'],
-    upsertEmits: ['email_message.created', 'email_message.updated'],
-    tag,
-    item: EmailMessage,
-    notFoundCode,
-    read: { scope: 'email:read', capability },
-    write: { scope: 'email:write', capability },
+    read,
+    write,
     upsertBody: UpsertEmailMessage,
     upsertExample: example,
     getByExternalId: (ctx, ext) => ctx.services.emailMessages.getByExternalId(ctx.db, ctx.organisation.id, ext),

@@ -6,15 +6,15 @@ import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
+import { foundOr404, newResourceRow } from '../resource-rows.ts';
 import type { EmailMessageStatus } from '../../db/tables.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
-import { newId } from '../../ids.ts';
 import type { Mailer } from '../../mail/mail.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
-import { listPage, type ListParams } from '../../operations/listing.ts';
+import { listPage, resourceList, type ListParams } from '../../operations/listing.ts';
 import type { Audience, CreateEmailMessage, UpdateEmailMessage, UpsertEmailMessage } from './email-messages.schemas.ts';
 import { emailMessagesRepository, recipientId, type EmailMessageRow, type StoredAudience } from './email-messages.repository.ts';
 import { createEmailMessageSender } from './email-messages.sender.ts';
@@ -73,9 +73,7 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
   const sender = createEmailMessageSender(deps);
 
   async function found(db: Db, organisationId: string, id: string): Promise<EmailMessageRow> {
-    const row = await emailMessagesRepository.findById(db, organisationId, id);
-    if (!row) throw new ApiError('email_message.not_found', `No email message ${id} in this organisation.`);
-    return row;
+    return foundOr404(emailMessagesRepository.findById(db, organisationId, id), 'email_message.not_found', `No email message ${id} in this organisation.`);
   }
 
   /** A scheduled message needs a send_at that has not passed (within SCHEDULE_GRACE_MS). */
@@ -109,9 +107,7 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
     await checkAudienceTargets(db, organisationId, audience);
     const at = clock.now().toISOString();
     const row: EmailMessageRow = {
-      id: newId(),
-      organisation_id: organisationId,
-      external_id: input.external_id ?? null,
+      ...newResourceRow(organisationId, input.external_id, at),
       subject: input.subject,
       body: JSON.stringify({ format: input.body.format, content: input.body.content }),
       audience: JSON.stringify(audience),
@@ -124,9 +120,6 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
       claim_token: null,
       lease_until: null,
       created_by: actorId,
-      created_at: at,
-      updated_at: at,
-      deleted_at: null,
     };
     await insertWithExternalId(() => emailMessagesRepository.insert(db, row), 'email message', input.external_id);
     const when = status === 'scheduled' ? `, scheduled for ${sendAt}` : ' as a draft';
@@ -188,21 +181,15 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
       return toEmailMessageView(await found(db, organisationId, id));
     },
 
-    list(db: Db, organisationId: string, params: ListParams & { status?: EmailMessageStatus }) {
-      return listPage(cursors, {
-        list: 'email_messages',
-        organisationId,
-        params,
-        filters: { status: params.status },
-        fetch: (q) => emailMessagesRepository.page(db, organisationId, q),
-        map: toEmailMessageView,
-      });
-    },
+    list: resourceList(cursors, {
+      list: 'email_messages',
+      page: emailMessagesRepository.page,
+      map: toEmailMessageView,
+      filters: (params: ListParams & { status?: EmailMessageStatus }) => ({ status: params.status }),
+    }),
 
     async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<EmailMessageView> {
-      const row = await emailMessagesRepository.findByExternalId(db, organisationId, externalId);
-      if (!row) throw new ApiError('email_message.not_found', `No email message with external_id ${JSON.stringify(externalId)} in this organisation.`);
-      return toEmailMessageView(row);
+      return toEmailMessageView(await foundOr404(emailMessagesRepository.findByExternalId(db, organisationId, externalId), 'email_message.not_found', `No email message with external_id ${JSON.stringify(externalId)} in this organisation.`));
     },
 
     /** Creates (201) or updates (200) by external id; on update, fields left out keep their value. */

@@ -11,8 +11,10 @@ import {
   VersionParams,
 } from './email-templates.schemas.ts';
 import { namedAfter } from '../../operations/schemas.ts';
+import { templateWriteOperation, type TemplateLevelDeclarations } from './template-operations.ts';
 
-const tag = 'Email templates';
+const organisationLevel: TemplateLevelDeclarations = { tag: 'Email templates', capability: 'email_template/edit', version: EmailTemplateVersion };
+const { tag } = organisationLevel;
 const scopeRules =
   'Query: `language` (BCP 47, required), `level` (`tenant` by default, `category`, `course`, `activity`) and `scope_id` (required unless `level` is `tenant`, refused when it is). ' +
   'An unknown message, or a scope that is not in this organisation, is a 404.';
@@ -50,73 +52,56 @@ export const emailTemplateOperations = [
     errors: [404, 422],
     handler: (ctx, { params, query }) => ctx.services.emailTemplates.view(ctx.db, ctx.organisation.id, ctx.actor, params.message_key, query),
   }),
-  defineOperation({
+  templateWriteOperation(organisationLevel, {
     id: 'saveEmailTemplateDraft',
     errorCodes: ['email_template.scope_not_found', 'email_template.scope_deleted', 'email_template.concurrent_change'],
     emits: ['email_template.draft_saved'],
     method: 'PUT',
     path: '/email_templates/{message_key}/draft',
-    tag,
     summary: "Write an email template's draft",
     description:
       'Creates the draft version (201; and the override itself on its first draft) or replaces its content (200). The body is the whole draft: a field left out is null, which inherits. ' +
       `Nothing is in use until the draft is published. A deleted category, course or activity: 409. ${scopeRules}`,
-    scope: 'email:write',
-    capability: 'email_template/edit',
-    writes: true,
     idempotency: 'optional',
     params: MessageKeyParams,
     query: TemplateScopeQuery,
     body: EmailTemplateDraft,
     bodyExample: emailTemplateDraftExample,
-    notFoundCode: 'email_template.message_not_found',
-    success: { status: 201, alsoStatuses: [200], schema: EmailTemplateVersion, description: 'The draft version: created (201) or replaced (200).' },
-    errors: [404, 409, 422],
+    success: { status: 201, alsoStatuses: [200], description: 'The draft version: created (201) or replaced (200).' },
     async handler(ctx, { params, query, body }) {
       const { created, version } = await ctx.services.emailTemplates.saveDraft(ctx.db, ctx.organisation.id, params.message_key, query, body);
       return new Outcome(created ? 201 : 200, version);
     },
   }),
-  defineOperation({
+  templateWriteOperation(organisationLevel, {
     id: 'publishEmailTemplateDraft',
     errorCodes: ['email_template.scope_not_found', 'email_template.no_draft', 'email_template.scope_deleted', 'email_template.concurrent_change'],
     emits: ['email_template.published'],
     method: 'POST',
     path: '/email_templates/{message_key}/draft/actions/publish',
-    tag,
     summary: "Publish an email template's draft",
     description: `The draft becomes the published version, in use from now on; the version published before becomes \`archived\`. No draft: 409 \`email_template.no_draft\`. ${scopeRules}`,
-    scope: 'email:write',
-    capability: 'email_template/edit',
-    writes: true,
     idempotency: 'optional',
     params: MessageKeyParams,
     query: TemplateScopeQuery,
-    notFoundCode: 'email_template.message_not_found',
-    success: { status: 200, schema: EmailTemplateVersion, description: 'The version now published.' },
-    errors: [404, 409, 422],
+    success: { status: 200, description: 'The version now published.' },
     handler: (ctx, { params, query }) => ctx.services.emailTemplates.publish(ctx.db, ctx.organisation.id, params.message_key, query),
   }),
-  defineOperation({
+  templateWriteOperation(organisationLevel, {
     id: 'restoreEmailTemplateVersion',
     errorCodes: ['email_template.message_not_found', 'email_template.scope_not_found', 'email_template.version_is_draft', 'email_template.scope_deleted', 'email_template.concurrent_change'],
     emits: ['email_template.draft_restored'],
     method: 'POST',
     path: '/email_templates/{message_key}/versions/{version_id}/actions/restore',
-    tag,
     summary: 'Restore an email template version as the draft',
     description:
       'Copies an earlier (published or archived) version into the draft, creating the draft if there is none. It does not publish: the restored content is not in use until the draft is published. ' +
       `A version that is not of this template at this scope and language: 404. Restoring the draft itself, or a deleted category, course or activity: 409. ${scopeRules}`,
-    scope: 'email:write',
-    capability: 'email_template/edit',
-    writes: true,
     idempotency: 'required',
     params: VersionParams,
     query: TemplateScopeQuery,
     notFoundCode: 'email_template.version_not_found',
-    success: { status: 200, schema: EmailTemplateVersion, description: 'The draft version, holding the restored content.' },
-    errors: [404, 409, 422],
+    success: { status: 200, description: 'The draft version, holding the restored content.' },
     handler: (ctx, { params, query }) => ctx.services.emailTemplates.restore(ctx.db, ctx.organisation.id, params.message_key, params.version_id, query),
   }),
 ];

@@ -9,12 +9,12 @@ import type { Db } from '../../db/database.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { newId } from '../../ids.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
-import { templateEditing } from './template-editing.ts';
+import { messageView, templateEditing, versionsView } from './template-editing.ts';
 import type { CatalogMessage, EmailTemplateDraft, EmailTemplateVersion, EmailTemplateView } from './email-templates.schemas.ts';
 import { emailTemplatesRepository, emailTemplateVersions, type EmailTemplateRow } from './email-templates.repository.ts';
 import { messageCatalog, requireMessage, type MessageDefinition } from './message-catalog.ts';
 import { scopeFromQuery, scopeIsLive, type TemplateScope, type TemplateScopeQuery } from './template-scope.ts';
-import { insertOrConflict, versionLifecycle } from './version-lifecycle.ts';
+import { insertOrConflict } from './version-lifecycle.ts';
 import type { VersionRow } from './versions.repository.ts';
 
 type VersionView = Static<typeof EmailTemplateVersion>;
@@ -51,10 +51,10 @@ interface Located {
 export function createEmailTemplateService(deps: { clock: Clock; events: EventRecorder }) {
   const { clock } = deps;
   const editing = templateEditing<'email_template_versions', Located, (typeof contentFields)[number], VersionView>({
-    lifecycle: versionLifecycle<'email_template_versions'>(deps, emailTemplateVersions, [...contentFields, 'variable_refs']),
-    events: deps.events,
+    deps,
+    versions: emailTemplateVersions,
     contentFields,
-    eventTypes: { draftSaved: 'email_template.draft_saved', published: 'email_template.published', restored: 'email_template.draft_restored' },
+    eventPrefix: 'email_template',
     async createTemplate(db, organisationId, at) {
       const row = { id: newId(), organisation_id: organisationId, message_key: at.message.message_key, scope_level: at.scope.level, scope_id: at.scope.scope_id, language: at.scope.language, created_at: clock.now().toISOString() };
       await insertOrConflict(() => emailTemplatesRepository.insert(db, row));
@@ -96,19 +96,7 @@ export function createEmailTemplateService(deps: { clock: Clock; events: EventRe
     async view(db: Db, organisationId: string, actor: Actor, messageKey: string, query: TemplateScopeQuery): Promise<Static<typeof EmailTemplateView>> {
       const { message, scope, live, template } = await locate(db, organisationId, messageKey, query);
       const versions = template ? (await emailTemplateVersions.list(db, organisationId, template.id)).map(toVersionView) : [];
-      return {
-        message_key: message.message_key,
-        title: message.title,
-        description: message.description,
-        category: message.category,
-        critical: message.critical,
-        scope,
-        template_id: template?.id ?? null,
-        draft: versions.find((v) => v.state === 'draft') ?? null,
-        published: versions.find((v) => v.state === 'published') ?? null,
-        versions,
-        may_edit_source: actor.capabilities.has('email_template/edit') && live,
-      };
+      return { ...messageView(message), scope, ...versionsView(template, versions), may_edit_source: actor.capabilities.has('email_template/edit') && live };
     },
 
     async saveDraft(db: Db, organisationId: string, messageKey: string, query: TemplateScopeQuery, input: Static<typeof EmailTemplateDraft>) {

@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { EnrolmentsTable } from '../../db/tables.ts';
 import { insertWithExternalId } from '../external-ids.ts';
+import { foundOr404, newResourceRow } from '../resource-rows.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
@@ -12,7 +13,7 @@ import { coursesRepository } from '../courses/courses.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
 import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
-import { listPage, type ListParams } from '../../operations/listing.ts';
+import { resourceList, type ListParams } from '../../operations/listing.ts';
 import type { CreateEnrolmentMethod, EnrolmentMethod, MethodSettings, UpdateEnrolmentMethod } from './enrolment-methods.schemas.ts';
 import { enrolmentMethodsRepository, type EnrolmentMethodRow } from './enrolment-methods.repository.ts';
 
@@ -63,8 +64,7 @@ export function createEnrolmentMethodService(deps: {
   const { clock, cursors, events, extensions, enrolments } = deps;
 
   async function live(db: Db, organisationId: string, id: string): Promise<EnrolmentMethodRow> {
-    const row = await enrolmentMethodsRepository.findById(db, organisationId, id);
-    if (!row) throw new ApiError('enrolment_method.not_found', `No enrolment method ${id} in this organisation.`);
+    const row = await foundOr404(enrolmentMethodsRepository.findById(db, organisationId, id), 'enrolment_method.not_found', `No enrolment method ${id} in this organisation.`);
     if (row.deleted_at !== null) throw new ApiError('enrolment_method.deleted', `Enrolment method ${id} was deleted at ${row.deleted_at}.`);
     return row;
   }
@@ -78,18 +78,13 @@ export function createEnrolmentMethodService(deps: {
     checkSettings(input.type, settings);
     const at = clock.now().toISOString();
     const row: EnrolmentMethodRow = {
-      id: newId(),
-      organisation_id: organisationId,
-      external_id: input.external_id ?? null,
+      ...newResourceRow(organisationId, input.external_id, at),
       course_id: course.id,
       type: input.type,
       name: input.name ?? null,
       status: input.status ?? 'enabled',
       role: input.role ?? 'student',
       settings: JSON.stringify(settings),
-      created_at: at,
-      updated_at: at,
-      deleted_at: null,
     };
     await insertWithExternalId(() => enrolmentMethodsRepository.insert(db, row), 'enrolment method', input.external_id);
     await events.record(db, organisationId, 'enrolment_method.created', { id: row.id, course_id: row.course_id, summary: `Enrolment method ${label(row)} added.` });
@@ -121,28 +116,21 @@ export function createEnrolmentMethodService(deps: {
 
   return {
     async get(db: Db, organisationId: string, id: string): Promise<View> {
-      const row = await enrolmentMethodsRepository.findById(db, organisationId, id);
-      if (!row) throw new ApiError('enrolment_method.not_found', `No enrolment method ${id} in this organisation.`);
-      return toEnrolmentMethodView(row);
+      return toEnrolmentMethodView(await foundOr404(enrolmentMethodsRepository.findById(db, organisationId, id), 'enrolment_method.not_found', `No enrolment method ${id} in this organisation.`));
     },
 
-    list: (db: Db, organisationId: string, params: ListParams & { course_id?: string }) =>
-      listPage(cursors, {
-        list: 'enrolment_methods',
-        organisationId,
-        params,
-        filters: { course_id: params.course_id },
-        fetch: (q) => enrolmentMethodsRepository.page(db, organisationId, q),
-        map: toEnrolmentMethodView,
-      }),
+    list: resourceList(cursors, {
+      list: 'enrolment_methods',
+      page: enrolmentMethodsRepository.page,
+      map: toEnrolmentMethodView,
+      filters: (params: ListParams & { course_id?: string }) => ({ course_id: params.course_id }),
+    }),
 
     create,
     update,
 
     async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<View> {
-      const row = await enrolmentMethodsRepository.findByExternalId(db, organisationId, externalId);
-      if (!row) throw new ApiError('enrolment_method.not_found', `No enrolment method with external_id ${JSON.stringify(externalId)}.`);
-      return toEnrolmentMethodView(row);
+      return toEnrolmentMethodView(await foundOr404(enrolmentMethodsRepository.findByExternalId(db, organisationId, externalId), 'enrolment_method.not_found', `No enrolment method with external_id ${JSON.stringify(externalId)}.`));
     },
 
     async upsertByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof CreateEnrolmentMethod>) {

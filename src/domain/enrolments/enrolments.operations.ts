@@ -45,7 +45,6 @@ export const enrolmentOperations = [
     resourceType: 'enrolment',
     name,
     upsertErrorCodes: [...createRefusals, 'enrolment.deleted'],
-    upsertEmits: ['enrolment.created', 'enrolment.updated'],
     tag,
     item: Enrolment,
     notFoundCode,
@@ -53,8 +52,7 @@ export const enrolmentOperations = [
     write,
     upsertBody: UpsertEnrolment,
     upsertExample: example,
-    getByExternalId: (ctx, ext) => ctx.services.enrolments.getByExternalId(ctx.db, ctx.organisation.id, ext),
-    upsertByExternalId: (ctx, ext, body) => ctx.services.enrolments.upsertByExternalId(ctx.db, ctx.organisation.id, ext, body),
+    service: (ctx) => ctx.services.enrolments,
   }),
   listOperation({
     ...enrolment,

@@ -9,7 +9,7 @@ import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
-import { listPage, type ListParams } from '../../operations/listing.ts';
+import { resourceList, type ListParams } from '../../operations/listing.ts';
 import { BatchWrites } from '../bulk/batch-writes.ts';
 import { directLookups, prefetchedLookups, type EnrolmentLookups, type NamedInBulk } from './enrolments.lookups.ts';
 import { batchedWrites, directWrites, type EnrolmentStore } from './enrolments.writes.ts';
@@ -194,15 +194,12 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<EnrolmentView> {
       return toEnrolmentView(await find(directLookups(db, organisationId), { external_id: externalId }));
     },
-    list: (db: Db, organisationId: string, params: ListParams & { course_id?: string; user_id?: string; status?: string }) =>
-      listPage(cursors, {
-        list: 'enrolments',
-        organisationId,
-        params,
-        filters: { course_id: params.course_id, person_id: params.user_id, status: params.status },
-        fetch: (q) => enrolmentsRepository.page(db, organisationId, q),
-        map: toEnrolmentView,
-      }),
+    list: resourceList(cursors, {
+      list: 'enrolments',
+      page: enrolmentsRepository.page,
+      map: toEnrolmentView,
+      filters: (params: ListParams & { course_id?: string; user_id?: string; status?: string }) => ({ course_id: params.course_id, person_id: params.user_id, status: params.status }),
+    }),
     create,
     update,
     upsertByExternalId,

@@ -6,15 +6,15 @@ import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
+import { newResourceRow } from '../resource-rows.ts';
 import type { EventType } from '../../events/catalog.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError, type FieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
-import { newId } from '../../ids.ts';
 import { requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
-import { listPage, type ListParams } from '../../operations/listing.ts';
+import { resourceList, type ListParams } from '../../operations/listing.ts';
 import type { CreateLessonPage, LessonPage, UpdateLessonPage, UpsertLessonPage } from './lesson-pages.schemas.ts';
 import { lessonPagesRepository, type LessonPageRef, type LessonPageRow } from './lesson-pages.repository.ts';
 import { answerErrors, isJumpKeyword, isQuestionType, type AnswerValue, type PageTypeName } from './page-types.ts';
@@ -158,9 +158,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     await checkAnswers(db, organisationId, input.lesson_id, pageType, answers);
     const at = clock.now().toISOString();
     const row: LessonPageRow = {
-      id: newId(),
-      organisation_id: organisationId,
-      external_id: input.external_id ?? null,
+      ...newResourceRow(organisationId, input.external_id, at),
       lesson_id: input.lesson_id,
       course_id: courseId,
       title: input.title,
@@ -168,9 +166,6 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
       contents: contentsJson(input.contents),
       answers,
       sort_key: await placement(db, organisationId, input.lesson_id, input.after_page_id, undefined, lookups),
-      created_at: at,
-      updated_at: at,
-      deleted_at: null,
     };
     await insertWithExternalId(() => lessonPagesRepository.insert(db, row), 'lesson page', input.external_id);
     await record(db, organisationId, 'lesson_page.created', row, `Lesson page ${describeTitle(row.title)} added.`);
@@ -219,18 +214,13 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     },
 
     /** In lesson order (by lesson, then place in it); with `updated_since`, in order of change. */
-    list(db: Db, organisationId: string, params: ListParams & { lesson_id?: string }) {
-      const inLessonOrder = params.updated_since === undefined;
-      return listPage(cursors, {
-        list: 'lesson_pages',
-        organisationId,
-        params,
-        filters: { lesson_id: params.lesson_id },
-        fetch: (q) => lessonPagesRepository.page(db, organisationId, q),
-        map: toLessonPageView,
-        position: (row) => (inLessonOrder ? [row.lesson_id, row.sort_key, row.id] : [row.updated_at, row.id]),
-      });
-    },
+    list: resourceList(cursors, {
+      list: 'lesson_pages',
+      page: lessonPagesRepository.page,
+      map: toLessonPageView,
+      filters: (params: ListParams & { lesson_id?: string }) => ({ lesson_id: params.lesson_id }),
+      position: (row, params) => (params.updated_since === undefined ? [row.lesson_id, row.sort_key, row.id] : [row.updated_at, row.id]),
+    }),
 
     create,
 

@@ -10,8 +10,8 @@ import type { EventRecorder } from '../../events/outbox.ts';
 import { newId } from '../../ids.ts';
 import { languageFromPath } from '../email-templates/language-tag.ts';
 import { requireMessage, type MessageDefinition } from '../email-templates/message-catalog.ts';
-import { templateEditing } from '../email-templates/template-editing.ts';
-import { insertOrConflict, versionLifecycle } from '../email-templates/version-lifecycle.ts';
+import { messageView, templateEditing, versionsView } from '../email-templates/template-editing.ts';
+import { insertOrConflict } from '../email-templates/version-lifecycle.ts';
 import type { VersionRow } from '../email-templates/versions.repository.ts';
 import type { PlatformEmailTemplateDraft, PlatformEmailTemplateVersion, PlatformEmailTemplateView } from './platform-email-templates.schemas.ts';
 import { platformEmailTemplatesRepository, platformEmailTemplateVersions, type PlatformEmailTemplateRow } from './platform-email-templates.repository.ts';
@@ -44,10 +44,10 @@ interface Located {
 export function createPlatformEmailTemplateService(deps: { clock: Clock; events: EventRecorder }) {
   const { clock } = deps;
   const editing = templateEditing<'platform_email_template_versions', Located, (typeof contentFields)[number], VersionView>({
-    lifecycle: versionLifecycle<'platform_email_template_versions'>(deps, platformEmailTemplateVersions, [...contentFields, 'variable_refs']),
-    events: deps.events,
+    deps,
+    versions: platformEmailTemplateVersions,
     contentFields,
-    eventTypes: { draftSaved: 'platform_email_template.draft_saved', published: 'platform_email_template.published', restored: 'platform_email_template.draft_restored' },
+    eventPrefix: 'platform_email_template',
     async createTemplate(db, _organisationId, at) {
       const row = { id: newId(), message_key: at.message.message_key, language: at.language, created_at: clock.now().toISOString() };
       await insertOrConflict(() => platformEmailTemplatesRepository.insert(db, row));
@@ -69,18 +69,7 @@ export function createPlatformEmailTemplateService(deps: { clock: Clock; events:
     async view(db: Db, messageKey: string, language: string): Promise<Static<typeof PlatformEmailTemplateView>> {
       const { message, language: tag, template } = await locate(db, messageKey, language);
       const versions = template ? (await platformEmailTemplateVersions.list(db, null, template.id)).map(toPlatformVersionView) : [];
-      return {
-        message_key: message.message_key,
-        title: message.title,
-        description: message.description,
-        category: message.category,
-        critical: message.critical,
-        language: tag,
-        template_id: template?.id ?? null,
-        draft: versions.find((v) => v.state === 'draft') ?? null,
-        published: versions.find((v) => v.state === 'published') ?? null,
-        versions,
-      };
+      return { ...messageView(message), language: tag, ...versionsView(template, versions) };
     },
 
     async saveDraft(db: Db, organisationId: string, messageKey: string, language: string, input: Static<typeof PlatformEmailTemplateDraft>) {

@@ -8,6 +8,7 @@ import { newId } from '../../ids.ts';
 import { capabilityDescriptions, isRoleName, organisationCapabilities, platformCapabilities, roleNames, roles as builtInRoles, type RoleName } from '../../access/capabilities.ts';
 import { bumpCredentialEpoch } from '../../access/credential-epoch.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { foundOr404 } from '../resource-rows.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { listPage } from '../../operations/listing.ts';
@@ -40,9 +41,7 @@ export function createRoleService(deps: { clock: Clock; cursors: CursorCodec; ev
 
   async function custom(db: Db, organisationId: string, key: string): Promise<CustomRoleRow> {
     if (isRoleName(key)) throw new ApiError('role.built_in', `The role ${key} is built in; it cannot change. Create a custom role instead.`);
-    const row = await rolesRepository.findByKey(db, organisationId, key);
-    if (!row) throw new ApiError('role.not_found', `No role ${key} in this organisation.`);
-    return row;
+    return foundOr404(rolesRepository.findByKey(db, organisationId, key), 'role.not_found', `No role ${key} in this organisation.`);
   }
 
   /** Built-in roles first, then custom ones by key; the list is small, so a page is cut from all of it. */
@@ -67,9 +66,7 @@ export function createRoleService(deps: { clock: Clock; cursors: CursorCodec; ev
 
     async get(db: Db, organisationId: string, key: string): Promise<RoleView> {
       if (isRoleName(key)) return builtInView(key);
-      const row = await rolesRepository.findByKey(db, organisationId, key);
-      if (!row) throw new ApiError('role.not_found', `No role ${key} in this organisation.`);
-      return customView(row);
+      return customView(await foundOr404(rolesRepository.findByKey(db, organisationId, key), 'role.not_found', `No role ${key} in this organisation.`));
     },
 
     async create(db: Db, organisationId: string, input: Static<typeof CreateRole>): Promise<RoleView> {

@@ -1,53 +1,38 @@
 import Type from 'typebox';
 import { ListQuery } from '../../operations/pagination.ts';
-import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
+import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type Resource } from '../../operations/resource-operations.ts';
 import { Uuid } from '../../operations/schemas.ts';
 import { CreateSection, Section, UpdateSection, UpsertSection } from './sections.schemas.ts';
 
-const tag = 'Sections';
-const name: ResourceName = { singular: 'section', plural: 'sections' };
-const notFoundCode = 'section.not_found' as const;
-const section = { collection: 'sections', tag, item: Section, name, notFoundCode } as const;
+const section: Resource = { collection: 'sections', resourceType: 'section', name: { singular: 'section', plural: 'sections' }, tag: 'Sections', item: Section, notFoundCode: 'section.not_found' };
+const read = { scope: 'courses:read', capability: 'course/view' } as const;
 const write = { scope: 'courses:write', capability: 'course/update' } as const;
 
 export const sectionOperations = [
   ...syncOperations({
-    collection: 'sections',
-    resourceType: 'section',
-    name,
+    ...section,
     upsertErrorCodes: ['course.deleted', 'section.deleted', 'resource.external_id_taken'],
-    upsertEmits: ['section.created', 'section.updated'],
-    tag,
-    item: Section,
-    notFoundCode,
-    read: { scope: 'courses:read', capability: 'course/view' },
+    read,
     write,
     upsertBody: UpsertSection,
     upsertExample: { course_id: '0193a5b2-7c1d-7000-8000-000000000001', title: 'Week 1', visible: true },
-    getByExternalId: (ctx, ext) => ctx.services.sections.getByExternalId(ctx.db, ctx.organisation.id, ext),
-    upsertByExternalId: (ctx, ext, body) => ctx.services.sections.upsertByExternalId(ctx.db, ctx.organisation.id, ext, body),
+    service: (ctx) => ctx.services.sections,
   }),
   listOperation({
     ...section,
     id: 'listSections',
     summary: 'List sections',
     description: 'Sections in creation order, optionally of one course.',
-    scope: 'courses:read',
-    capability: 'course/view',
+    ...read,
     query: Type.Object({ ...ListQuery, course_id: Type.Optional(Uuid({ description: 'Only sections of this course.' })) }, { additionalProperties: false }),
     handler: (ctx, { query }) => ctx.services.sections.list(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
+    ...section,
     id: 'getSection',
-    collection: 'sections',
-    tag,
     summary: 'Read a section',
     description: 'A deleted section is still readable, with `deleted_at` set.',
-    scope: 'courses:read',
-    capability: 'course/view',
-    notFoundCode,
-    item: Section,
-    name,
+    ...read,
     read: (ctx, id) => ctx.services.sections.get(ctx.db, ctx.organisation.id, id),
   }),
   createOperation({
@@ -75,16 +60,14 @@ export const sectionOperations = [
     handler: (ctx, { params, body }) => ctx.services.sections.update(ctx.db, ctx.organisation.id, params.id, body),
   }),
   deleteByIdOperation({
+    ...section,
     id: 'deleteSection',
     errorCodes: ['section.deleted'],
-    collection: 'sections',
     emits: ['section.deleted'],
-    tag,
     summary: 'Delete a section',
     description: 'Soft delete: the section keeps its row with `deleted_at` set and leaves lists unless `include_deleted=true`.',
     scope: 'courses:delete',
     capability: 'course/update',
-    notFoundCode,
     remove: (ctx, id) => ctx.services.sections.remove(ctx.db, ctx.organisation.id, id),
   }),
 ];

@@ -4,10 +4,10 @@ import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
-import { newId } from '../../ids.ts';
+import { foundOr404, newResourceRow } from '../resource-rows.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
-import { listPage, type ListParams } from '../../operations/listing.ts';
+import { resourceList, type ListParams } from '../../operations/listing.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';
@@ -38,8 +38,7 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
   const { clock, cursors, events } = deps;
 
   async function live(db: Db, organisationId: string, id: string): Promise<SectionRow> {
-    const row = await sectionsRepository.findById(db, organisationId, id);
-    if (!row) throw new ApiError('section.not_found', `No section ${id} in this organisation.`);
+    const row = await foundOr404(sectionsRepository.findById(db, organisationId, id), 'section.not_found', `No section ${id} in this organisation.`);
     if (row.deleted_at !== null) throw new ApiError('section.deleted', `Section ${id} was deleted at ${row.deleted_at}; it can no longer change.`);
     return row;
   }
@@ -56,18 +55,13 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
     }
     const at = clock.now().toISOString();
     const row: SectionRow = {
-      id: newId(),
-      organisation_id: organisationId,
-      external_id: input.external_id ?? null,
+      ...newResourceRow(organisationId, input.external_id, at),
       course_id: course.id,
       parent_section_id: input.parent_section_id ?? null,
       sort_key: generateKeyBetween(await sectionsRepository.lastSortKey(db, organisationId, course.id), null),
       title: input.title ?? null,
       summary: input.summary ? JSON.stringify(input.summary) : null,
       visible: input.visible ?? true,
-      created_at: at,
-      updated_at: at,
-      deleted_at: null,
     };
     await insertWithExternalId(() => sectionsRepository.insert(db, row), 'section', input.external_id);
     await events.record(db, organisationId, 'section.created', { id: row.id, course_id: row.course_id, summary: `Section ${describeTitle(row.title)} added.` });
@@ -96,26 +90,18 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
 
   return {
     async get(db: Db, organisationId: string, id: string): Promise<SectionView> {
-      const row = await sectionsRepository.findById(db, organisationId, id);
-      if (!row) throw new ApiError('section.not_found', `No section ${id} in this organisation.`);
-      return toSectionView(row);
+      return toSectionView(await foundOr404(sectionsRepository.findById(db, organisationId, id), 'section.not_found', `No section ${id} in this organisation.`));
     },
 
-    list(db: Db, organisationId: string, params: ListParams & { course_id?: string }) {
-      return listPage(cursors, {
-        list: 'sections',
-        organisationId,
-        params,
-        filters: { course_id: params.course_id },
-        fetch: (q) => sectionsRepository.page(db, organisationId, q),
-        map: toSectionView,
-      });
-    },
+    list: resourceList(cursors, {
+      list: 'sections',
+      page: sectionsRepository.page,
+      map: toSectionView,
+      filters: (params: ListParams & { course_id?: string }) => ({ course_id: params.course_id }),
+    }),
 
     async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<SectionView> {
-      const row = await sectionsRepository.findByExternalId(db, organisationId, externalId);
-      if (!row) throw new ApiError('section.not_found', `No section with external_id ${JSON.stringify(externalId)} in this organisation.`);
-      return toSectionView(row);
+      return toSectionView(await foundOr404(sectionsRepository.findByExternalId(db, organisationId, externalId), 'section.not_found', `No section with external_id ${JSON.stringify(externalId)} in this organisation.`));
     },
 
     async upsertByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof UpsertSection>) {

@@ -8,6 +8,7 @@ import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
+import { foundOr404 } from '../resource-rows.ts';
 import { newId } from '../../ids.ts';
 import { resolveTargetDirectory, type FileStore } from './file-store.ts';
 import type { CreateStorageTarget, File, StorageTarget, UploadFile } from './storage.schemas.ts';
@@ -88,8 +89,7 @@ export function createStorageService(deps: StorageDeps) {
     },
 
     async makeDefault(db: Db, organisationId: string, id: string): Promise<TargetView> {
-      const target = await storageRepository.target(db, organisationId, id);
-      if (!target) throw new ApiError('storage_target.not_found', `No storage target ${id} in this organisation.`);
+      const target = await foundOr404(storageRepository.target(db, organisationId, id), 'storage_target.not_found', `No storage target ${id} in this organisation.`);
       if (target.is_default) throw new ApiError('storage.already_default', `Storage target ${JSON.stringify(target.name)} is already the default for new files.`);
       const at = clock.now().toISOString();
       await storageRepository.setDefault(db, organisationId, id, at);
@@ -137,15 +137,12 @@ export function createStorageService(deps: StorageDeps) {
     },
 
     async getFile(db: Db, organisationId: string, id: string) {
-      const row = await storageRepository.file(db, organisationId, id);
-      if (!row) throw new ApiError('file.not_found', `No file ${id} in this organisation.`);
-      return toFileView(row);
+      return toFileView(await foundOr404(storageRepository.file(db, organisationId, id), 'file.not_found', `No file ${id} in this organisation.`));
     },
 
     /** Reads from the target the file was written to, whatever the default is now. */
     async fileContent(db: Db, organisationId: string, id: string): Promise<{ contentType: string; filename: string; bytes: Buffer }> {
-      const row = await storageRepository.file(db, organisationId, id);
-      if (!row) throw new ApiError('file.not_found', `No file ${id} in this organisation.`);
+      const row = await foundOr404(storageRepository.file(db, organisationId, id), 'file.not_found', `No file ${id} in this organisation.`);
       const target = row.storage_target_id === null ? undefined : await storageRepository.target(db, organisationId, row.storage_target_id);
       return { contentType: row.content_type, filename: row.filename, bytes: await store.read(directoryOf(target), organisationId, row.id) };
     },

@@ -41,7 +41,6 @@ export const userOperations = [
     write,
     upsertBody: UpsertUser,
     upsertExample: example,
-    upsertEmits: ['user.created', 'user.updated'],
     upsertErrorCodes: [...writeCodes],
     getByExternalId: (ctx, ext) => service(ctx).getByExternalId(ctx.db, ctx.organisation.id, ext),
     upsertByExternalId: (ctx, ext, body) => service(ctx).upsertByExternalId(ctx.db, ctx.organisation.id, by(ctx), ext, body),

@@ -11,6 +11,7 @@ import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { newId } from '../../ids.ts';
+import { foundOr404, newResourceRow } from '../resource-rows.ts';
 import { isRoleName, roles as builtInRoles, type Capability } from '../../access/capabilities.ts';
 import type { Actor } from '../../access/actor.ts';
 import { bumpCredentialEpoch } from '../../access/credential-epoch.ts';
@@ -23,7 +24,7 @@ import type { Mailer } from '../../mail/mail.ts';
 import { MailDeliveryError } from '../../mail/mail.ts';
 import { publicOrigin, type PublicOriginSettings } from '../../public-origin.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
-import { listPage, type ListParams } from '../../operations/listing.ts';
+import { resourceList, type ListParams } from '../../operations/listing.ts';
 import { organisationsRepository } from '../organisations/organisations.repository.ts';
 import { MIN_PASSWORD_LENGTH } from '../people/people.service.ts';
 import { customRoleCapabilities } from '../roles/role-capabilities.ts';
@@ -76,9 +77,7 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
   const { clock, cursors, events } = deps;
 
   async function find(db: Db, organisationId: string, id: string): Promise<UserRow> {
-    const row = await usersRepository.findById(db, organisationId, id);
-    if (!row) throw new ApiError('user.not_found', `No user ${id} in this organisation.`);
-    return row;
+    return foundOr404(usersRepository.findById(db, organisationId, id), 'user.not_found', `No user ${id} in this organisation.`);
   }
 
   async function live(db: Db, organisationId: string, id: string): Promise<UserRow> {
@@ -144,19 +143,14 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     await checkEmailFree(db, organisationId, email);
     const at = clock.now().toISOString();
     const row: UserRow = {
-      id: newId(),
-      organisation_id: organisationId,
+      ...newResourceRow(organisationId, input.external_id, at),
       email,
       name: input.name,
       password_hash: operator.passwordHash ?? null,
       roles: JSON.stringify(roles),
       is_platform_admin: operator.isPlatformAdmin ?? false,
-      external_id: input.external_id ?? null,
       status: input.status ?? 'active',
       last_sign_in_at: null,
-      created_at: at,
-      updated_at: at,
-      deleted_at: null,
     };
     try {
       await usersRepository.insert(db, row);
@@ -219,9 +213,7 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     get: (db: Db, organisationId: string, id: string) => find(db, organisationId, id).then(toUserView),
 
     async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<UserView> {
-      const row = await usersRepository.findByExternalId(db, organisationId, externalId);
-      if (!row) throw new ApiError('user.not_found', `No user with external_id ${JSON.stringify(externalId)} in this organisation.`);
-      return toUserView(row);
+      return toUserView(await foundOr404(usersRepository.findByExternalId(db, organisationId, externalId), 'user.not_found', `No user with external_id ${JSON.stringify(externalId)} in this organisation.`));
     },
 
     async findByEmail(db: Db, organisationId: string, email: string): Promise<UserView | undefined> {
@@ -229,16 +221,16 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
       return row && toUserView(row);
     },
 
-    list(db: Db, organisationId: string, params: ListParams & { status?: string; role?: string; email?: string }) {
-      return listPage(cursors, {
-        list: 'users',
-        organisationId,
-        params,
-        filters: { status: params.status, role: params.role, email: params.email === undefined ? undefined : normaliseEmail(params.email) },
-        fetch: (q) => usersRepository.page(db, organisationId, q),
-        map: toUserView,
-      });
-    },
+    list: resourceList(cursors, {
+      list: 'users',
+      page: usersRepository.page,
+      map: toUserView,
+      filters: (params: ListParams & { status?: string; role?: string; email?: string }) => ({
+        status: params.status,
+        role: params.role,
+        email: params.email === undefined ? undefined : normaliseEmail(params.email),
+      }),
+    }),
 
     async upsertByExternalId(db: Db, organisationId: string, by: Authority, externalId: string, input: Static<typeof UpsertUser>) {
       const existing = await usersRepository.findByExternalId(db, organisationId, externalId);

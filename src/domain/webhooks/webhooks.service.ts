@@ -8,6 +8,7 @@ import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
+import { foundOr404 } from '../resource-rows.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
@@ -304,8 +305,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     /** From the delivery log: the same event (same webhook-id) is delivered again, now. */
     async resend(db: Db, organisationId: string, id: string, deliveryId: string) {
       const row = await live(db, organisationId, id);
-      const delivery = await deliveriesRepository.find(db, organisationId, row.id, deliveryId);
-      if (!delivery) throw new ApiError('webhook_delivery.not_found', `No delivery ${deliveryId} of this subscription.`);
+      const delivery = await foundOr404(deliveriesRepository.find(db, organisationId, row.id, deliveryId), 'webhook_delivery.not_found', `No delivery ${deliveryId} of this subscription.`);
       if (delivery.status === 'pending') throw new ApiError('webhook_delivery.pending', 'That delivery is still being tried; it needs no resend.');
       const at = clock.now().toISOString();
       const patch = { status: 'pending' as const, next_attempt_at: at, first_attempt_at: null, attempts: 0, leased_until: null };

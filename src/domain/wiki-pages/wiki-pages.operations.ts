@@ -1,27 +1,20 @@
 import Type from 'typebox';
 import { defineOperation } from '../../operations/operation.ts';
 import { ListQuery, PageQuery } from '../../operations/pagination.ts';
-import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type ResourceName } from '../../operations/resource-operations.ts';
+import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type Resource } from '../../operations/resource-operations.ts';
 import { IdParams, ListEnvelope, Uuid } from '../../operations/schemas.ts';
 import { CreateWikiPage, RestoreWikiPage, UpdateWikiPage, UpsertWikiPage, VersionParams, WikiPage, WikiPageVersion } from './wiki-pages.schemas.ts';
 
-const tag = 'Wiki pages';
-const name: ResourceName = { singular: 'wiki page', plural: 'wiki pages' };
-const notFoundCode = 'wiki_page.not_found' as const;
+const wikiPage: Resource = { collection: 'wiki_pages', resourceType: 'wiki_page', name: { singular: 'wiki page', plural: 'wiki pages' }, tag: 'Wiki pages', item: WikiPage, notFoundCode: 'wiki_page.not_found' };
+const { tag, notFoundCode } = wikiPage;
 const read = { scope: 'courses:read', capability: 'course/view' } as const;
 const edit = { scope: 'courses:write', capability: 'wiki/edit' } as const;
 const example = { activity_id: '0193a5b2-7c1d-7000-8000-000000000001', title: 'Getting started', body: { format: 'markdown', content: '# Welcome\n\nStart here.' } };
 
 export const wikiPageOperations = [
   ...syncOperations({
-    collection: 'wiki_pages',
-    resourceType: 'wiki_page',
-    name,
+    ...wikiPage,
     upsertErrorCodes: ['activity.deleted', 'wiki_page.deleted', 'wiki_page.title_taken', 'wiki_page.edit_conflict', 'resource.external_id_taken'],
-    upsertEmits: ['wiki_page.created', 'wiki_page.updated'],
-    tag,
-    item: WikiPage,
-    notFoundCode,
     read,
     write: edit,
     upsertBody: UpsertWikiPage,
@@ -30,9 +23,8 @@ export const wikiPageOperations = [
     upsertByExternalId: (ctx, ext, body) => ctx.services.wikiPages.upsertByExternalId(ctx.db, ctx.organisation.id, ctx.actor.personId, ext, body),
   }),
   listOperation({
+    ...wikiPage,
     id: 'listWikiPages',
-    collection: 'wiki_pages',
-    tag,
     summary: 'List wiki pages',
     description: 'Live wiki pages in creation order, optionally of one activity, course or subwiki. Deleted pages are listed at `/wiki_pages/deletions`.',
     ...read,
@@ -46,68 +38,53 @@ export const wikiPageOperations = [
       },
       { additionalProperties: false },
     ),
-    item: WikiPage,
-    name,
     handler: (ctx, { query }) => ctx.services.wikiPages.list(ctx.db, ctx.organisation.id, query),
   }),
   readByIdOperation({
+    ...wikiPage,
     id: 'getWikiPage',
-    collection: 'wiki_pages',
-    tag,
     summary: 'Read a wiki page',
     description: 'The page as its current version has it. A deleted page is not found.',
     ...read,
-    notFoundCode,
-    item: WikiPage,
-    name,
     read: (ctx, id) => ctx.services.wikiPages.get(ctx.db, ctx.organisation.id, id),
   }),
   createOperation({
+    ...wikiPage,
     id: 'createWikiPage',
-    collection: 'wiki_pages',
     errorCodes: ['activity.deleted', 'wiki_page.title_taken', 'resource.external_id_taken'],
     emits: ['wiki_page.created'],
-    tag,
     summary: 'Create a wiki page',
     description:
       'Version 1 of a new page in a wiki activity. Which subwiki it goes into follows the wiki’s mode: the common one (collaborative), `subwiki_user_id`’s (individual; the caller’s own when left out) or `subwiki_group_id`’s (group). Titles are unique among the live pages of a subwiki (409 `wiki_page.title_taken`).',
     ...edit,
     body: CreateWikiPage,
     bodyExample: example,
-    item: WikiPage,
-    name,
     successDescription: 'The new page, at version 1.',
     handler: (ctx, { body }) => ctx.services.wikiPages.create(ctx.db, ctx.organisation.id, ctx.actor.personId, body),
   }),
   updateOperation({
+    ...wikiPage,
     id: 'updateWikiPage',
-    collection: 'wiki_pages',
     errorCodes: ['activity.deleted', 'wiki_page.deleted', 'wiki_page.title_taken', 'wiki_page.edit_conflict'],
     emits: ['wiki_page.updated'],
-    tag,
     summary: 'Edit a wiki page',
     description:
       'Partial update of `title` and `body`; a change of either makes a new version (a body or title equal to the current one changes nothing). A deleted page, or one of a deleted activity, cannot change (409); so neither can a page another request changed at the same moment (409 `wiki_page.edit_conflict`).',
     ...edit,
     body: UpdateWikiPage,
     bodyExample: { title: 'Getting started (revised)', body: { format: 'markdown', content: '# Welcome\n\nStart with the reading list.' } },
-    notFoundCode,
-    item: WikiPage,
-    name,
     successDescription: 'The page as it is now.',
     handler: (ctx, { params, body }) => ctx.services.wikiPages.update(ctx.db, ctx.organisation.id, ctx.actor.personId, params.id, body),
   }),
   deleteByIdOperation({
+    ...wikiPage,
     id: 'deleteWikiPage',
     errorCodes: ['activity.deleted', 'wiki_page.deleted'],
-    collection: 'wiki_pages',
     emits: ['wiki_page.deleted'],
-    tag,
     summary: 'Delete a wiki page',
     description: 'Soft delete: the page leaves reads and lists and is listed at `/wiki_pages/deletions`; its title is free again. Deleting it again is a 409.',
     scope: 'courses:delete',
     capability: 'wiki/edit',
-    notFoundCode,
     remove: (ctx, id) => ctx.services.wikiPages.remove(ctx.db, ctx.organisation.id, ctx.actor.personId, id),
   }),
   defineOperation({

@@ -4,6 +4,7 @@ import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
+import { foundOr404, newResourceRow } from '../resource-rows.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import type { EventType } from '../../events/catalog.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
@@ -11,7 +12,7 @@ import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
 import { requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
-import { listPage, type ListParams } from '../../operations/listing.ts';
+import { listPage, resourceList, type ListParams } from '../../operations/listing.ts';
 import { peopleRepository } from '../people/people.repository.ts';
 import type { CreateWikiPage, UpdateWikiPage, UpsertWikiPage, WikiPage, WikiPageVersion } from './wiki-pages.schemas.ts';
 import { isTitleClash, wikiPagesRepository, type WikiPageRow, type WikiPageVersionRow } from './wiki-pages.repository.ts';
@@ -91,16 +92,14 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
 
   /** A page that may be read: a deleted page is gone for reads (the resource has no `deleted_at` to show). */
   async function readable(db: Db, organisationId: string, id: string): Promise<WikiPageRow> {
-    const row = await wikiPagesRepository.findById(db, organisationId, id);
-    if (!row) throw new ApiError('wiki_page.not_found', `No wiki page ${id} in this organisation.`);
+    const row = await foundOr404(wikiPagesRepository.findById(db, organisationId, id), 'wiki_page.not_found', `No wiki page ${id} in this organisation.`);
     if (row.deleted_at !== null) throw new ApiError('wiki_page.not_found', `Wiki page ${id} was deleted at ${row.deleted_at}; it is listed at /wiki_pages/deletions.`);
     return row;
   }
 
   /** A page that may change: a deleted page, or one in a deleted activity, is a conflict with that state. */
   async function writable(db: Db, organisationId: string, id: string): Promise<WikiPageRow> {
-    const row = await wikiPagesRepository.findById(db, organisationId, id);
-    if (!row) throw new ApiError('wiki_page.not_found', `No wiki page ${id} in this organisation.`);
+    const row = await foundOr404(wikiPagesRepository.findById(db, organisationId, id), 'wiki_page.not_found', `No wiki page ${id} in this organisation.`);
     if (row.deleted_at !== null) throw new ApiError('wiki_page.deleted', `Wiki page ${id} was deleted at ${row.deleted_at}; it can no longer change.`);
     await requireLiveActivity(db, organisationId, row.activity_id);
     return row;
@@ -133,9 +132,7 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
     const subwiki = await wikisRepository.subwiki(db, organisationId, wiki.id, await subwikiOwner(db, organisationId, wiki, input, actorId), at);
     await requireFreeTitle(db, organisationId, subwiki.id, input.title);
     const row: WikiPageRow = {
-      id: newId(),
-      organisation_id: organisationId,
-      external_id: input.external_id ?? null,
+      ...newResourceRow(organisationId, input.external_id, at),
       activity_id: activity.id,
       course_id: activity.course_id,
       wiki_id: wiki.id,
@@ -146,9 +143,6 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
       body: JSON.stringify(input.body ?? null),
       version: 1,
       updated_by: actorId,
-      created_at: at,
-      updated_at: at,
-      deleted_at: null,
     };
     await insertWithExternalId(() => guardingTitle(row.title, () => wikiPagesRepository.insert(db, row)), 'wiki page', input.external_id);
     await wikiPagesRepository.insertVersion(db, { id: newId(), organisation_id: organisationId, wiki_page_id: row.id, version: 1, title: row.title, body: row.body, restored_from: null, created_by: actorId, created_at: at });
@@ -193,16 +187,16 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
 
     get: async (db: Db, organisationId: string, id: string) => toWikiPageView(await readable(db, organisationId, id)),
 
-    list(db: Db, organisationId: string, params: ListParams & { activity_id?: string; course_id?: string; subwiki_id?: string }) {
-      return listPage(cursors, {
-        list: 'wiki_pages',
-        organisationId,
-        params,
-        filters: { activity_id: params.activity_id, course_id: params.course_id, subwiki_id: params.subwiki_id },
-        fetch: (q) => wikiPagesRepository.page(db, organisationId, q),
-        map: toWikiPageView,
-      });
-    },
+    list: resourceList(cursors, {
+      list: 'wiki_pages',
+      page: wikiPagesRepository.page,
+      map: toWikiPageView,
+      filters: (params: ListParams & { activity_id?: string; course_id?: string; subwiki_id?: string }) => ({
+        activity_id: params.activity_id,
+        course_id: params.course_id,
+        subwiki_id: params.subwiki_id,
+      }),
+    }),
 
     async remove(db: Db, organisationId: string, actorId: string, id: string): Promise<void> {
       const row = await writable(db, organisationId, id);
