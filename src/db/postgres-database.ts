@@ -2,7 +2,7 @@
 // process whose DATABASE_URL names PostgreSQL: a SQLite deployment never pays its memory.
 import { Kysely, type KyselyConfig } from 'kysely';
 import pg from 'pg';
-import type { Database, DatabaseOptions } from './database.ts';
+import type { Database, DatabaseOptions } from './database-types.ts';
 import { createGuardedPool } from './pg-pool.ts';
 import { PipelinedPostgresDialect } from './postgres-driver.ts';
 import type { Tables } from './tables.ts';

@@ -35,6 +35,7 @@ import {
 } from 'kysely';
 import { isDatabaseUnavailable } from './availability.ts';
 import { hintsOf } from './statement-hints.ts';
+import type { RoundTripObserver } from './database-types.ts';
 import { riderWaiting, takeRider, type Rider } from './riders.ts';
 
 /** Shared read connections. */
@@ -68,7 +69,7 @@ export interface PipelinedPostgresOptions {
   onRoundTrip?: RoundTripObserver;
 }
 
-export type RoundTripObserver = (statements: string[]) => void;
+export type { RoundTripObserver };
 
 function toConfig(query: CompiledQuery): pg.QueryConfig {
   const name = hintsOf(query)?.name;

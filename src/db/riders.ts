@@ -6,7 +6,7 @@
 // back. A request that sent nothing (or a database that takes no riders, SQLite) sends it by itself (sendRider).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CompiledQuery } from 'kysely';
-import type { Db } from './database.ts';
+import type { Db } from './database-types.ts';
 
 export interface Rider {
   readonly query: CompiledQuery;

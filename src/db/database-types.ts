@@ -1,0 +1,39 @@
+// The types every layer sees of the database, apart from the code that opens it (database.ts), so that the
+// engines' own halves (postgres-database.ts, the driver, riders.ts) can name them without importing the opener.
+import type { CompiledQuery, Kysely } from 'kysely';
+import type { PoolStats } from './pg-pool.ts';
+import type { CommitStats } from './sqlite-group-commit.ts';
+import type { Tables } from './tables.ts';
+
+/** PostgreSQL: told the statements of each round trip, a socket write the caller then waits on (postgres-driver.ts). */
+export type RoundTripObserver = (statements: string[]) => void;
+
+export type DialectName = 'sqlite' | 'postgres';
+export type Db = Kysely<Tables>;
+
+export interface Database {
+  db: Db;
+  dialect: DialectName;
+  close(): Promise<void>;
+  /** PostgreSQL: the connection pool's state now (SQLite has one connection and no pool). */
+  poolStats?: () => PoolStats;
+  /** SQLite: the commits so far and the transactions they carried (sqlite-group-commit.ts). */
+  commitStats?: () => Readonly<CommitStats>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string | undefined;
+  /** SQLite file, or ':memory:'. */
+  sqliteFile?: string;
+  poolSize?: number;
+  /** PostgreSQL schema to work in (tests give each app its own). */
+  pgSchema?: string;
+  /** PostgreSQL: bound connecting and each query in time (pg-pool.ts), so a lost database answers 502 quickly. */
+  timeouts?: boolean;
+  /** PostgreSQL: told about each connection that failed. */
+  onConnectionError?: (err: Error) => void;
+  /** Sees every statement run (the query-plan test explains them); unset in production, where it would cost. */
+  onQuery?: (query: CompiledQuery) => void;
+  /** PostgreSQL: sees every round trip to the server (postgres-driver.ts); unset in production. */
+  onRoundTrip?: RoundTripObserver;
+}
