@@ -37,11 +37,12 @@ const STOP_TIMEOUT_MS = 15_000;
 // cannot turn the SQLite run into a second PostgreSQL run.
 const serverVariables = ['DATA_DIR', 'BENCH_DATABASE_URL', 'BENCH_PG_SCHEMA', 'DATABASE_URL'];
 
-export async function startServer(target: DatabaseTarget): Promise<ServerHandle> {
+/** `entry`: another checkout's bench/server.ts, to measure two versions side by side (bench/compare.ts). */
+export async function startServer(target: DatabaseTarget, entry = serverEntry): Promise<ServerHandle> {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const name of serverVariables) delete env[name];
   Object.assign(env, target.env);
-  const child = spawn(process.execPath, [serverEntry], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [entry], { env, stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   // Replies come back in the order the questions went out, so a queue of waiters is enough.
