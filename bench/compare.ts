@@ -1,7 +1,8 @@
 // `node bench/compare.ts <other checkout>`: this code beside another version of it, both measured in the same
 // minutes. On a shared machine a run's figures move by 10-50 % with the load, so two runs one after the other
 // cannot tell a 5 % change; here two server processes (each on its own fresh database, seeded alike) are up
-// at once and every round measures each scenario on one and then the other, so a busy spell lands on both.
+// at once and every round measures each scenario on both in turn (which goes first alternates by round), so a
+// busy spell lands on both.
 // The other checkout needs its dependencies installed (or a node_modules link) and a bench/server.ts that
 // speaks this protocol. Settings as `npm run bench` (BENCH_SCENARIOS, BENCH_ROUNDS, BENCH_DATABASES, …);
 // only scenarios that send requests are compared.
@@ -48,7 +49,11 @@ for (const dialect of settings.databases) {
     const micros = versions.map(() => new Map(scenarios.map((s) => [s.name, [] as number[]])));
     for (let round = 1; round <= settings.rounds; round++) {
       for (const scenario of scenarios) {
-        for (const [i, version] of versions.entries()) {
+        // Each round starts with the other version than the round before: the one measured first can leave work
+        // behind (its background jobs catching up with the window's events) that the second one's window shares.
+        const order = round % 2 === 1 ? [0, 1] : [1, 0];
+        for (const i of order) {
+          const version = versions[i];
           log(`${dialect} round ${round}/${settings.rounds} ${scenario.name}: ${version.name}`);
           const sample = await measure(version.server, scenario.requests!(version.server.fixture), settings);
           if (sample.non2xx + sample.errors > 0) throw new Error(`${dialect} ${scenario.name} on ${version.name}: ${sample.non2xx} non-2xx, ${sample.errors} errors`);
