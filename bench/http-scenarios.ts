@@ -18,7 +18,7 @@ export interface HttpScenario {
   /** A baseline: the scenarios naming it in `baseline` are divided by it. */
   isBaseline?: boolean;
   /** The scenario this one is divided by: a bare route, or (to compare two ways of one request) another scenario. */
-  baseline?: 'bare' | 'bare-patch' | 'read';
+  baseline?: 'bare' | 'bare-patch' | 'read' | 'patch-in-process';
   goal?: Goal;
   /** What autocannon sends; a scenario measured inside the server (`inServer`) sends nothing. */
   requests?(fixture: Fixture): Request[];
@@ -163,15 +163,20 @@ const readInProcess: HttpScenario = {
   inServer: (server, settings) => measureInProcess(server, settings, 'read'),
 };
 
-const patchInProcess: HttpScenario = {
-  name: 'patch-in-process',
-  route: "the PATCH's transaction alone, in the server (no HTTP)",
-  baseline: 'bare-patch',
-  inServer: (server, settings) => measureInProcess(server, settings, 'patch'),
+/** The PATCH's transaction run in the server, checked like the PATCH's requests: one event per transaction. */
+const patchTransactionInProcess = (name: string, route: string, baseline: HttpScenario['baseline'], kind: InProcessWork): HttpScenario => ({
+  name,
+  route,
+  baseline,
+  inServer: (server, settings) => measureInProcess(server, settings, kind),
   async verify(server, round) {
     return eventsMatch((await sectionUpdates(server, round.startedAt)).events, round);
   },
-};
+});
+
+const patchInProcess = patchTransactionInProcess('patch-in-process', "the PATCH's transaction alone, in the server (no HTTP)", 'bare-patch', 'patch');
+// Beside patch-in-process in the same run: what the audit entry adds to a write, with no HTTP around it.
+const patchAuditedInProcess = patchTransactionInProcess('patch-audited-in-process', "the PATCH's transaction with its audit entry, in the server (no HTTP)", 'patch-in-process', 'patch-audited');
 
 // Contention: every request on one row. It must not collapse: no deadlock, no 5xx (any non-2xx fails the
 // run), and no lost update — checked after the round.
@@ -303,7 +308,7 @@ function rawPost(server: ServerHandle, path: string, headers: Record<string, str
   });
 }
 
-export const httpScenarios: HttpScenario[] = [bare, barePatch, readSection, readInProcess, patchSpread, patchInProcess, patchOneRow, patchWithFreshKey, replayedPatch, tokenEndpoint, readWithToken, mcpRead, bareMcp];
+export const httpScenarios: HttpScenario[] = [bare, barePatch, readSection, readInProcess, patchSpread, patchInProcess, patchAuditedInProcess, patchOneRow, patchWithFreshKey, replayedPatch, tokenEndpoint, readWithToken, mcpRead, bareMcp];
 
 const okResponses = (sample: Sample) => Object.entries(sample.statusCounts).reduce((n, [status, count]) => n + (status.startsWith('2') ? count : 0), 0);
 

@@ -6,11 +6,14 @@
 //   read:  the request's two reads, the organisation by its address (tenancy) and the section, through the services
 //   patch: the spread PATCH's transaction, the section's UPDATE and its `section.updated` event, through the
 //          sections service and `db.transaction()`, over the same 1,000 sections; every title is new, so each writes
+//   patch-audited: the same transaction with the audit entry the pipeline adds to it (src/audit/audit-log.ts), so
+//          that beside `patch`, in the same run, it shows what the entry costs a write with no HTTP noise around it
 import type { Services } from '../src/services.ts';
 import type { Db } from '../src/db/database.ts';
+import { recordAudit, type AuditEntry } from '../src/audit/audit-log.ts';
 import type { Fixture } from './seed.ts';
 
-export type InProcessWork = 'read' | 'patch';
+export type InProcessWork = 'read' | 'patch' | 'patch-audited';
 
 export interface InProcessResult {
   /** Units of work done (reads or PATCH transactions). */
@@ -33,12 +36,31 @@ function workOf(kind: InProcessWork, services: Services, db: Db, fixture: Fixtur
       return services.sections.get(db, org!.id, fixture.sectionId);
     };
   }
-  if (kind !== 'patch') throw new Error(`in-process: no work called ${JSON.stringify(kind)} (read, patch)`);
+  if (kind !== 'patch' && kind !== 'patch-audited') throw new Error(`in-process: no work called ${JSON.stringify(kind)} (read, patch, patch-audited)`);
+  // The entry the pipeline writes for the spread PATCH (http/write-audit.ts): an API key's, by REST, naming the title.
+  const entryFor = (id: string): AuditEntry => ({
+    organisationId: fixture.organisationId,
+    actor: { type: 'user', id: fixture.personId, name: null },
+    credential: { kind: 'api_key', id: fixture.personId },
+    via: 'rest',
+    action: 'updateSection',
+    target: { type: 'section', id },
+    outcome: 'success',
+    status: 200,
+    requestId: `req-${written}`,
+    ip: '127.0.0.1',
+    userAgent: null,
+    changedFields: ['title'],
+  });
   return () => {
     written += 1;
     const id = fixture.spreadSectionIds[written % fixture.spreadSectionIds.length];
     const title = `In process #${process.pid}-${written}`;
-    return db.transaction().execute((tx) => services.sections.update(tx, fixture.organisationId, id, { title }));
+    return db.transaction().execute(async (tx) => {
+      const section = await services.sections.update(tx, fixture.organisationId, id, { title });
+      if (kind === 'patch-audited') await recordAudit(tx, entryFor(id));
+      return section;
+    });
   };
 }
 

@@ -59,7 +59,7 @@ export function formatTable(measurements: Measurement[]): string {
   const align: Align[] = headers.map((h, i) => (i < 2 || h === 'goal' || h === 'x baseline (CPU)' ? 'left' : 'right'));
   const legend = [
     'server us/req: CPU time of the server process per response (user + system), the figure the goals are judged on.',
-    'x baseline (CPU): server us/req divided by its baseline\'s (bare: GET /healthz; bare-patch: a PATCH with a JSON body to a bare route; read: the API-key read, for the OAuth and MCP reads), same run, same database.',
+    'x baseline (CPU): server us/req divided by its baseline\'s (bare: GET /healthz; bare-patch: a PATCH with a JSON body to a bare route; read: the API-key read, for the OAuth and MCP reads; patch-in-process: the PATCH\'s transaction without its audit entry), same run, same database.',
     'server CPU / load CPU: share of one core the server process / autocannon used while measuring.',
     ...(otherLevels.length > 0
       ? [`Every figure but "us/req at …" is at the first of BENCH_LOG_LEVELS (warn by default); "us/req at ${otherLevels.join('/')}": the same scenario with the app logging at that level to a pipe, and the log lines it wrote per response.`]

@@ -39,12 +39,13 @@ const STOP_TIMEOUT_MS = 15_000;
 // cannot turn the SQLite run into a second PostgreSQL run.
 const serverVariables = ['DATA_DIR', 'BENCH_DATABASE_URL', 'BENCH_PG_SCHEMA', 'DATABASE_URL'];
 
-export async function startServer(target: DatabaseTarget): Promise<ServerHandle> {
+/** `entry`: another checkout's bench/server.ts, to measure two versions side by side (bench/compare.ts); it must answer on fd 3 as this one does. */
+export async function startServer(target: DatabaseTarget, entry = serverEntry): Promise<ServerHandle> {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const name of serverVariables) delete env[name];
   Object.assign(env, target.env);
   // stdout is the app's log, fd 3 the protocol's replies.
-  const child = spawn(process.execPath, [serverEntry], { env, stdio: ['pipe', 'pipe', 'inherit', 'pipe'] });
+  const child = spawn(process.execPath, [entry], { env, stdio: ['pipe', 'pipe', 'inherit', 'pipe'] });
   let logLines = 0;
   child.stdout!.on('data', (chunk: Buffer) => {
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) logLines++;

@@ -6,7 +6,7 @@
 //   fd 3, once:  {"ready": true, "port": …, "dialect": …, "fixture": {…}}  after seeding and listen
 //   stdin `cpu`  → {"cpu": {"user": µs, "system": µs}, "rss": bytes}         to attribute CPU per scenario
 //   stdin `raw-lesson-pages N ROUND` → {"rawMs": ms}   N lesson pages inserted raw, the bulk suite's baseline
-//   stdin `in-process read|patch SECONDS CONCURRENCY` → {done, cpuMicros, …}   a request's database work alone (in-process.ts)
+//   stdin `in-process read|patch|patch-audited SECONDS CONCURRENCY` → {done, cpuMicros, …}   a request's database work alone (in-process.ts)
 //   stdin `profile-start` / `profile-stop FILE` → {}   a CPU profile of one measured window (BENCH_CPU_PROF)
 //   stdin `section-updates SINCE [ID]` → {"events", "title", "latestTitles"}   what the PATCH scenarios committed
 //   stdin `scale-grow SIZE` → {paths…}; `scale-plans PATH…` → {"plans"}   the scale suite (bench/scale-*.ts)

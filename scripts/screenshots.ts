@@ -3,6 +3,7 @@
 // runs as `npm start` runs it (on a fresh SQLite database in a temporary directory), a real HTTPS endpoint
 // receives the webhooks, and Chromium signs in and clicks through the pages.
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -101,16 +102,27 @@ try {
     await page.getByRole('checkbox', { name: 'teacher', exact: true }).check();
     await page.getByRole('button', { name: 'Invite' }).click();
     await page.getByText('mailed an invitation').waitFor();
+    // What a role allows, as the catalogue's sentences: one role opened.
+    await page.locator('details').filter({ has: page.locator('summary code', { hasText: /^teacher$/ }) }).locator('summary').click();
     await shoot(page, 'people');
 
     await page.goto(`${origin}/admin/integrations/oauth-clients`);
     await page.getByLabel('Name').fill('Gradebook app');
     await page.getByLabel('Type').selectOption('public');
     await page.getByLabel('Redirect URIs').fill('http://127.0.0.1:7777/callback');
-    for (const scope of ['courses:read', 'courses:write']) await page.getByLabel(scope, { exact: true }).check();
+    for (const scope of ['courses:read', 'courses:write', 'audit:read']) await page.getByLabel(scope, { exact: true }).check();
     await page.getByRole('button', { name: 'Register client' }).click();
     await page.getByTestId('new-client-id').waitFor();
     await shoot(page, 'oauth-clients');
+
+    // The app sends the signed-in administrator to consent: each scope, what her roles let it do there, the warning.
+    const clientId = (await page.getByTestId('new-client-id').textContent())!.trim();
+    const challenge = createHash('sha256').update('screenshots only, never exchanged').digest('base64url');
+    const authorize = new URL(`${origin}/oauth/authorize`);
+    for (const [k, v] of Object.entries({ client_id: clientId, redirect_uri: 'http://127.0.0.1:7777/callback', response_type: 'code', scope: 'courses:read courses:write audit:read', state: 'screenshot', code_challenge: challenge, code_challenge_method: 'S256' })) authorize.searchParams.set(k, v);
+    await page.goto(authorize.toString());
+    await page.getByRole('heading', { name: 'Allow Gradebook app to act as you?' }).waitFor();
+    await shoot(page, 'consent');
 
     await page.goto(`${origin}/admin/integrations/mcp`);
     await shoot(page, 'mcp');

@@ -3,7 +3,7 @@
 // same service. The same journeys run in Chromium in test/browser/admin.browser.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RoleName } from '../src/access/capabilities.ts';
+import { capabilityDescriptions, roleNames, roles, type RoleName } from '../src/access/capabilities.ts';
 import type { Organisation } from '../src/domain/organisations/organisations.repository.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import { createPageClient, testIdText, type PageClient } from './support/page-client.ts';
@@ -103,6 +103,34 @@ describe('admin pages', () => {
         assert.match(res.html, /security token/);
       }
       assert.equal((await t.app.services.apiKeys.list(org.id)).length, 0);
+    });
+  });
+
+  describe('/admin/people', () => {
+    /** The capabilities each role's <details> lists on the page, as (capability, sentence) pairs, by role key. */
+    function rolesOnPage(html: string): Map<string, Array<[string, string]>> {
+      const found = new Map<string, Array<[string, string]>>();
+      for (const m of html.matchAll(/<details class="card" id="role-([^"]+)">([\s\S]*?)<\/details>/g)) {
+        found.set(m[1], [...m[2].matchAll(/<dt><code>([^<]+)<\/code><\/dt><dd>([^<]*)<\/dd>/g)].map((c) => [c[1], c[2]]));
+      }
+      return found;
+    }
+
+    test('every role, built in and custom, lists what it allows, one catalogue sentence per capability; its name is escaped', async () => {
+      const { org, browser } = await signedIn({ roles: ['manager'] });
+      await t.database.db.transaction().execute((tx) => t.app.services.roles.create(tx, org.id, { key: 'grader', name: '<b>Graders & co</b>', capabilities: ['enrol/view', 'audit/view'] }));
+      const res = await browser.get('/admin/people');
+      assert.equal(res.status, 200);
+      const shown = rolesOnPage(res.html);
+      assert.deepEqual([...shown.keys()], [...roleNames, 'grader']);
+      for (const role of roleNames) assert.deepEqual(shown.get(role), roles[role].map((c) => [c, capabilityDescriptions[c]]), role);
+      assert.deepEqual(shown.get('grader'), [
+        ['enrol/view', 'See who is enrolled in which course, with which role and dates.'],
+        ['audit/view', 'Read the audit log: who changed what, when, with which credential.'],
+      ]);
+      assert.match(res.html, /<summary><strong>&lt;b&gt;Graders &amp; co&lt;\/b&gt;<\/strong> <code>grader<\/code><\/summary>/);
+      assert.match(res.html, /<h2 id="roles">Roles and what they allow<\/h2>/);
+      assert.match(res.html, /<a href="#roles">Roles and what they allow<\/a>/, 'the invite form points to them');
     });
   });
 

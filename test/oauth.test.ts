@@ -190,6 +190,48 @@ describe('OAuth 2 authorization server', () => {
       assert.doesNotMatch(asked.html, /<code>courses:read<\/code>/, 'only what was not granted yet is asked');
     });
 
+    test('the consent page says, per scope, what the person’s roles would let the application do, in the catalogue’s sentences', async () => {
+      /** The consent page `who` is shown for `scope`; each scope's item, by its scope. */
+      async function consentItems(who: { email: string }, scope: string) {
+        const browser = createFlowBrowser(t, origin);
+        await browser.signIn(who.email, PASSWORD);
+        const url = new URL(as.authorization_endpoint!);
+        for (const [k, v] of Object.entries({ client_id: app.client_id, redirect_uri: CALLBACK, response_type: 'code', scope, state: 's', code_challenge: (await pkce()).challenge, code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+        const res = await browser.go(url.toString());
+        assert.equal(res.status, 200);
+        assert.match(res.html, /name="decision"/, 'the consent page');
+        const list = /<ul class="scopes">([\s\S]*?)\n<\/ul>/.exec(res.html)?.[1] ?? '';
+        const items = new Map<string, string>();
+        for (const item of list.split(/\n  <li/).slice(1)) items.set(/<code>([^<]+)<\/code>/.exec(item)![1], item);
+        return items;
+      }
+      const sentences = (item: string) => [...(/<ul class="allows">([\s\S]*?)<\/ul>/.exec(item)?.[1] ?? '').matchAll(/<li>([^<]*)<\/li>/g)].map((m) => m[1]);
+
+      // An administrator: everything the scopes would exercise.
+      const admin = await t.make.person(org, { roles: ['admin'], password: PASSWORD });
+      const asAdmin = await consentItems(admin, 'courses:write audit:read');
+      assert.deepEqual([...asAdmin.keys()].sort(), ['audit:read', 'courses:write']);
+      const adminWrites = sentences(asAdmin.get('courses:write')!);
+      assert.ok(adminWrites.includes('Create courses and course categories.'), adminWrites.join(' | '));
+      assert.ok(adminWrites.includes('Change courses, their sections and activities.'));
+      assert.ok(adminWrites.includes('Restore an earlier version of a wiki page.'));
+      assert.ok(!adminWrites.includes('Read the audit log: who changed what, when, with which credential.'), 'only what this scope exercises');
+      assert.deepEqual(sentences(asAdmin.get('audit:read')!), ['Read the audit log: who changed what, when, with which credential.']);
+      assert.match(asAdmin.get('audit:read')!, /<strong>Privileged:<\/strong> It can read everything anyone did/, 'the privileged warning still shows');
+
+      // A teacher: the same scopes allow only what a teacher may do; the audit log, nothing, though still warned of.
+      const teacher = await t.make.person(org, { roles: ['teacher'], password: PASSWORD });
+      const asTeacher = await consentItems(teacher, 'courses:write audit:read');
+      const teacherWrites = sentences(asTeacher.get('courses:write')!);
+      assert.ok(teacherWrites.includes('Change courses, their sections and activities.'), teacherWrites.join(' | '));
+      assert.ok(!teacherWrites.includes('Create courses and course categories.'), 'a teacher may not create courses');
+      assert.deepEqual(sentences(asTeacher.get('audit:read')!), []);
+      assert.match(asTeacher.get('audit:read')!, /Your roles allow none of this/);
+      assert.match(asTeacher.get('audit:read')!, /<strong>Privileged:<\/strong>/);
+      // The sentences are escaped like any text of the page (the catalogue's apostrophes stay as they are).
+      assert.doesNotMatch(asAdmin.get('courses:write')!, /<li>[^<]*[<>"][^<]*<\/li>/);
+    });
+
     test('Deny: back to the callback with error=access_denied and the state; no code', async () => {
       const { callback } = await authorize({ challenge: (await pkce()).challenge, decision: 'deny', state: 'st-deny', scope: 'courses:write audit:read' });
       assert.equal(callback!.searchParams.get('error'), 'access_denied');

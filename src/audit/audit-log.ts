@@ -106,16 +106,18 @@ const insertEntry = preparedQuery(
 );
 
 const USER_AGENT_MAX = 500;
+const NO_FIELDS = '[]';
 
 /**
  * Writes one entry with `db`: the change's transaction for a success, the database for a refusal. The id is a
  * UUIDv7 of the entry's time, so that ids order entries by time (lists, the retention job's id range); an
  * entry written now gets this process's fast one.
  */
-export async function recordAudit(db: Db, entry: AuditEntry, at?: Date): Promise<void> {
+export function recordAudit(db: Db, entry: AuditEntry, at?: Date): Promise<unknown> {
   const { actor, credential, target } = entry;
   const when = at ?? new Date();
-  await insertEntry(
+  // Not async, and the statement's promise handed back as it is: one promise per entry, not three.
+  return insertEntry(
     db,
     at === undefined ? newId() : v7({ msecs: at.getTime() }),
     entry.organisationId,
@@ -133,8 +135,8 @@ export async function recordAudit(db: Db, entry: AuditEntry, at?: Date): Promise
     entry.status,
     entry.requestId,
     entry.ip,
-    entry.userAgent === null ? null : entry.userAgent.slice(0, USER_AGENT_MAX),
-    JSON.stringify(entry.changedFields),
+    entry.userAgent === null || entry.userAgent.length <= USER_AGENT_MAX ? entry.userAgent : entry.userAgent.slice(0, USER_AGENT_MAX),
+    entry.changedFields.length === 0 ? NO_FIELDS : JSON.stringify(entry.changedFields),
   );
 }
 
@@ -162,7 +164,7 @@ export function withAuditScope<T>(source: AuditSource, action: string, work: () 
  * change state call it in their transaction. Outside a scope (a REST request, which the pipeline records
  * itself; a background job) it does nothing.
  */
-export function auditChange(tx: Db, organisationId: string, target: AuditTarget | null): Promise<void> | undefined {
+export function auditChange(tx: Db, organisationId: string, target: AuditTarget | null): Promise<unknown> | undefined {
   const scope = scopes.getStore();
   // Synchronous when there is nothing to write: every REST write's event passes here.
   if (scope === undefined || scope.written !== undefined) return undefined;

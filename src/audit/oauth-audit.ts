@@ -16,7 +16,10 @@ export async function auditOAuthRecord(tx: Db, organisationId: string, model: st
   const target = { type: 'oauth_client', id: clientId };
   // A grant is saved by the consent page (its scope names the person) and again by the provider as tokens are
   // issued: only the first, in the consent's scope, is recorded.
-  if (model === 'Grant') return auditChange(tx, organisationId, target);
+  if (model === 'Grant') {
+    await auditChange(tx, organisationId, target);
+    return;
+  }
   await recordAudit(tx, {
     organisationId,
     actor: { type: 'client', id: clientId, name: null },

@@ -33,7 +33,7 @@ export interface PreparedQuery<Args extends PreparedArgument[], Row> {
 }
 
 export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: Db, ...args: Args) => Compilable<Row>, options: PreparedOptions = {}): PreparedQuery<Args, Row> {
-  const byAdapter = new Map<unknown, { compiled: CompiledQuery<Row>; slots: Array<number | undefined>; reads: boolean; hints: StatementHints }>();
+  const byAdapter = new Map<unknown, { compiled: CompiledQuery<Row>; slots: Array<number | undefined> | null; reads: boolean; hints: StatementHints }>();
   function entryFor(db: Db, args: Args) {
     const adapter = db.getExecutor().adapter.constructor;
     let entry = byAdapter.get(adapter);
@@ -43,14 +43,16 @@ export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: 
       const slots = compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith(SENTINEL) ? Number(p.slice(SENTINEL.length)) : undefined));
       const missing = args.findIndex((_, i) => !slots.includes(i));
       if (missing !== -1) throw new Error(`preparedQuery: argument ${missing} is not a parameter of the query it builds`);
-      entry = { compiled, slots, reads: compiled.query.kind === 'SelectQueryNode', hints: { name: `atrium_p${++statements}`, deferrable: options.deferrable === true } };
+      // The arguments in the query's own order, and nothing else (an insert's values): they are its parameters as given.
+      const asGiven = slots.length === args.length && slots.every((slot, i) => slot === i);
+      entry = { compiled, slots: asGiven ? null : slots, reads: compiled.query.kind === 'SelectQueryNode', hints: { name: `atrium_p${++statements}`, deferrable: options.deferrable === true } };
       byAdapter.set(adapter, entry);
     }
     return entry;
   }
   function bind(entry: ReturnType<typeof entryFor>, args: Args): CompiledQuery<Row> {
     const { compiled, slots, hints } = entry;
-    const parameters = compiled.parameters.map((p, i) => (slots[i] === undefined ? p : args[slots[i]!]));
+    const parameters = slots === null ? args : compiled.parameters.map((p, i) => (slots[i] === undefined ? p : args[slots[i]!]));
     return { ...compiled, parameters, [STATEMENT_HINTS]: hints } as CompiledQuery<Row>;
   }
   async function run(db: Db, ...args: Args): Promise<Row[]> {

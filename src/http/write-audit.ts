@@ -62,10 +62,10 @@ function entryOf(op: Operation, request: OperationCall, outcome: AuditOutcome, s
 }
 
 /** A write that succeeded, in its own transaction `tx`: committed with it or not at all. */
-export async function recordWrite(tx: Db, op: Operation, request: OperationCall, response: { status: number; body: unknown }): Promise<void> {
+export function recordWrite(tx: Db, op: Operation, request: OperationCall, response: { status: number; body: unknown }): Promise<unknown> | undefined {
   // A bulk request none of whose operations succeeded (an atomic one that failed, say) rolled its work back
   // and answers 200 with the failures: it changed nothing, so it is no change to record.
-  if (op.bulk && (response.body as { summary?: { succeeded?: number } } | undefined)?.summary?.succeeded === 0) return;
+  if (op.bulk && (response.body as { summary?: { succeeded?: number } } | undefined)?.summary?.succeeded === 0) return undefined;
   return recordAudit(tx, entryOf(op, request, 'success', response.status, targetOf(op, request, response.body)));
 }
 

@@ -11,6 +11,7 @@ import { withAuditScope } from '../audit/audit-log.ts';
 import { pageSource } from '../audit/entry-points.ts';
 import { formString } from './forms.ts';
 import { PageError } from './page-context.ts';
+import { allowancesUnder } from './scope-capabilities.ts';
 import type { PageRoutes } from './page-routes.ts';
 
 type Uid = { Params: { uid: string } };
@@ -57,7 +58,14 @@ export const consentPages: PageRoutes = (scope, { config, render, authorizationS
 
     const client = await provider.Client.find(String(details.params.client_id));
     if (!client) throw new PageError(400, 'Unknown application', 'The application asking for access is not registered here.');
-    const scopes = requestedScopes(details).map((s) => ({ name: s, meaning: describeScope(s), privileged: privilegedScopes.includes(s), warning: privilegedWarnings[s] }));
+    // Each scope with what it would let the application do as this person: their roles decide, not the scope.
+    const scopes = requestedScopes(details).map((s) => ({
+      name: s,
+      meaning: describeScope(s),
+      allows: allowancesUnder(s, person.capabilities),
+      privileged: privilegedScopes.includes(s),
+      warning: privilegedWarnings[s],
+    }));
     return render(request, reply, 'oauth/consent', {
       title: 'Allow access?',
       narrow: true,

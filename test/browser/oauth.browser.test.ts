@@ -87,6 +87,10 @@ describe('OAuth authorization code flow in Chromium', () => {
     const privileged = items.filter({ hasText: 'audit:read' });
     assert.equal(await privileged.getAttribute('class'), 'privileged');
     await privileged.getByText('Privileged').waitFor();
+    // What the person's roles let the application do under each scope, in the capability catalogue's sentences.
+    await items.filter({ hasText: 'courses:read' }).getByRole('listitem').filter({ hasText: 'See courses, their sections and activities, including hidden ones.' }).waitFor();
+    await privileged.getByRole('listitem').filter({ hasText: 'Read the audit log: who changed what, when, with which credential.' }).waitFor();
+    assert.equal(await privileged.getByRole('listitem').count(), 1, 'audit:read exercises one capability');
     assert.equal(await items.filter({ hasText: 'courses:read' }).getAttribute('class'), null);
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.getByRole('heading', { name: 'Back in the app' }).waitFor();

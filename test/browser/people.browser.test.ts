@@ -84,6 +84,31 @@ describe('people and invitations in Chromium', () => {
     await invited.getByRole('heading', { name: 'This link no longer works' }).waitFor();
   });
 
+  test('each role lists what it allows in sentences, readable without JavaScript: a <details> per role', async () => {
+    const org = await localOrg();
+    await t.database.db.transaction().execute((tx) => t.app.services.roles.create(tx, org.id, { key: 'grader', name: 'Graders', capabilities: ['enrol/view', 'audit/view'] }));
+    const admin = await t.make.person(org, { roles: ['admin'], password: PASSWORD, name: 'Ada Admin' });
+    const fresh = await newPage(browser, { javaScript: false });
+    contexts.push(fresh.context);
+    const page = fresh.page;
+    await page.goto(`${t.originOf(org.address)}/login`);
+    await page.getByLabel('Email').fill(admin.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.goto(`${t.originOf(org.address)}/admin/people`);
+    await page.getByRole('heading', { name: 'Roles and what they allow' }).waitFor();
+    const sentence = 'Read the audit log: who changed what, when, with which credential.';
+    const grader = page.locator('details').filter({ hasText: 'Graders' });
+    assert.equal(await grader.getByText(sentence).isVisible(), false, 'closed until asked');
+    await grader.getByText('Graders').click();
+    await grader.getByText(sentence).waitFor();
+    await grader.getByText('See who is enrolled in which course, with which role and dates.').waitFor();
+    const teacher = page.locator('details').filter({ has: page.locator('summary code', { hasText: /^teacher$/ }) });
+    await teacher.locator('summary').click();
+    await teacher.getByText('Restore an earlier version of a wiki page.').waitFor();
+    assert.equal(await teacher.getByText(sentence).count(), 0, 'a teacher may not read the audit log');
+  });
+
   test('suspend, roles and remove: nobody suspends themselves; a suspended person is signed out at once', async () => {
     const org = await localOrg();
     const page = await signedInAdmin(org);
