@@ -613,8 +613,9 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
       for (const i of [0, 1]) {
         await api[i].stop();
         await startApi(i);
-        // nginx tries a process that refused it again after fail_timeout: wait for it to send this one traffic.
-        await until(() => api[i].logs.some((l) => (l.req as { url?: string } | undefined)?.url?.endsWith('?restart')), `nginx to use API process ${i} again`, 15_000);
+        // nginx tries a process that refused it again after fail_timeout: wait for it to send this one traffic
+        // (the loops' POSTs, which only they send; an access line names the route, never the URL).
+        await until(() => api[i].logs.some((l) => l.msg === 'request' && l.method === 'POST' && l.route === '/api/v1/courses'), `nginx to use API process ${i} again`, 15_000);
       }
     } finally {
       running = false;
