@@ -112,7 +112,7 @@ describe('a start on PostgreSQL', { skip: testDatabaseUrl === undefined && 'TEST
 
 test('every documented start runs node itself (never npm as a resident parent), with the same memory flags', () => {
   const flags = productionNodeFlags();
-  assert.ok(flags.includes('--max-semi-space-size=4'), `production's flags: ${flags.join(' ')}`);
+  assert.deepEqual(flags, ['--max-semi-space-size=4', '--max-old-space-size=256'], `production's flags: ${flags.join(' ')}`);
   for (const [where, words] of Object.entries(startCommands())) {
     assert.match(words[0] ?? '', /(^|\/)node$/, `${where} runs node itself`);
     assert.deepEqual(words.filter((w) => w.startsWith('--')), flags, `${where} starts node with production's flags`);
