@@ -94,7 +94,8 @@ const readSection: HttpScenario = {
   name: 'read',
   route: 'GET /api/v1/sections/{id}',
   baseline: 'bare',
-  goal: { sqlite: 2, postgres: 3 },
+  // Issue 23's goal for the whole request (its own share, at most 1 x, is worked out in bench/README.md).
+  goal: { sqlite: 2.5, postgres: 3.5 },
   requests: (fixture) => [{ method: 'GET', path: `/api/v1/sections/${fixture.sectionId}`, headers: authHeaders(fixture) }],
 };
 
@@ -114,7 +115,8 @@ const patchSpread: HttpScenario = {
   name: 'patch',
   route: 'PATCH /api/v1/sections/{id}, over 1,000 sections',
   baseline: 'bare-patch',
-  goal: { sqlite: 3, postgres: 6 },
+  // Issue 23's goal for the whole request (its own share, at most 1.5 x, is worked out in bench/README.md).
+  goal: { sqlite: 3, postgres: 5 },
   requests: (fixture) => [
     {
       method: 'PATCH',
@@ -266,7 +268,8 @@ const readWithToken: HttpScenario = {
 };
 
 // MCP (issue 12): tools/call of the read tool (revision 2026-07-28, stateless) against the same REST read.
-// Goal: at most 1.5 × the REST read's server CPU.
+// Goal: at most 1.5 × the REST read's server CPU. Issue 23 judges it against `bare-mcp` plus one REST read,
+// a sum this table's ratio cannot show: bench/README.md, "Where things stand", works it out.
 const mcpEnvelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
 const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_section' };
 
