@@ -3,6 +3,7 @@
 import type { Db } from '../../db/database.ts';
 import { newId } from '../../ids.ts';
 import { preparedQuery } from '../../db/prepared.ts';
+import { insertMany } from '../../db/many-rows.ts';
 
 export interface Tombstone {
   id: string;
@@ -33,12 +34,9 @@ export const deletionsRepository = {
     await insertTombstone(db, newId(), organisationId, resourceType, resource.id, resource.external_id, at);
   },
 
-  /** Tombstones of many resources deleted at once (a course's enrolments), in statements of up to 500 rows. */
-  async recordMany(db: Db, organisationId: string, resourceType: string, resources: { id: string; external_id: string | null }[], at: string): Promise<void> {
-    for (let i = 0; i < resources.length; i += 500) {
-      const rows = resources.slice(i, i + 500).map((r) => tombstoneRow(organisationId, resourceType, r, at));
-      await db.insertInto('deletions').values(rows).execute();
-    }
+  /** Tombstones of many resources deleted at once (a course's enrolments), in multi-row INSERTs (db/many-rows.ts). */
+  recordMany(db: Db, organisationId: string, resourceType: string, resources: { id: string; external_id: string | null }[], at: string): Promise<void> {
+    return insertMany(db, 'deletions', resources.map((r) => tombstoneRow(organisationId, resourceType, r, at)));
   },
 
   /** Ordered by (deleted_at, tombstone id); `after` is the last row's pair. One extra row tells if more follow. */
