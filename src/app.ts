@@ -8,7 +8,6 @@ import type { Config } from './config.ts';
 import type { Database, Db } from './db/database.ts';
 import { ApiError } from './errors/api-error.ts';
 import { registerBodyParser } from './http/body-parser.ts';
-import { lazySerializers } from './http/lazy-serializers.ts';
 import { createClientErrorHandler } from './http/client-errors.ts';
 import { registerDocsRoutes } from './openapi/docs-routes.ts';
 import { sendProblem } from './errors/problems.ts';
@@ -79,7 +78,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler: createClientErrorHandler(config.errorsUrl),
     // External ids (up to 255 characters, more once percent-encoded) are path segments.
     routerOptions: { maxParamLength: 1024 },
-    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     frameworkErrors: (error, request, reply) => sendProblem(reply, toApiError(error, request), config.errorsUrl),
   });
 

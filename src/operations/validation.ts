@@ -1,7 +1,7 @@
 // Two Ajv instances: request bodies are strict JSON (no type coercion: `visible: "yes"` is a 422, not true);
 // query strings and headers arrive as text, so they are coerced to the declared types. Both refuse NUL in
 // every string a schema declares (nul-characters.ts).
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { addNoNulKeyword, withNoNul } from './nul-characters.ts';
@@ -27,18 +27,9 @@ export const compileInputValidator = (schema: object, part: 'params' | 'querystr
   (part === 'body' ? strictAjv : coercingAjv).compile(withNoNul(schema));
 
 /**
- * Fastify asks for every route's validators at start; each is compiled when its route first validates a
- * request instead, so that a process pays for the routes it serves, not for all of them at start
- * (docs/operating.md#memory). The validator keeps Ajv's `errors` where Fastify reads them.
+ * The same rules for any route that declares a schema to Fastify. No route does today (an operation's input is
+ * checked by the pipeline, input-validation.ts, and compiled with its first call); set so that one added later
+ * gets these rules, not Fastify's defaults.
  */
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  let compiled: ValidateFunction | undefined;
-  const validate = (data: unknown) => {
-    compiled ??= compileInputValidator(schema as object, httpPart === 'body' ? 'body' : 'querystring');
-    const valid = compiled(data);
-    validate.errors = compiled.errors;
-    return valid;
-  };
-  validate.errors = null as ValidateFunction['errors'];
-  return validate as ReturnType<FastifySchemaCompiler<unknown>>;
-};
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  compileInputValidator(schema as object, httpPart === 'body' ? 'body' : 'querystring') as ReturnType<FastifySchemaCompiler<unknown>>;
