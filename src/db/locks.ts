@@ -1,11 +1,28 @@
 // A transaction-scoped lock on an arbitrary key, for work that must not run twice at once across processes.
-// PostgreSQL: an advisory lock released at commit or rollback. SQLite: a write transaction already excludes
-// every other writer of the file, so there is nothing more to take.
-import { sql } from 'kysely';
-import type { Db, DialectName } from './database.ts';
+// PostgreSQL: an advisory lock released at commit or rollback, tried (never waited for) with the transaction's
+// first statement, as its rider (riders.ts): it costs no round trip of its own, and the statement's result is
+// handed back only once the lock is known to be held. SQLite: a write transaction already excludes every other
+// writer of the file, so there is nothing more to take.
+import { CompiledQuery } from 'kysely';
+import type { DialectName } from './database.ts';
+import { createRider, withRider } from './riders.ts';
+import { STATEMENT_HINTS } from './statement-hints.ts';
 
-export async function tryTransactionLock(tx: Db, dialect: DialectName, key: string): Promise<boolean> {
-  if (dialect === 'sqlite') return true;
-  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) as locked`.execute(tx);
-  return rows[0].locked;
+/** Another transaction holds the lock: `work` was stopped at its first statement, and its transaction rolls back. */
+export class LockBusy extends Error {
+  constructor(key: string) {
+    super(`the transaction lock ${JSON.stringify(key)} is held by another transaction`);
+  }
+}
+
+const LOCK_SQL = 'select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as locked';
+
+/** Runs `work`, which opens the transaction, with the lock on `key` taken inside it; throws LockBusy if it is held. */
+export function withTransactionLock<T>(dialect: DialectName, key: string, work: () => Promise<T>): Promise<T> {
+  if (dialect === 'sqlite') return work();
+  const query = { ...CompiledQuery.raw(LOCK_SQL, [key]), [STATEMENT_HINTS]: { name: 'atrium_try_transaction_lock', deferrable: false } } as CompiledQuery;
+  const lock = createRider(query, (rows) => {
+    if ((rows[0] as { locked: boolean } | undefined)?.locked !== true) throw new LockBusy(key);
+  }, { transactional: true });
+  return withRider(lock, work);
 }

@@ -12,6 +12,10 @@ import type { Db } from './database.ts';
 import { preparedQuery } from './prepared.ts';
 import { migrateToLatest } from './migrate.ts';
 import { createRider, withRider } from './riders.ts';
+import { deferredWrite } from './deferred-writes.ts';
+import { inSavepoint } from './savepoints.ts';
+import { LockBusy, withTransactionLock } from './locks.ts';
+import { isUniqueViolation } from './errors.ts';
 
 /** The session-level advisory lock Kysely's migrator takes on PostgreSQL (kysely/dist/dialect/postgres/postgres-adapter.js). */
 const KYSELY_MIGRATION_LOCK_ID = '3853314791062309107';
@@ -122,6 +126,70 @@ describe('PostgreSQL driver', { skip }, () => {
     const deferredOnly = nameRider(db, org, 'Another name');
     await assert.rejects(withRider(deferredOnly, () => db.transaction().execute(async (tx) => void (await deferredEvent(tx, newId(), org)))), /stale/);
     assert.equal(await countEvents(db, org), 0);
+  });
+
+  class Clash extends Error {}
+  const asClash = (err: unknown) => (isUniqueViolation(err) ? new Clash('taken') : err);
+  const insertOrganisationDeferred = (tx: Db, id: string) =>
+    deferredWrite(tx, tx.insertInto('organisations').values({ id, address: `${id}.test`, name: 'Driver test', plan: 'standard', credentials_epoch: 0, timezone: 'UTC', default_language: 'en', created_at: at, updated_at: at }), asClash);
+
+  test("a deferred write's failure surfaces where it is sent, as its caller translated it, and rolls everything back", async () => {
+    const taken = newId();
+    await insertOrganisation(db, taken);
+    const org = newId();
+    await assert.rejects(
+      db.transaction().execute(async (tx) => {
+        await insertOrganisation(tx, org);
+        await insertOrganisationDeferred(tx, taken); // sent with the COMMIT
+      }),
+      Clash,
+    );
+    assert.equal(await db.selectFrom('organisations').select('id').where('id', '=', org).executeTakeFirst(), undefined);
+  });
+
+  test("a deferred write is sent before its savepoint's release: its failure undoes that savepoint alone", async () => {
+    const taken = newId();
+    await insertOrganisation(db, taken);
+    const [first, third] = [newId(), newId()];
+    const outcomes: string[] = [];
+    await db.transaction().execute(async (tx) => {
+      for (const id of [first, taken, third]) {
+        try {
+          await inSavepoint(tx, 'driver_test', () => insertOrganisationDeferred(tx, id));
+          outcomes.push('kept');
+        } catch (err) {
+          outcomes.push(err instanceof Clash ? 'clash' : String(err));
+        }
+      }
+    });
+    assert.deepEqual(outcomes, ['kept', 'clash', 'kept']);
+    const kept = await db.selectFrom('organisations').select('id').where('id', 'in', [first, third]).execute();
+    assert.equal(kept.length, 2);
+  });
+
+  test('a transaction lock rides with the first statement of its transaction, never with a read outside it', async () => {
+    const [org, other] = [newId(), newId()];
+    await insertOrganisation(db, org);
+    await insertOrganisation(db, other);
+    const key = `driver-test:${org}`;
+    // A read outside the transaction does not take the lock; the transaction's first statement does.
+    const first = withTransactionLock('postgres', key, async () => {
+      await db.selectFrom('organisations').select('id').where('id', '=', org).execute();
+      return db.transaction().execute(async (tx) => {
+        await tx.updateTable('organisations').set({ name: 'Locked' }).where('id', '=', org).execute();
+        // Held now: the same key in another transaction is refused, and its work (on another row: this one is
+        // locked by the update above) rolled back.
+        await assert.rejects(
+          withTransactionLock('postgres', key, () => db.transaction().execute((tx2) => tx2.updateTable('organisations').set({ timezone: 'Europe/Paris' }).where('id', '=', other).execute())),
+          LockBusy,
+        );
+      });
+    });
+    await first;
+    assert.equal((await db.selectFrom('organisations').select('name').where('id', '=', org).executeTakeFirstOrThrow()).name, 'Locked');
+    assert.equal((await db.selectFrom('organisations').select('timezone').where('id', '=', other).executeTakeFirstOrThrow()).timezone, 'UTC');
+    // Released with its COMMIT.
+    await withTransactionLock('postgres', key, () => db.transaction().execute((tx) => tx.updateTable('organisations').set({ timezone: 'Europe/Oslo' }).where('id', '=', org).execute()));
   });
 
   test('migrating leaves no advisory lock behind: another process may migrate at once', async () => {

@@ -8,9 +8,11 @@
 //    the event loop leaves in a single write (the socket is corked until setImmediate), answered in order. A
 //    plain SELECT never waits for a lock, so one cannot hold the others up for longer than it runs.
 // 2. A transaction sends BEGIN together with its first statement, not as a round trip of its own.
-// 3. A statement marked deferrable (prepared.ts: an outbox insert, whose result nobody reads) travels with the
-//    transaction's next statement or its COMMIT; should it fail, that statement or the COMMIT fails with its
-//    error and the transaction is rolled back, as if it had failed at once.
+// 3. A statement marked deferrable (prepared.ts: an outbox insert, whose result nobody reads; deferred-writes.ts:
+//    a row's UPDATE or INSERT) travels with the transaction's next statement or its COMMIT; should it fail,
+//    that statement or the COMMIT fails with its error (as the write's caller translated it) and the
+//    transaction is rolled back, as if it had failed at once. A write that may fail on a constraint goes no
+//    later than the release of its savepoint, so that its failure is that savepoint's.
 // 4. A request's rider (riders.ts: the read of its organisation) goes in the same write as the request's first
 //    statement, and its check runs before that statement's result is handed back.
 //
@@ -202,7 +204,7 @@ class RoutedConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (!this.#inTransaction) {
-      const rider = takeRider();
+      const rider = takeRider(false);
       if (isPlainRead(query)) {
         if (rider === undefined) return toResult(await this.#driver.read(query));
         // The rider and the read leave in the same write, on the same shared connection.
@@ -221,7 +223,10 @@ class RoutedConnection implements DatabaseConnection {
         client.release();
       }
     }
-    if (hintsOf(query)?.deferrable) {
+    const hints = hintsOf(query);
+    // A savepoint's release waits for nothing, unless a write that may fail on a constraint is still to be
+    // sent: its failure must be this savepoint's (deferred-writes.ts).
+    if (hints?.deferrable && !(hints.releasesSavepoint && this.#deferred.some((q) => hintsOf(q)?.mayFail))) {
       this.#deferred.push(query);
       return { rows: [] };
     }
@@ -236,21 +241,23 @@ class RoutedConnection implements DatabaseConnection {
   async #send(query: CompiledQuery): Promise<pg.QueryResult[]> {
     // Checked out first: a rider is taken only when it will be sent, so that its check always runs.
     this.#client ??= await checkOut(this.#driver.pool);
-    const rider = takeRider();
+    const rider = takeRider(true);
     const queries = [...(this.#begin ? [this.#begin] : []), ...(rider ? [rider.query] : []), ...this.#deferred, query];
     const riderAt = this.#begin ? 1 : 0;
     this.#begin = undefined;
     this.#deferred = [];
     this.#driver.onRoundTrip?.(queries.map((q) => q.sql));
     const settled = await sendTogether(this.#client, queries);
-    const failed = settled.find((s) => s.status === 'rejected');
-    if (failed) {
-      const err = failed.reason as { code?: unknown };
-      // A connection-level failure (no SQLSTATE) leaves the connection unusable: the pool must not reuse it.
-      if (typeof err.code !== 'string') this.#broken = true;
-    }
+    const failedAt = settled.findIndex((s) => s.status === 'rejected');
+    const failure = failedAt === -1 ? undefined : ((settled[failedAt] as PromiseRejectedResult).reason as { code?: unknown });
+    // A connection-level failure (no SQLSTATE) leaves the connection unusable: the pool must not reuse it.
+    if (failure && typeof failure.code !== 'string') this.#broken = true;
     if (rider) await checkRider(rider, settled[riderAt]);
-    if (failed) throw failed.reason;
+    if (failure) {
+      // A deferred write's failure reads as its caller said it should (a unique key taken: a 409).
+      const translate = hintsOf(queries[failedAt])?.translate;
+      throw translate ? translate(failure) : failure;
+    }
     return settled.map((s) => (s as PromiseFulfilledResult<pg.QueryResult>).value);
   }
 

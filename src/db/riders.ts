@@ -13,12 +13,14 @@ export interface Rider {
   /** Throws if the rows say the request must not go on as it started. */
   readonly check: (rows: unknown[]) => void;
   taken: boolean;
+  /** Only a transaction's statement may take it (a lock held until COMMIT), never a read on a shared connection. */
+  readonly transactional: boolean;
   /** Settles once the check has run: rejected with the check's error. */
   readonly outcome: Promise<void>;
   settle(rows: unknown[] | Error): void;
 }
 
-export function createRider(query: CompiledQuery, check: (rows: unknown[]) => void): Rider {
+export function createRider(query: CompiledQuery, check: (rows: unknown[]) => void, options: { transactional?: boolean } = {}): Rider {
   let resolve!: () => void;
   let reject!: (err: unknown) => void;
   const outcome = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
@@ -28,6 +30,7 @@ export function createRider(query: CompiledQuery, check: (rows: unknown[]) => vo
     query,
     check,
     taken: false,
+    transactional: options.transactional === true,
     outcome,
     settle(rows) {
       if (rows instanceof Error) return reject(rows);
@@ -49,14 +52,14 @@ export function withRider<T>(rider: Rider, fn: () => Promise<T>): Promise<T> {
 }
 
 /** For the driver: the rider waiting in this context, if any, now taken (it is sent at most once). */
-export function takeRider(): Rider | undefined {
+export function takeRider(inTransaction: boolean): Rider | undefined {
   const rider = current.getStore();
-  if (rider === undefined || rider.taken) return undefined;
+  if (rider === undefined || rider.taken || (rider.transactional && !inTransaction)) return undefined;
   rider.taken = true;
   return rider;
 }
 
-/** Whether a rider waits in this context, not yet taken. */
+/** Whether a rider waits in this context, not yet taken (asked inside a transaction). */
 export function riderWaiting(): boolean {
   const rider = current.getStore();
   return rider !== undefined && !rider.taken;

@@ -22,7 +22,7 @@ function statement(verb: Verb, name: string): CompiledQuery {
   const key = `${verb} ${name}`;
   let query = compiled.get(key);
   if (query === undefined) {
-    query = { ...CompiledQuery.raw(key), [STATEMENT_HINTS]: { name: `atrium_${verb.replaceAll(' ', '_')}_${name}`, deferrable: true } } as CompiledQuery;
+    query = { ...CompiledQuery.raw(key), [STATEMENT_HINTS]: { name: `atrium_${verb.replaceAll(' ', '_')}_${name}`, deferrable: true, releasesSavepoint: verb === 'release savepoint' } } as CompiledQuery;
     compiled.set(key, query);
   }
   return query;
@@ -43,6 +43,9 @@ export async function inSavepoint<T>(tx: Db, name: string, work: () => Promise<T
   let result: T;
   try {
     result = await work();
+    // Inside the try: a deferred write of `work` (deferred-writes.ts) is sent with the release, and its
+    // failure must undo this savepoint like any other.
+    await run(tx, statement('release savepoint', name));
   } catch (err) {
     try {
       await run(tx, statement('rollback to savepoint', name));
@@ -53,6 +56,5 @@ export async function inSavepoint<T>(tx: Db, name: string, work: () => Promise<T
     }
     throw err;
   }
-  await run(tx, statement('release savepoint', name));
   return result;
 }

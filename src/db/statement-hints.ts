@@ -1,11 +1,22 @@
-// What a compiled query may tell the database driver beyond its SQL (set by prepared.ts, read by
-// postgres-driver.ts; SQLite ignores them): a statement name, so that PostgreSQL parses it once per connection,
-// and whether a transaction may send it later, with its next statement or its COMMIT.
+// What a compiled query may tell the database driver beyond its SQL (set by prepared.ts, savepoints.ts and
+// deferred-writes.ts, read by postgres-driver.ts; SQLite ignores them): a statement name, so that PostgreSQL
+// parses it once per connection, and whether a transaction may send it later, with its next statement or its
+// COMMIT.
 export const STATEMENT_HINTS = Symbol('atrium.statementHints');
 
 export interface StatementHints {
-  name: string;
+  name?: string;
   deferrable: boolean;
+  /**
+   * A deferrable write that can fail on a constraint (a unique key): it is sent no later than the release of the
+   * savepoint it was issued in, so that its failure undoes that savepoint's work alone (a bulk operation), not
+   * the one after it.
+   */
+  mayFail?: boolean;
+  /** What its failure means to the caller (a unique key taken: a 409), thrown in place of the database's error. */
+  translate?: (err: unknown) => unknown;
+  /** `release savepoint`: the end of the scope `mayFail` speaks of. */
+  releasesSavepoint?: boolean;
 }
 
 export function hintsOf(query: object): StatementHints | undefined {

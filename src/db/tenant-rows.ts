@@ -3,6 +3,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from './database.ts';
 import { preparedQuery } from './prepared.ts';
+import { deferredWrite, type FailureTranslation } from './deferred-writes.ts';
 import type { Tables } from './tables.ts';
 
 /** What a repository's page query receives (from listPage, src/operations/listing.ts). `after` is the last row's sort key values. */
@@ -50,11 +51,19 @@ export function tenantRows<T extends TenantTableName>(table: T) {
       if (q.after) query = query.where((eb: any) => eb(eb.refTuple('updated_at', 'id'), '>', eb.tuple(q.after![0], q.after![1])));
       return query.orderBy('updated_at').orderBy('id').limit(q.limit + 1).execute();
     },
-    async insert(db: Db, row: Tables[T]): Promise<void> {
-      await (db as any).insertInto(table).values(row).execute();
+    /**
+     * With `onFailure` (what a failure means: a unique key taken), a deferred write (deferred-writes.ts): on
+     * PostgreSQL it rides with the transaction's next statement; without, it runs at once, for a caller that
+     * catches its failure itself.
+     */
+    async insert(db: Db, row: Tables[T], onFailure?: FailureTranslation): Promise<void> {
+      const insert = (db as any).insertInto(table).values(row);
+      if (onFailure) await deferredWrite(db, insert, onFailure);
+      else await insert.execute();
     },
+    /** A deferred write (deferred-writes.ts): the caller has read the row and knows what it becomes. */
     async update(db: Db, organisationId: string, id: string, patch: Partial<Tables[T]>): Promise<void> {
-      await (db as any).updateTable(table).set(patch).where('organisation_id', '=', organisationId).where('id', '=', id).execute();
+      await deferredWrite(db, (db as any).updateTable(table).set(patch).where('organisation_id', '=', organisationId).where('id', '=', id));
     },
   };
 }

@@ -5,7 +5,7 @@
 // simply be sent again.
 import type { Clock } from '../clock.ts';
 import type { Database, Db } from '../db/database.ts';
-import { tryTransactionLock } from '../db/locks.ts';
+import { LockBusy, withTransactionLock } from '../db/locks.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { idempotencyRepository, type IdempotencyScope } from './idempotency.repository.ts';
 import { isUniqueViolation } from '../db/errors.ts';
@@ -67,11 +67,11 @@ export function createIdempotency(deps: { database: Database; clock: Clock }) {
     inFlight.add(lockKey);
     try {
       await beforeTransaction?.();
-      return await database.db.transaction().execute(async (tx) => {
-        // Another process may be running this key (→ 409). One that finished it since our first look has left
-        // its record, which fails ours at COMMIT and so rolls this effect back: the catch below replays it. (Not
-        // looked up again here: that would cost every keyed write a round trip for a race that rarely happens.)
-        if (!(await tryTransactionLock(tx, database.dialect, `idempotency:${lockKey}`))) throw inProgress();
+      // Another process may be running this key (→ 409): the lock, taken with the transaction's first statement,
+      // is held before any result of it is used. One that finished it since our first look has left its record,
+      // which fails ours at COMMIT and so rolls this effect back: the catch below replays it. (Not looked up
+      // again here: that would cost every keyed write a round trip for a race that rarely happens.)
+      return await withTransactionLock(database.dialect, `idempotency:${lockKey}`, () => database.db.transaction().execute(async (tx) => {
         const response = await execute(tx);
         const now = clock.now();
         await idempotencyRepository.save(tx, {
@@ -85,8 +85,9 @@ export function createIdempotency(deps: { database: Database; clock: Clock }) {
           expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
         });
         return { ...response, replayed: false };
-      });
+      }));
     } catch (err) {
+      if (err instanceof LockBusy) throw inProgress();
       // Another process committed this key first (SQLite shared by several processes, or PostgreSQL between
       // our first look and our lock): the record's insert failed, and our effect rolled back with it.
       if (!isUniqueViolation(err)) throw err;

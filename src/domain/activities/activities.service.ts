@@ -103,7 +103,7 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
       type: input.type,
       name: input.name,
     };
-    await insertWithExternalId(() => activitiesRepository.insert(db, row), 'activity', input.external_id);
+    await insertWithExternalId((onClash) => activitiesRepository.insert(db, row, onClash), 'activity', input.external_id);
     await types[row.type]?.create?.(db, organisationId, row, settings);
     await events.record(db, organisationId, 'activity.created', { id: row.id, course_id: row.course_id, type: row.type, summary: `Activity ${label(row)} added.` });
     return view(db, organisationId, row);

@@ -79,7 +79,7 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
       shortname: input.shortname,
       visible: input.visible ?? true,
     };
-    await insertWithExternalId(() => coursesRepository.insert(db, row), 'course', input.external_id);
+    await insertWithExternalId((onClash) => coursesRepository.insert(db, row, onClash), 'course', input.external_id);
     await events.record(db, organisationId, 'course.created', { id: row.id, summary: `Course ${JSON.stringify(row.shortname)} created.` });
     return toCourseView(row);
   }
@@ -103,7 +103,7 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
       parent_id: input.parent_id ?? null,
       name: input.name,
     };
-    await insertWithExternalId(() => categoriesRepository.insert(db, row), 'category', input.external_id);
+    await insertWithExternalId((onClash) => categoriesRepository.insert(db, row, onClash), 'category', input.external_id);
     await events.record(db, organisationId, 'category.created', { id: row.id, summary: `Category ${JSON.stringify(row.name)} created.` });
     return toCategoryView(row);
   }

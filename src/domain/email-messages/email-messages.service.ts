@@ -121,7 +121,7 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
       lease_until: null,
       created_by: actorId,
     };
-    await insertWithExternalId(() => emailMessagesRepository.insert(db, row), 'email message', input.external_id);
+    await insertWithExternalId((onClash) => emailMessagesRepository.insert(db, row, onClash), 'email message', input.external_id);
     const when = status === 'scheduled' ? `, scheduled for ${sendAt}` : ' as a draft';
     await events.record(db, organisationId, 'email_message.created', { id: row.id, summary: `Email message ${describeSubject(row.subject)} created${when}.` });
     return toEmailMessageView(row);

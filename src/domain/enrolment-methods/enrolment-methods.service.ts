@@ -86,7 +86,7 @@ export function createEnrolmentMethodService(deps: {
       role: input.role ?? 'student',
       settings: JSON.stringify(settings),
     };
-    await insertWithExternalId(() => enrolmentMethodsRepository.insert(db, row), 'enrolment method', input.external_id);
+    await insertWithExternalId((onClash) => enrolmentMethodsRepository.insert(db, row, onClash), 'enrolment method', input.external_id);
     await events.record(db, organisationId, 'enrolment_method.created', { id: row.id, course_id: row.course_id, summary: `Enrolment method ${label(row)} added.` });
     return toEnrolmentMethodView(row);
   }

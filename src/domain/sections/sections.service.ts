@@ -63,7 +63,7 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
       summary: input.summary ? JSON.stringify(input.summary) : null,
       visible: input.visible ?? true,
     };
-    await insertWithExternalId(() => sectionsRepository.insert(db, row), 'section', input.external_id);
+    await insertWithExternalId((onClash) => sectionsRepository.insert(db, row, onClash), 'section', input.external_id);
     await events.record(db, organisationId, 'section.created', { id: row.id, course_id: row.course_id, summary: `Section ${describeTitle(row.title)} added.` });
     return toSectionView(row);
   }

@@ -192,7 +192,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         updated_at: at,
         deleted_at: null,
       };
-      await insertWithExternalId(() => subscriptionsRepository.insert(db, row), 'webhook subscription', input.external_id);
+      await insertWithExternalId((onClash) => subscriptionsRepository.insert(db, row, onClash), 'webhook subscription', input.external_id);
       if (verified.ping) await logPing(db, organisationId, row.id, verified.ping);
       await events.record(db, organisationId, 'webhook_subscription.created', { id: row.id, summary: `Webhook subscription to ${new URL(row.url).host} created.` });
       return { ...toSubscriptionView(row), secret: verified.secret };
