@@ -107,6 +107,25 @@ describe('cached credentials across processes', () => {
     assert.notEqual(after.title, 'Written with a revoked key');
   });
 
+  test('a create that reads nothing first (its organisation check rides with its COMMIT) with a key revoked through the other app is refused, and nothing is created', async () => {
+    // On PostgreSQL POST /courses sends BEGIN, the organisation check, the insert, its event, its audit entry and
+    // COMMIT in one write: the check is stated in SQL, so its failure aborts the transaction before it commits.
+    const c = await a.make.caller();
+    await warm(c);
+    for (const headers of [{}, { 'idempotency-key': `revoked-${crypto.randomUUID()}` }]) {
+      const d = await a.make.caller({ org: c.org });
+      assert.equal((await a.api.request({ host: c.org.address, key: d.key, path: '/courses' })).status, 200);
+      assert.equal(await other.app.services.apiKeys.revoke(c.org.id, d.keyId), true);
+      const shortname = `REVOKED-${crypto.randomUUID().slice(0, 8)}`;
+      const write = await a.api.request({ host: c.org.address, key: d.key, method: 'POST', path: '/courses', headers, body: { fullname: 'Created with a revoked key', shortname } });
+      assert.equal(write.status, 401);
+      assert.equal(write.body.code, 'auth.revoked_credential');
+      assert.equal(await a.database.db.selectFrom('courses').select('id').where('shortname', '=', shortname).executeTakeFirst(), undefined);
+    }
+    // And a valid key's create after it goes through on the organisation as it is now.
+    assert.equal((await a.api.request({ host: c.org.address, key: c.key, method: 'POST', path: '/courses', body: { fullname: 'Created after', shortname: `AFTER-${crypto.randomUUID().slice(0, 8)}` } })).status, 201);
+  });
+
   test('a key revoked by the CLI, another process, is refused on the next request', async () => {
     const c = await a.make.caller();
     await warm(c);

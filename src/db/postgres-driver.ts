@@ -38,7 +38,7 @@ import {
 import { isDatabaseUnavailable } from './availability.ts';
 import { hintsOf } from './statement-hints.ts';
 import type { RoundTripObserver } from './database-types.ts';
-import { riderWaiting, takeRider, type Rider } from './riders.ts';
+import { riderWaitingBeforeCommit, takeRider, type Rider } from './riders.ts';
 
 /** Shared read connections. */
 const SHARED_READERS = 2;
@@ -277,8 +277,9 @@ class RoutedConnection implements DatabaseConnection {
     try {
       // Nothing was ever sent: there is no transaction on the server to end.
       if (this.#begin && this.#deferred.length === 0) return;
-      // The rider's check must pass before anything commits: it goes first, and a failure rolls back.
-      if (riderWaiting()) await this.#send(CompiledQuery.raw('select 1'));
+      // The rider's check must pass before anything commits: it goes first, and a failure rolls back. An atomic
+      // rider (riders.ts) goes with the COMMIT itself: its failure aborts the transaction.
+      if (riderWaitingBeforeCommit()) await this.#send(CompiledQuery.raw('select 1'));
       const results = await this.#send(CompiledQuery.raw('commit'));
       // PostgreSQL completes COMMIT with a ROLLBACK tag if an earlier statement left the transaction aborted.
       if (results[results.length - 1].command === 'ROLLBACK') throw new AbortedTransactionError();

@@ -4,6 +4,9 @@
 // connection, or the first statement of its transaction, after BEGIN) and runs its check on the answer before
 // that statement's result is handed back: a failed check fails the statement, and so rolls its transaction
 // back. A request that sent nothing (or a database that takes no riders, SQLite) sends it by itself (sendRider).
+// A rider that states its premise in SQL (`atomic`: the statement itself fails when the check would, with
+// atrium_require, migration 20261126230000) may also travel with its transaction's COMMIT: a failure aborts the
+// transaction, so the COMMIT cannot commit what the check refuses.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CompiledQuery } from 'kysely';
 import type { Db } from './database-types.ts';
@@ -15,12 +18,26 @@ export interface Rider {
   taken: boolean;
   /** Only a transaction's statement may take it (a lock held until COMMIT), never a read on a shared connection. */
   readonly transactional: boolean;
+  /** Its statement fails when its premise does not hold (see above): it may ride with a COMMIT. */
+  readonly atomic: boolean;
   /** Settles once the check has run: rejected with the check's error. */
   readonly outcome: Promise<void>;
   settle(rows: unknown[] | Error): void;
 }
 
-export function createRider(query: CompiledQuery, check: (rows: unknown[]) => void, options: { transactional?: boolean } = {}): Rider {
+export interface RiderOptions {
+  transactional?: boolean;
+  /**
+   * For an atomic rider: the error its statement's failure stands for (the premise no longer holds), or the
+   * failure itself when it is something else (the connection was lost).
+   */
+  refused?: (failure: Error) => Error;
+}
+
+/** The SQLSTATE atrium_require raises when a premise does not hold. */
+export const PREMISE_FAILED = 'AT001';
+
+export function createRider(query: CompiledQuery, check: (rows: unknown[]) => void, options: RiderOptions = {}): Rider {
   let resolve!: () => void;
   let reject!: (err: unknown) => void;
   const outcome = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
@@ -31,9 +48,10 @@ export function createRider(query: CompiledQuery, check: (rows: unknown[]) => vo
     check,
     taken: false,
     transactional: options.transactional === true,
+    atomic: options.refused !== undefined,
     outcome,
     settle(rows) {
-      if (rows instanceof Error) return reject(rows);
+      if (rows instanceof Error) return reject(options.refused ? options.refused(rows) : rows);
       try {
         check(rows);
         resolve();
@@ -59,10 +77,15 @@ export function takeRider(inTransaction: boolean): Rider | undefined {
   return rider;
 }
 
-/** Whether a rider waits in this context, not yet taken (asked inside a transaction). */
-export function riderWaiting(): boolean {
+/** A rider waits in this context, not yet taken, that cannot ride with a COMMIT (asked inside a transaction). */
+export function riderWaitingBeforeCommit(): boolean {
   const rider = current.getStore();
-  return rider !== undefined && !rider.taken;
+  return rider !== undefined && !rider.taken && !rider.atomic;
+}
+
+/** Whether `err` is atrium_require's: a premise that no longer holds. */
+export function isPremiseFailure(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === PREMISE_FAILED;
 }
 
 /** Sends the rider by itself if nothing took it, then waits for its check. */

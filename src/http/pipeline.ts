@@ -179,7 +179,7 @@ export interface Admission {
    * The steps that depend on the organisation, again, for a request that started from a cached copy that has
    * changed since (tenancy-cache.ts): limits are not counted twice. Throws the refusal the fresh one earns.
    */
-  readmit(request: FastifyRequest, reply: FastifyReply, stale: StaleTenancy): Promise<void>;
+  readmit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
 
 export function createAdmission(deps: AdmissionDeps): Admission {
@@ -196,10 +196,14 @@ export function createAdmission(deps: AdmissionDeps): Admission {
     readIdempotencyKey(call, op);
   }
 
-  async function readmit(request: FastifyRequest, reply: FastifyReply, stale: StaleTenancy): Promise<void> {
+  async function readmit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     request.tenancyRider = undefined;
-    if (stale.fresh === undefined) throw new ApiError('tenancy.unknown_organisation', `No organisation is served at ${request.hostname}.`);
-    request.organisation = stale.fresh;
+    // The full path: the organisation as it is now, read by itself (and cached again).
+    const address = request.hostname.toLowerCase();
+    const fresh = await deps.organisations.findByAddress(address);
+    if (fresh === undefined) throw new ApiError('tenancy.unknown_organisation', `No organisation is served at ${request.hostname}.`);
+    deps.tenancyCache?.set(address, fresh);
+    request.organisation = fresh;
     await authenticate(request);
     const op = operationOf(request);
     authorize(request, op);
@@ -221,7 +225,7 @@ export function createAdmission(deps: AdmissionDeps): Admission {
       return false;
     } catch (err) {
       if (!(err instanceof StaleTenancy)) throw err;
-      await readmit(request, reply, err);
+      await readmit(request, reply);
       return true;
     }
   }

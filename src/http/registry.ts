@@ -102,9 +102,9 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
     } catch (err) {
       // A database that is away answers 502 whoever asks: no check to wait for.
       if (isDatabaseUnavailable(err)) throw err;
-      const stale = err instanceof StaleTenancy ? err : await sendRider(app.db, rider).then(() => undefined, (e: unknown) => (e instanceof StaleTenancy ? e : undefined));
-      if (stale === undefined) throw err;
-      await admission.readmit(request, reply, stale);
+      const stale = err instanceof StaleTenancy || (await sendRider(app.db, rider).then(() => false, (e: unknown) => e instanceof StaleTenancy));
+      if (!stale) throw err;
+      await admission.readmit(request, reply);
       return run(request);
     } finally {
       request.tenancyRider = undefined;

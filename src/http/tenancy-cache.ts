@@ -5,24 +5,25 @@
 // starts over on the full path with the organisation as it is now (registry.ts), so a revoked credential, a
 // removed person, a changed role or plan is still refused or applied on the very next request on every
 // process. On PostgreSQL this saves the tenancy read its round trip (docs/decisions.md, "One round trip").
+// The check is stated in SQL (the statement fails unless the organisation is still the copy), so that it may
+// ride with a transaction's COMMIT too: a write that reads nothing first is then one round trip.
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import type { OrganisationService } from '../domain/organisations/organisations.service.ts';
-import { createRider, type Rider } from '../db/riders.ts';
+import { createRider, isPremiseFailure, type Rider } from '../db/riders.ts';
 
 const MAX_ENTRIES = 10_000;
 
-/** The organisation a request started from is not the one in the database (undefined: gone from its address). */
+/**
+ * The organisation a request started from is not the one in the database; the request must read it again
+ * (it may be gone from its address).
+ */
 export class StaleTenancy extends Error {
-  readonly fresh: Organisation | undefined;
-  constructor(fresh: Organisation | undefined) {
+  constructor() {
     super('the organisation changed since this process cached it');
-    this.fresh = fresh;
   }
 }
 
-const unchanged = (a: Organisation, b: Organisation) => a.id === b.id && a.credentials_epoch === b.credentials_epoch && a.plan === b.plan && a.updated_at === b.updated_at;
-
-export function createTenancyCache(organisations: Pick<OrganisationService, 'findByAddressQuery'>) {
+export function createTenancyCache(organisations: Pick<OrganisationService, 'stillAsCachedQuery'>) {
   const byAddress = new Map<string, Organisation>();
   return {
     get: (address: string) => byAddress.get(address),
@@ -31,15 +32,20 @@ export function createTenancyCache(organisations: Pick<OrganisationService, 'fin
       if (byAddress.size >= MAX_ENTRIES) byAddress.clear();
       byAddress.set(address, organisation);
     },
-    /** The check a request that started from `cached` sends with its first statement. */
+    /** The check a request that started from `cached` sends with its first statement, or its COMMIT. */
     riderFor(address: string, cached: Organisation): Rider {
-      return createRider(organisations.findByAddressQuery(address), (rows) => {
-        const fresh = rows[0] as Organisation | undefined;
-        if (fresh !== undefined && unchanged(fresh, cached)) return;
-        if (fresh === undefined) byAddress.delete(address);
-        else byAddress.set(address, fresh);
-        throw new StaleTenancy(fresh);
-      });
+      return createRider(
+        organisations.stillAsCachedQuery(address, cached),
+        () => {},
+        {
+          refused(failure) {
+            if (!isPremiseFailure(failure)) return failure;
+            // Whoever reads it next reads it from the database (pipeline.ts, readmit).
+            if (byAddress.get(address) === cached) byAddress.delete(address);
+            return new StaleTenancy();
+          },
+        },
+      );
     },
   };
 }

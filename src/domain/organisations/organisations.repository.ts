@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { OrganisationsTable } from '../../db/tables.ts';
 import { preparedQuery } from '../../db/prepared.ts';
@@ -7,12 +8,21 @@ export type Organisation = OrganisationsTable;
 // The tenancy read: every request of the API runs it once (organisations.findByAddress).
 const byAddress = preparedQuery((db: Db, address: string) => db.selectFrom('organisations').selectAll().where('address', '=', address));
 
+// The organisation at this address is still the copy a request started from (src/http/tenancy-cache.ts), stated
+// as a premise that fails the statement when it does not hold (atrium_require, PostgreSQL only). Timestamps leave
+// the database at millisecond precision (postgres-database.ts), so the copy's is compared at that precision.
+const stillAsCached = preparedQuery((db: Db, address: string, id: string, epoch: number, plan: string, updatedAt: string) =>
+  db.selectNoFrom(
+    sql<boolean>`atrium_require(exists(select 1 from organisations where address = ${address} and id = ${id} and credentials_epoch = ${epoch} and plan = ${plan} and date_trunc('milliseconds', updated_at) = ${updatedAt}::timestamptz), 'tenancy')`.as('held'),
+  ),
+);
+
 export const organisationsRepository = {
   async findByAddress(db: Db, address: string): Promise<Organisation | undefined> {
     return (await byAddress(db, address))[0];
   },
-  /** The same read, compiled, for a caller that sends it along with another statement (src/db/riders.ts). */
-  findByAddressQuery: (db: Db, address: string) => byAddress.compile(db, address),
+  /** PostgreSQL: a statement that fails (SQLSTATE AT001) unless the organisation is still `cached` (see above). */
+  stillAsCachedQuery: (db: Db, address: string, cached: Organisation) => stillAsCached.compile(db, address, cached.id, cached.credentials_epoch, cached.plan, cached.updated_at),
   findById(db: Db, id: string): Promise<Organisation | undefined> {
     return db.selectFrom('organisations').selectAll().where('id', '=', id).executeTakeFirst();
   },

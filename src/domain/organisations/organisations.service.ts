@@ -80,8 +80,8 @@ export function createOrganisationService(deps: { db: Db; clock: Clock; events: 
   return {
     updateSettings,
     findByAddress,
-    /** findByAddress as a statement to send with the request's first one (src/http/tenancy-cache.ts). */
-    findByAddressQuery: (address: string) => organisationsRepository.findByAddressQuery(db, address),
+    /** A statement that fails unless the organisation is still the cached copy, sent with a request's first statement or its COMMIT (src/http/tenancy-cache.ts). */
+    stillAsCachedQuery: (address: string, cached: Organisation) => organisationsRepository.stillAsCachedQuery(db, address, cached),
     findById: (id: string) => organisationsRepository.findById(db, id),
     create,
     update,
