@@ -112,7 +112,7 @@ describe('cached credentials across processes', () => {
     // COMMIT in one write: the check is stated in SQL, so its failure aborts the transaction before it commits.
     const c = await a.make.caller();
     await warm(c);
-    for (const headers of [{}, { 'idempotency-key': `revoked-${crypto.randomUUID()}` }]) {
+    for (const headers of [{}, { 'idempotency-key': `revoked-${crypto.randomUUID()}` }] as Array<Record<string, string>>) {
       const d = await a.make.caller({ org: c.org });
       assert.equal((await a.api.request({ host: c.org.address, key: d.key, path: '/courses' })).status, 200);
       assert.equal(await other.app.services.apiKeys.revoke(c.org.id, d.keyId), true);
