@@ -34,7 +34,6 @@ const budgets: Record<string, number> = {
   'DELETE /categories/{id} with Idempotency-Key': 3,
   'POST /sections': 3,
   'POST /sections with Idempotency-Key': 4,
-  'PATCH /sections/{id}': 2,
   'PATCH /sections/{id} with Idempotency-Key': 3,
   'DELETE /sections/{id}': 2,
   'DELETE /sections/{id} with Idempotency-Key': 3,

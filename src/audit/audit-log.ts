@@ -12,6 +12,7 @@
 //   it for every change that emits an event), and the first such call in the scope writes the entry.
 // - Sign-in, sign-out and OAuth consent write their entries explicitly with `recordAudit`.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { CompiledQuery } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { AuditEventsTable } from '../db/audit-tables.ts';
 import { preparedQuery } from '../db/prepared.ts';
@@ -114,11 +115,19 @@ const NO_FIELDS = '[]';
  * entry written now gets this process's fast one.
  */
 export function recordAudit(db: Db, entry: AuditEntry, at?: Date): Promise<unknown> {
+  // Not async, and the statement's promise handed back as it is: one promise per entry, not three.
+  return insertEntry(db, ...entryArguments(entry, at));
+}
+
+/** The same insert, compiled: for a transaction that sends it with its final statement (db/final-statement.ts). */
+export function auditEntryStatement(db: Db, entry: AuditEntry): CompiledQuery {
+  return insertEntry.compile(db, ...entryArguments(entry));
+}
+
+function entryArguments(entry: AuditEntry, at?: Date): Parameters<typeof insertEntry> extends [Db, ...infer A] ? A : never {
   const { actor, credential, target } = entry;
   const when = at ?? new Date();
-  // Not async, and the statement's promise handed back as it is: one promise per entry, not three.
-  return insertEntry(
-    db,
+  return [
     at === undefined ? newId() : v7({ msecs: at.getTime() }),
     entry.organisationId,
     when.toISOString(),
@@ -137,7 +146,7 @@ export function recordAudit(db: Db, entry: AuditEntry, at?: Date): Promise<unkno
     entry.ip,
     entry.userAgent === null || entry.userAgent.length <= USER_AGENT_MAX ? entry.userAgent : entry.userAgent.slice(0, USER_AGENT_MAX),
     entry.changedFields.length === 0 ? NO_FIELDS : JSON.stringify(entry.changedFields),
-  );
+  ];
 }
 
 interface AuditScope {

@@ -16,6 +16,9 @@ import { deferredWrite } from './deferred-writes.ts';
 import { inSavepoint } from './savepoints.ts';
 import { LockBusy, withTransactionLock } from './locks.ts';
 import { isUniqueViolation } from './errors.ts';
+import { FinalStatementRefused, offerFinalStatement } from './final-statement.ts';
+import { STATEMENT_HINTS } from './statement-hints.ts';
+import type { CompiledQuery } from 'kysely';
 
 /** The session-level advisory lock Kysely's migrator takes on PostgreSQL (kysely/dist/dialect/postgres/postgres-adapter.js). */
 const KYSELY_MIGRATION_LOCK_ID = '3853314791062309107';
@@ -30,6 +33,8 @@ const deferredEvent = preparedQuery(
     db.insertInto('outbox_events').values({ id, organisation_id: organisationId, type: 'test.event', occurred_at: at, data: '{}', dispatched_at: null }),
   { deferrable: true },
 );
+/** deferredEvent's insert, compiled, for a final statement's tail. */
+const eventStatement = (db: Db, organisationId: string): CompiledQuery => deferredEvent.compile(db, newId(), organisationId);
 const countEvents = async (db: Db, organisationId: string) =>
   Number((await db.selectFrom('outbox_events').select((eb) => eb.fn.countAll<number>().as('n')).where('organisation_id', '=', organisationId).executeTakeFirstOrThrow()).n);
 
@@ -190,6 +195,53 @@ describe('PostgreSQL driver', { skip }, () => {
     assert.equal((await db.selectFrom('organisations').select('timezone').where('id', '=', other).executeTakeFirstOrThrow()).timezone, 'UTC');
     // Released with its COMMIT.
     await withTransactionLock('postgres', key, () => db.transaction().execute((tx) => tx.updateTable('organisations').set({ timezone: 'Europe/Oslo' }).where('id', '=', org).execute()));
+  });
+
+  /** Renames the organisation, as a final statement that refuses its transaction when no row was renamed. */
+  const renameFinally = (tx: Db, id: string, name: string) => {
+    const query = sql`with u as (update organisations set name = ${name} where id = ${id} returning id)
+      select atrium_require(exists(select 1 from u), 'renamed') as held`.compile(tx);
+    const translate = (err: unknown) => ((err as { code?: string }).code === 'AT001' ? new FinalStatementRefused({ cause: err }) : err);
+    return tx.executeQuery({ ...query, [STATEMENT_HINTS]: { deferrable: false, final: true, translate } } as typeof query);
+  };
+
+  test('a final statement goes with its tail and COMMIT where it is offered, and nothing may follow it', async () => {
+    const org = newId();
+    await insertOrganisation(db, org);
+    const tail = () => [eventStatement(db, org)];
+    let after: unknown;
+    await offerFinalStatement(tail, (offer) =>
+      db.transaction().execute(async (tx) => {
+        await renameFinally(tx, org, 'Finally');
+        assert.equal(offer.used, true);
+        after = await tx.selectFrom('organisations').select('id').execute().catch((err: Error) => err);
+      }),
+    );
+    assert.match(String(after), /after its transaction's final statement/);
+    assert.equal((await db.selectFrom('organisations').select('name').where('id', '=', org).executeTakeFirstOrThrow()).name, 'Finally');
+    assert.equal(await countEvents(db, org), 1, 'the tail committed with it');
+  });
+
+  test('a final statement that refuses rolls its transaction back, tail and deferred statements with it; unoffered, it is an ordinary statement', async () => {
+    const org = newId();
+    await insertOrganisation(db, org);
+    await assert.rejects(
+      offerFinalStatement(() => [eventStatement(db, org)], () =>
+        db.transaction().execute(async (tx) => {
+          await deferredEvent(tx, newId(), org);
+          await renameFinally(tx, newId(), 'Nobody'); // no such organisation: refused
+        }),
+      ),
+      FinalStatementRefused,
+    );
+    assert.equal(await countEvents(db, org), 0);
+    // Not offered (a keyed write): sent alone, and the transaction goes on to its own COMMIT.
+    await db.transaction().execute(async (tx) => {
+      await renameFinally(tx, org, 'Unoffered');
+      await deferredEvent(tx, newId(), org);
+    });
+    assert.equal((await db.selectFrom('organisations').select('name').where('id', '=', org).executeTakeFirstOrThrow()).name, 'Unoffered');
+    assert.equal(await countEvents(db, org), 1);
   });
 
   test('migrating leaves no advisory lock behind: another process may migrate at once', async () => {

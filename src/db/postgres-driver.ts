@@ -39,6 +39,7 @@ import { isDatabaseUnavailable } from './availability.ts';
 import { hintsOf } from './statement-hints.ts';
 import type { RoundTripObserver } from './database-types.ts';
 import { riderWaitingBeforeCommit, takeRider, type Rider } from './riders.ts';
+import { takeFinalOffer } from './final-statement.ts';
 
 /** Shared read connections. */
 const SHARED_READERS = 2;
@@ -84,6 +85,8 @@ function toResult<R>(result: pg.QueryResult): QueryResult<R> {
   const writes = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
   return { numAffectedRows: writes ? BigInt(rowCount ?? 0) : undefined, rows: (rows ?? []) as R[] };
 }
+
+const COMMIT = CompiledQuery.raw('commit');
 
 /** A SELECT that reads and nothing else: no locking clause, and no WITH (which could hide a write). */
 function isPlainRead(query: CompiledQuery): boolean {
@@ -197,6 +200,8 @@ class RoutedConnection implements DatabaseConnection {
   #inTransaction = false;
   #deferred: CompiledQuery[] = [];
   #broken = false;
+  /** The transaction's COMMIT went with its final statement (final-statement.ts): it is over. */
+  #finished = false;
 
   constructor(driver: PipelinedPostgresDriver) {
     this.#driver = driver;
@@ -223,7 +228,13 @@ class RoutedConnection implements DatabaseConnection {
         client.release();
       }
     }
+    if (this.#finished) throw new Error('a statement was sent after its transaction\'s final statement (final-statement.ts)');
     const hints = hintsOf(query);
+    // A statement that says why its transaction must not commit goes with the COMMIT, where its caller offered it.
+    if (hints?.final && !riderWaitingBeforeCommit()) {
+      const offer = takeFinalOffer();
+      if (offer) return toResult(await this.#sendFinal(query, [...offer.tail(), COMMIT]));
+    }
     // A savepoint's release waits for nothing, unless a write that may fail on a constraint is still to be
     // sent: its failure must be this savepoint's (deferred-writes.ts).
     if (hints?.deferrable && !(hints.releasesSavepoint && this.#deferred.some((q) => hintsOf(q)?.mayFail))) {
@@ -235,14 +246,26 @@ class RoutedConnection implements DatabaseConnection {
   }
 
   /**
-   * Sends the pending BEGIN, the request's rider (riders.ts) and the deferred statements, then `query`, in one
-   * write on the transaction's connection; throws the first error, or the rider's check's.
+   * `query` and, after it, `after` (which ends with COMMIT), in one write: the transaction is over whatever
+   * they answer. Answers `query`'s result; throws the first failure, or AbortedTransactionError if the COMMIT
+   * rolled back.
    */
-  async #send(query: CompiledQuery): Promise<pg.QueryResult[]> {
+  async #sendFinal(query: CompiledQuery, after: CompiledQuery[]): Promise<pg.QueryResult> {
+    this.#finished = true;
+    const results = await this.#send(query, after);
+    if (results[results.length - 1].command === 'ROLLBACK') throw new AbortedTransactionError();
+    return results[results.length - 1 - after.length];
+  }
+
+  /**
+   * Sends the pending BEGIN, the request's rider (riders.ts) and the deferred statements, then `query` and
+   * `after`, in one write on the transaction's connection; throws the first error, or the rider's check's.
+   */
+  async #send(query: CompiledQuery, after: CompiledQuery[] = []): Promise<pg.QueryResult[]> {
     // Checked out first: a rider is taken only when it will be sent, so that its check always runs.
     this.#client ??= await checkOut(this.#driver.pool);
     const rider = takeRider(true);
-    const queries = [...(this.#begin ? [this.#begin] : []), ...(rider ? [rider.query] : []), ...this.#deferred, query];
+    const queries = [...(this.#begin ? [this.#begin] : []), ...(rider ? [rider.query] : []), ...this.#deferred, query, ...after];
     const riderAt = this.#begin ? 1 : 0;
     this.#begin = undefined;
     this.#deferred = [];
@@ -275,12 +298,14 @@ class RoutedConnection implements DatabaseConnection {
 
   async commit(): Promise<void> {
     try {
+      // Committed already, with its final statement.
+      if (this.#finished) return;
       // Nothing was ever sent: there is no transaction on the server to end.
       if (this.#begin && this.#deferred.length === 0) return;
       // The rider's check must pass before anything commits: it goes first, and a failure rolls back. An atomic
       // rider (riders.ts) goes with the COMMIT itself: its failure aborts the transaction.
       if (riderWaitingBeforeCommit()) await this.#send(CompiledQuery.raw('select 1'));
-      const results = await this.#send(CompiledQuery.raw('commit'));
+      const results = await this.#send(COMMIT);
       // PostgreSQL completes COMMIT with a ROLLBACK tag if an earlier statement left the transaction aborted.
       if (results[results.length - 1].command === 'ROLLBACK') throw new AbortedTransactionError();
     } finally {
@@ -289,7 +314,8 @@ class RoutedConnection implements DatabaseConnection {
   }
 
   async rollback(): Promise<void> {
-    const sent = this.#begin === undefined;
+    // Nothing was sent, or the COMMIT that went with a final statement has ended the transaction already.
+    const sent = this.#begin === undefined && !this.#finished;
     this.#endTransaction();
     if (!sent || !this.#client) return;
     try {
@@ -303,6 +329,7 @@ class RoutedConnection implements DatabaseConnection {
 
   #endTransaction(): void {
     this.#inTransaction = false;
+    this.#finished = false;
     this.#begin = undefined;
     this.#deferred = [];
   }

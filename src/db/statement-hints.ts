@@ -17,6 +17,8 @@ export interface StatementHints {
   translate?: (err: unknown) => unknown;
   /** `release savepoint`: the end of the scope `mayFail` speaks of. */
   releasesSavepoint?: boolean;
+  /** Its transaction's last statement, which fails when the transaction must not commit (final-statement.ts). */
+  final?: boolean;
 }
 
 export function hintsOf(query: object): StatementHints | undefined {

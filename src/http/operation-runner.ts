@@ -12,7 +12,8 @@ import { FIRST_REVISION, type Revisions } from '../operations/revisions.ts';
 import { fingerprintOf, type Idempotency } from './idempotency.ts';
 import type { OperationCall } from './pipeline.ts';
 import { createPayloadWriter, type Payload } from './response-payload.ts';
-import { recordRefusedWrite, recordWrite, type RefusalLog } from './write-audit.ts';
+import { recordRefusedWrite, recordWrite, successEntryStatement, type RefusalLog } from './write-audit.ts';
+import { FinalStatementRefused, offerFinalStatement, type FinalStatementOffer } from '../db/final-statement.ts';
 
 /** An operation's answer, before any transport: the status, its headers, its body as it goes out. */
 export interface OperationAnswer extends Payload {
@@ -36,6 +37,8 @@ function toResponse(op: Operation, result: unknown): ResponseData {
 
 export interface RunnerDeps {
   db: Db;
+  /** The database can send a write's final statement with its COMMIT (PostgreSQL; db/final-statement.ts). */
+  finalStatements: boolean;
   services: OperationServices;
   idempotency: Idempotency;
   revisions: Revisions;
@@ -53,7 +56,15 @@ export interface OperationRunner {
 export function createOperationRunner(deps: RunnerDeps): OperationRunner {
   const { db, services, idempotency, revisions } = deps;
 
+  /**
+   * A PATCH of the resource its path names, without an Idempotency-Key, may end in one round trip: its service's
+   * last statement goes with its audit entry and the COMMIT (db/final-statement.ts), where the service can say
+   * in SQL why it must not commit. Refused there, it runs again on its full path.
+   */
+  const mayFinishInOneStatement = (op: Operation) => deps.finalStatements && op.method === 'PATCH' && !op.bulk && op.path.endsWith('/{id}');
+
   function runnerFor(op: Operation): RunOperation {
+    const oneStatement = mayFinishInOneStatement(op);
     const checkInput = createInputCheck(op);
     const writePayload = createPayloadWriter(op, revisions);
     // Only operations some revision change touches pay for looking their changes up.
@@ -68,10 +79,11 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
       const base: Omit<OperationContext, 'db'> = { organisation: call.organisation!, actor: call.actor!, services, revision: call.revision!, requestId: call.id };
       const input: { params: unknown; query: unknown; body: unknown; prepared?: unknown } = { params: call.params, query: call.query, body: call.body };
       const prepare = op.prepare && (async () => void (input.prepared = await op.prepare!({ ...base, db }, input as never)));
-      const execute = async (tx: Db) => {
+      const execute = async (tx: Db, finished?: FinalStatementOffer) => {
         const response = toResponse(op, await op.handler({ ...base, db: tx }, input as never));
-        // Every write's audit entry commits in its transaction, with its events and idempotency record.
-        if (op.writes) await recordWrite(tx, op, call, response);
+        // Every write's audit entry commits in its transaction, with its events and idempotency record (with the
+        // final statement's COMMIT, if one went: successEntryStatement is this entry).
+        if (op.writes && !finished?.used) await recordWrite(tx, op, call, response);
         return response;
       };
       let response: ResponseData;
@@ -86,10 +98,19 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
       } else {
         // ARCHITECTURE rule 5 — a write, its events and its idempotency record commit together.
         await prepare?.();
-        response = await db.transaction().execute(execute);
+        response = oneStatement ? await runOfferingFinal(op, call, execute) : await db.transaction().execute((tx) => execute(tx));
       }
       return { status: response.status, headers: response.headers, replayed, ...writePayload(response.status, response.body, call.revision!) };
     };
+  }
+
+  async function runOfferingFinal(op: Operation, call: OperationCall, execute: (tx: Db, finished?: FinalStatementOffer) => Promise<ResponseData>): Promise<ResponseData> {
+    try {
+      return await offerFinalStatement(() => [successEntryStatement(db, op, call)], (offer) => db.transaction().execute((tx) => execute(tx, offer)));
+    } catch (err) {
+      if (!(err instanceof FinalStatementRefused)) throw err;
+      return db.transaction().execute((tx) => execute(tx));
+    }
   }
 
   return {

@@ -44,6 +44,8 @@ export interface RegistryDeps {
   revisions: Revisions;
   /** PostgreSQL: organisations cached by address, checked with each request's first statement. */
   tenancyCache?: TenancyCache;
+  /** PostgreSQL: a write's last statement may go with its COMMIT (src/db/final-statement.ts). */
+  finalStatements: boolean;
 }
 
 function send(reply: FastifyReply, answer: OperationAnswer): FastifyReply {
@@ -65,7 +67,7 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
     limits,
     revisions,
   });
-  const runner = createOperationRunner({ db: app.db, services, idempotency, revisions });
+  const runner = createOperationRunner({ db: app.db, finalStatements: deps.finalStatements, services, idempotency, revisions });
   const runs = new Map<Operation, RunOperation>();
   // A write refused with 403 or failed on our side is recorded outside its rolled-back transaction.
   const recordRefusedWrite = async (request: FastifyRequest, _reply: FastifyReply, error: FastifyError) =>

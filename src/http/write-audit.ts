@@ -6,7 +6,8 @@ import { isDatabaseUnavailable } from '../db/availability.ts';
 import type { ApiError } from '../errors/api-error.ts';
 import type { Operation } from '../operations/operation.ts';
 import type { OperationCall } from './pipeline.ts';
-import { recordAudit, unsuccessfulOutcome, type AuditEntry, type AuditOutcome, type AuditTarget } from '../audit/audit-log.ts';
+import { auditEntryStatement, recordAudit, unsuccessfulOutcome, type AuditEntry, type AuditOutcome, type AuditTarget } from '../audit/audit-log.ts';
+import type { CompiledQuery } from 'kysely';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -67,6 +68,14 @@ export function recordWrite(tx: Db, op: Operation, request: OperationCall, respo
   // and answers 200 with the failures: it changed nothing, so it is no change to record.
   if (op.bulk && (response.body as { summary?: { succeeded?: number } } | undefined)?.summary?.succeeded === 0) return undefined;
   return recordAudit(tx, entryOf(op, request, 'success', response.status, targetOf(op, request, response.body)));
+}
+
+/**
+ * The entry recordWrite would write for a write that answers its operation's success status about the resource
+ * its path names, as a statement to send with the transaction's final one (db/final-statement.ts).
+ */
+export function successEntryStatement(db: Db, op: Operation, request: OperationCall): CompiledQuery {
+  return auditEntryStatement(db, entryOf(op, request, 'success', op.success.status, targetOf(op, request, undefined)));
 }
 
 /**

@@ -1,8 +1,11 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { SectionsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { preparedQuery } from '../../db/prepared.ts';
+import { STATEMENT_HINTS, type StatementHints } from '../../db/statement-hints.ts';
+import { isPremiseFailure } from '../../db/riders.ts';
+import { FinalStatementRefused } from '../../db/final-statement.ts';
 
 export type SectionRow = Selectable<SectionsTable>;
 
@@ -23,6 +26,20 @@ const updateBoth = preparedQuery((db: Db, organisationId: string, id: string, at
     .where((eb) => eb.or([eb('title', 'is distinct from', title), eb('visible', 'is distinct from', visible)])),
 );
 
+/** The event a section's change records: its outbox row but for its data, which names the section's course. */
+export interface SectionEvent {
+  id: string;
+  type: string;
+  occurredAt: string;
+  summary: string;
+}
+
+const finalHints: StatementHints = {
+  deferrable: false,
+  final: true,
+  translate: (err) => (isPremiseFailure(err) ? new FinalStatementRefused({ cause: err }) : err),
+};
+
 export const sectionsRepository = {
   ...tenantRows('sections'),
 
@@ -37,6 +54,31 @@ export const sectionsRepository = {
     else if (title !== undefined) rows = await updateTitle(db, organisationId, id, at, title);
     else if (visible !== undefined) rows = await updateVisible(db, organisationId, id, at, Boolean(visible));
     else return undefined;
+    return rows[0];
+  },
+
+  /**
+   * PostgreSQL, as a transaction's final statement (db/final-statement.ts): the change of updateLiveIfChanged and
+   * its event, in one statement that fails (atrium_require) when it changed no row, so that it can travel with the
+   * COMMIT. The event's data is made here (the course comes from the row): `{"id","course_id","summary"}`, as
+   * EventRecorder.record writes it.
+   */
+  async updateLiveRecordingEvent(db: Db, organisationId: string, id: string, changes: Changes, at: string, event: SectionEvent): Promise<SectionRow> {
+    const title = changes.title === undefined ? sql`title` : sql`${changes.title}::text`;
+    const visible = changes.visible === undefined ? sql`visible` : sql`${Boolean(changes.visible)}::boolean`;
+    const query = sql<SectionRow>`with u as (
+        update sections set title = ${title}, visible = ${visible}, updated_at = ${at}::timestamptz
+        where organisation_id = ${organisationId} and id = ${id} and deleted_at is null
+          and (title is distinct from ${title} or visible is distinct from ${visible})
+        returning *
+      ), e as (
+        insert into outbox_events (id, organisation_id, type, occurred_at, data, dispatched_at)
+        select ${event.id}::uuid, ${organisationId}::uuid, ${event.type}::text, ${event.occurredAt}::timestamptz,
+          '{"id":' || to_json(u.id::text) || ',"course_id":' || to_json(u.course_id::text) || ',"summary":' || to_json(${event.summary}::text) || '}', null
+        from u
+      )
+      select u.* from (select atrium_require(exists(select 1 from u), 'section changed') as held) as premise left join u on true where premise.held`.compile(db);
+    const { rows } = await db.executeQuery({ ...query, [STATEMENT_HINTS]: finalHints } as typeof query);
     return rows[0];
   },
 

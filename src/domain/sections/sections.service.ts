@@ -13,6 +13,8 @@ import type { EventRecorder } from '../../events/outbox.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';
 import type { CreateSection, Section, UpdateSection, UpsertSection } from './sections.schemas.ts';
 import { sectionsRepository, type SectionRow } from './sections.repository.ts';
+import { finalStatementOffered } from '../../db/final-statement.ts';
+import { newId } from '../../ids.ts';
 
 export type SectionView = Static<typeof Section>;
 
@@ -78,10 +80,18 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
     if (patch.title !== undefined) changes.title = patch.title;
     if (patch.visible !== undefined) changes.visible = patch.visible;
     if (Object.keys(changes).length > 0) {
-      const updated = await sectionsRepository.updateLiveIfChanged(db, organisationId, id, changes, clock.now().toISOString());
+      const at = clock.now().toISOString();
+      // What the event says changed: the new title is the one asked for.
+      const what = [patch.title !== undefined ? `titled ${describeTitle(patch.title)}` : null, patch.visible !== undefined ? (patch.visible ? 'shown' : 'hidden') : null];
+      const summary = `Section ${what.filter(Boolean).join(' and ')}.`;
+      // One round trip (PostgreSQL, db/final-statement.ts): the change and its event go with the COMMIT, and a
+      // section not changed (absent, deleted, already so) refuses it, so that the request runs again down here.
+      if (finalStatementOffered()) {
+        return toSectionView(await sectionsRepository.updateLiveRecordingEvent(db, organisationId, id, changes, at, { id: newId(), type: 'section.updated', occurredAt: at, summary }));
+      }
+      const updated = await sectionsRepository.updateLiveIfChanged(db, organisationId, id, changes, at);
       if (updated) {
-        const what = [patch.title !== undefined ? `titled ${describeTitle(updated.title)}` : null, patch.visible !== undefined ? (patch.visible ? 'shown' : 'hidden') : null];
-        await events.record(db, organisationId, 'section.updated', { id, course_id: updated.course_id, summary: `Section ${what.filter(Boolean).join(' and ')}.` });
+        await events.record(db, organisationId, 'section.updated', { id, course_id: updated.course_id, summary });
         return toSectionView(updated);
       }
     }

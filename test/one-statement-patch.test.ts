@@ -1,0 +1,70 @@
+// A PATCH of a section without an Idempotency-Key is, on PostgreSQL, one statement sent with its audit entry and
+// COMMIT (src/db/final-statement.ts): the change and its event are made by the database, and a section it could
+// not change sends the request down its full path. On SQLite the same request takes that path at once. Both must
+// answer, record and refuse alike: this file runs on both and holds them to the same outcomes, byte for byte
+// where an event's data is concerned.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestApp, type TestContext } from './support/harness.ts';
+import type { Caller } from './support/factories.ts';
+
+describe('PATCH /sections/{id}: the change, its event and its audit entry, in one statement or on the full path', () => {
+  let t: TestContext;
+  let caller: Caller;
+  before(async () => {
+    t = await startTestApp();
+    caller = await t.make.caller();
+  });
+  after(() => t?.close());
+
+  const patch = (id: string, body: unknown) => t.api.request({ host: caller.org.address, key: caller.key, method: 'PATCH', path: `/sections/${id}`, body });
+  const eventsOf = (id: string) =>
+    t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('data', 'like', `%"id":"${id}"%`).orderBy('id').execute();
+  const successEntries = async (id: string) =>
+    (await t.database.db.selectFrom('audit_events').select(['action', 'status', 'changed_fields']).where('target_id', '=', id).where('outcome', '=', 'success').orderBy('id').execute()).map((e) => ({ ...e }));
+
+  test('a change answers the new section, and its event data is what EventRecorder writes, whatever the title holds', async () => {
+    for (const title of ['Plain', 'Quotes " and \\ and\nnew line', 'Ünïcödé ☃ 𝄞 and \u2028', 'x'.repeat(120)]) {
+      const section = await t.make.section(caller.org);
+      const before = await t.database.db.selectFrom('sections').selectAll().where('id', '=', section.id).executeTakeFirstOrThrow();
+      const res = await patch(section.id, { title, visible: false });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.title, title);
+      assert.equal(res.body.visible, false);
+      assert.equal(res.body.course_id, before.course_id);
+      assert.ok(res.body.updated_at > before.updated_at);
+      const shown = title.length > 80 ? `${title.slice(0, 77)}...` : title;
+      const events = await eventsOf(section.id);
+      assert.deepEqual(events.map((e) => e.type), ['section.created', 'section.updated']);
+      assert.equal(events[1].data, JSON.stringify({ id: section.id, course_id: before.course_id, summary: `Section titled ${JSON.stringify(shown)} and hidden.` }));
+      assert.deepEqual(await successEntries(section.id), [{ action: 'updateSection', status: 200, changed_fields: '["title","visible"]' }]);
+      // Read back as answered.
+      const read = await t.api.request({ host: caller.org.address, key: caller.key, path: `/sections/${section.id}` });
+      assert.deepEqual(read.body, res.body);
+    }
+  });
+
+  test('a PATCH that changes nothing answers the section as it is, with no event, no new updated_at, one audit entry', async () => {
+    const section = await t.make.section(caller.org, { title: 'Same', visible: true });
+    const res = await patch(section.id, { title: 'Same', visible: true });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.updated_at, section.updated_at);
+    assert.deepEqual((await eventsOf(section.id)).map((e) => e.type), ['section.created']);
+    assert.equal((await successEntries(section.id)).length, 1);
+  });
+
+  test('an absent section is a 404 and a deleted one a 409, with no event and no success entry', async () => {
+    const absent = crypto.randomUUID();
+    const missing = await patch(absent, { title: 'Nobody' });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.code, 'section.not_found');
+    assert.deepEqual(await successEntries(absent), []);
+
+    const section = await t.make.section(caller.org);
+    assert.equal((await t.api.request({ host: caller.org.address, key: caller.key, method: 'DELETE', path: `/sections/${section.id}` })).status, 204);
+    const gone = await patch(section.id, { title: 'Too late' });
+    assert.equal(gone.status, 409);
+    assert.deepEqual((await eventsOf(section.id)).map((e) => e.type), ['section.created', 'section.deleted']);
+    assert.deepEqual((await successEntries(section.id)).map((e) => e.action), ['deleteSection']);
+  });
+});
