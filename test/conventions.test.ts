@@ -91,6 +91,30 @@ describe('Idempotency-Key on every operation that takes it', () => {
     assert.equal(rows.length, 1);
   });
 
+  test('a key sent again after its request finished replays it and changes nothing, even where the retry would now be refused', async () => {
+    // On PostgreSQL the retry's look for the record rides with its first statement (src/http/idempotency.ts): the
+    // write starts, meets the record there, and is rolled back before it decides anything.
+    const course = await t.make.course(c.org);
+    const create = () => t.api.request({ method: 'POST', path: '/courses', host: c.org.address, key: c.key, body: { fullname: 'Once only', shortname: `ONCE-${course.id.slice(-8)}` }, headers: { 'idempotency-key': `retry-create-${course.id}` } });
+    const first = await create();
+    assert.equal(first.status, 201);
+    const again = await create();
+    assert.equal(again.status, 201);
+    assert.equal(again.headers['idempotency-replayed'], 'true');
+    assert.equal(again.raw, first.raw);
+    assert.equal((await t.database.db.selectFrom('courses').select('id').where('fullname', '=', 'Once only').where('organisation_id', '=', c.org.id).execute()).length, 1);
+
+    // A delete retried: the section is gone, yet the answer is the recorded 204, not a 409 or a 404.
+    const section = await t.make.section(c.org);
+    const remove = () => t.api.request({ method: 'DELETE', path: `/sections/${section.id}`, host: c.org.address, key: c.key, headers: { 'idempotency-key': `retry-delete-${section.id}` } });
+    assert.equal((await remove()).status, 204);
+    const retried = await remove();
+    assert.equal(retried.status, 204);
+    assert.equal(retried.headers['idempotency-replayed'], 'true');
+    const deletedEvents = await t.database.db.selectFrom('outbox_events').select('id').where('type', '=', 'section.deleted').where('data', 'like', `%"id":"${section.id}"%`).execute();
+    assert.equal(deletedEvents.length, 1);
+  });
+
   test('a failed request records nothing: the same key may be sent again, and then takes effect', async () => {
     const key = 'after-failure';
     const missing = await t.api.request({ method: 'PATCH', path: '/sections/01a1ffb1-ef6f-770b-ba7c-b487911c9252', host: c.org.address, key: c.key, body: { title: 'x' }, headers: { 'idempotency-key': key } });

@@ -13,8 +13,8 @@
 //    that statement or the COMMIT fails with its error (as the write's caller translated it) and the
 //    transaction is rolled back, as if it had failed at once. A write that may fail on a constraint goes no
 //    later than the release of its savepoint, so that its failure is that savepoint's.
-// 4. A request's rider (riders.ts: the read of its organisation) goes in the same write as the request's first
-//    statement, and its check runs before that statement's result is handed back.
+// 4. A request's riders (riders.ts: the check of its organisation, its Idempotency-Key's lock) go in the same
+//    write as the request's first statement, and their checks run before that statement's result is handed back.
 //
 // Statements compiled by prepared.ts carry a name, so each connection parses them once.
 // Everything else — other writes, locking reads, anything inside a transaction — runs on a connection of the
@@ -38,7 +38,7 @@ import {
 import { isDatabaseUnavailable } from './availability.ts';
 import { hintsOf } from './statement-hints.ts';
 import type { RoundTripObserver } from './database-types.ts';
-import { riderWaitingBeforeCommit, takeRider, type Rider } from './riders.ts';
+import { riderWaitingBeforeCommit, takeRiders, type Rider } from './riders.ts';
 import { takeFinalOffer } from './final-statement.ts';
 
 /** Shared read connections. */
@@ -107,10 +107,13 @@ async function sendTogether(client: PoolClient, queries: CompiledQuery[]): Promi
   return Promise.allSettled(pending);
 }
 
-/** Hands the rider its answer and waits for its check, which throws when the request must start over. */
-async function checkRider(rider: Rider, answer: PromiseSettledResult<pg.QueryResult>): Promise<void> {
-  rider.settle(answer.status === 'fulfilled' ? answer.value.rows : (answer.reason as Error));
-  await rider.outcome;
+/**
+ * Hands each rider its answer (`answers`, in the riders' order) and waits for their checks; throws the first
+ * that fails: the request must start over (or answer as that rider says).
+ */
+async function checkRiders(riders: Rider[], answers: Array<PromiseSettledResult<pg.QueryResult>>): Promise<void> {
+  riders.forEach((rider, i) => rider.settle(answers[i].status === 'fulfilled' ? (answers[i] as PromiseFulfilledResult<pg.QueryResult>).value.rows : ((answers[i] as PromiseRejectedResult).reason as Error)));
+  for (const rider of riders) await rider.outcome;
 }
 
 /** A long-lived pipelined connection for plain reads; reconnects on next use after losing its connection. */
@@ -209,17 +212,18 @@ class RoutedConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (!this.#inTransaction) {
-      const rider = takeRider(false);
+      const riders = takeRiders(false);
       if (isPlainRead(query)) {
-        if (rider === undefined) return toResult(await this.#driver.read(query));
-        // The rider and the read leave in the same write, on the same shared connection.
-        const [riding, read] = await Promise.allSettled(this.#driver.readTogether(rider.query, query));
-        await checkRider(rider, riding);
+        if (riders === undefined) return toResult(await this.#driver.read(query));
+        // The riders and the read leave in the same write, on the same shared connection.
+        const settled = await Promise.allSettled(this.#driver.readTogether([...riders.map((r) => r.query), query]));
+        await checkRiders(riders, settled);
+        const read = settled[settled.length - 1];
         if (read.status === 'rejected') throw read.reason;
         return toResult(read.value);
       }
-      // A write outside a transaction cannot be undone: its rider's check must pass before it is sent.
-      if (rider) await checkRider(rider, (await Promise.allSettled([this.#driver.read(rider.query)]))[0]);
+      // A write outside a transaction cannot be undone: its riders' checks must pass before it is sent.
+      if (riders) await checkRiders(riders, await Promise.allSettled(this.#driver.readTogether(riders.map((r) => r.query))));
       const client = await checkOut(this.#driver.pool);
       try {
         this.#driver.onRoundTrip?.([query.sql]);
@@ -264,9 +268,9 @@ class RoutedConnection implements DatabaseConnection {
   async #send(query: CompiledQuery, after: CompiledQuery[] = []): Promise<pg.QueryResult[]> {
     // Checked out first: a rider is taken only when it will be sent, so that its check always runs.
     this.#client ??= await checkOut(this.#driver.pool);
-    const rider = takeRider(true);
-    const queries = [...(this.#begin ? [this.#begin] : []), ...(rider ? [rider.query] : []), ...this.#deferred, query, ...after];
-    const riderAt = this.#begin ? 1 : 0;
+    const riders = takeRiders(true) ?? [];
+    const queries = [...(this.#begin ? [this.#begin] : []), ...riders.map((r) => r.query), ...this.#deferred, query, ...after];
+    const ridersAt = this.#begin ? 1 : 0;
     this.#begin = undefined;
     this.#deferred = [];
     this.#driver.onRoundTrip?.(queries.map((q) => q.sql));
@@ -275,7 +279,7 @@ class RoutedConnection implements DatabaseConnection {
     const failure = failedAt === -1 ? undefined : ((settled[failedAt] as PromiseRejectedResult).reason as { code?: unknown });
     // A connection-level failure (no SQLSTATE) leaves the connection unusable: the pool must not reuse it.
     if (failure && typeof failure.code !== 'string') this.#broken = true;
-    if (rider) await checkRider(rider, settled[riderAt]);
+    if (riders.length > 0) await checkRiders(riders, settled.slice(ridersAt, ridersAt + riders.length));
     if (failure) {
       // A deferred write's failure reads as its caller said it should (a unique key taken: a 409).
       const translate = hintsOf(queries[failedAt])?.translate;
@@ -365,10 +369,10 @@ class PipelinedPostgresDriver implements Driver {
     this.#readers = Array.from({ length: SHARED_READERS }, () => new SharedReader(pool.options, onConnectionError, options.onRoundTrip));
   }
 
-  /** Two reads on one shared connection, so that they leave in the same write. */
-  readTogether(first: CompiledQuery, second: CompiledQuery): [Promise<pg.QueryResult>, Promise<pg.QueryResult>] {
+  /** Reads on one shared connection, so that they leave in the same write. */
+  readTogether(queries: CompiledQuery[]): Array<Promise<pg.QueryResult>> {
     const reader = this.#pick();
-    return [reader.query(first), reader.query(second)];
+    return queries.map((q) => reader.query(q));
   }
 
   read(query: CompiledQuery): Promise<pg.QueryResult> {

@@ -62,25 +62,33 @@ export function createRider(query: CompiledQuery, check: (rows: unknown[]) => vo
   };
 }
 
-const current = new AsyncLocalStorage<Rider>();
+/** The riders of this context, outermost first: a request's tenancy check, then what its transaction adds. */
+const current = new AsyncLocalStorage<readonly Rider[]>();
 
-/** Runs `fn` with `rider` waiting to go with its first statement. */
+/** Runs `fn` with `rider` waiting to go with its first statement, after any rider of the context around it. */
 export function withRider<T>(rider: Rider, fn: () => Promise<T>): Promise<T> {
-  return current.run(rider, fn);
+  return current.run([...(current.getStore() ?? []), rider], fn);
 }
 
-/** For the driver: the rider waiting in this context, if any, now taken (it is sent at most once). */
-export function takeRider(inTransaction: boolean): Rider | undefined {
-  const rider = current.getStore();
-  if (rider === undefined || rider.taken || (rider.transactional && !inTransaction)) return undefined;
-  rider.taken = true;
-  return rider;
+/**
+ * For the driver: the riders waiting in this context that a statement here may take, now taken (each is sent
+ * at most once), in order; undefined when there is none.
+ */
+export function takeRiders(inTransaction: boolean): Rider[] | undefined {
+  const riders = current.getStore();
+  if (riders === undefined) return undefined;
+  let taken: Rider[] | undefined;
+  for (const rider of riders) {
+    if (rider.taken || (rider.transactional && !inTransaction)) continue;
+    rider.taken = true;
+    (taken ??= []).push(rider);
+  }
+  return taken;
 }
 
 /** A rider waits in this context, not yet taken, that cannot ride with a COMMIT (asked inside a transaction). */
 export function riderWaitingBeforeCommit(): boolean {
-  const rider = current.getStore();
-  return rider !== undefined && !rider.taken && !rider.atomic;
+  return current.getStore()?.some((rider) => !rider.taken && !rider.atomic) ?? false;
 }
 
 /** Whether `err` is atrium_require's: a premise that no longer holds. */

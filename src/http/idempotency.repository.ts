@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { IdempotencyRecordsTable } from '../db/tables.ts';
 import { preparedQuery } from '../db/prepared.ts';
@@ -31,7 +32,18 @@ const insertRecord = preparedQuery(
   { deferrable: true },
 );
 
+// PostgreSQL: fails (atrium_require) when the key has a live record, so that the check can ride with a keyed
+// write's first statement, after its lock (idempotency.ts).
+const unused = preparedQuery((db: Db, organisationId: string, credentialId: string, key: string, now: string) =>
+  db.selectNoFrom(
+    sql<boolean>`atrium_require(not exists(select 1 from idempotency_records where organisation_id = ${organisationId} and credential_id = ${credentialId} and idempotency_key = ${key} and expires_at > ${now}::timestamptz), 'idempotency record')`.as('unused'),
+  ),
+);
+
 export const idempotencyRepository = {
+  /** The statement that fails unless the key has no live record (see above). */
+  unusedQuery: (db: Db, scope: IdempotencyScope, now: string) => unused.compile(db, scope.organisationId, scope.credentialId, scope.key, now),
+
   find(db: Db, scope: IdempotencyScope, now: string) {
     return db
       .selectFrom('idempotency_records')

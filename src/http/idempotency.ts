@@ -9,6 +9,7 @@ import { LockBusy, withTransactionLock } from '../db/locks.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { idempotencyRepository, type IdempotencyScope } from './idempotency.repository.ts';
 import { isUniqueViolation } from '../db/errors.ts';
+import { createRider, isPremiseFailure, withRider, type Rider } from '../db/riders.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
@@ -34,6 +35,9 @@ export function parseIdempotencyKey(header: string | string[] | undefined, mode:
 
 export { requestFingerprint as fingerprintOf } from './request-fingerprint.ts';
 
+/** The key has a live record: the write that found it was stopped at its first statement and rolled back. */
+class KeyUsed extends Error {}
+
 export function createIdempotency(deps: { database: Database; clock: Clock }) {
   const { database, clock } = deps;
   /** Keys whose first request is running in this process; other processes are excluded by the lock. */
@@ -41,6 +45,12 @@ export function createIdempotency(deps: { database: Database; clock: Clock }) {
 
   const inProgress = () =>
     new ApiError('idempotency.in_progress', 'A request with this Idempotency-Key is still running; retry after it finishes.', { retryAfter: IN_PROGRESS_RETRY_AFTER_S });
+
+  /** The check, with a keyed write's first statement, that its key has no live record (PostgreSQL). */
+  function keyUnused(scope: IdempotencyScope): Rider {
+    const query = idempotencyRepository.unusedQuery(database.db, scope, clock.now().toISOString());
+    return createRider(query, () => {}, { transactional: true, refused: (failure) => (isPremiseFailure(failure) ? new KeyUsed() : failure) });
+  }
 
   function replay(found: { fingerprint: string; response_status: number; response_body: string | null }, fingerprint: string): RecordedResponse {
     if (found.fingerprint !== fingerprint) {
@@ -59,19 +69,24 @@ export function createIdempotency(deps: { database: Database; clock: Clock }) {
     execute: (tx: Db) => Promise<{ status: number; body: unknown }>,
     beforeTransaction?: () => Promise<void>,
   ): Promise<RecordedResponse> {
-    // A completed key is answered from its record, however many retries arrive at once.
-    const existing = await idempotencyRepository.find(database.db, scope, clock.now().toISOString());
-    if (existing) return replay(existing, fingerprint);
+    // A completed key is answered from its record, however many retries arrive at once. On PostgreSQL the look
+    // rides with the write's first statement, after its lock (riders.ts): a key already used stops the write
+    // there, rolled back, before anything of it is decided, and the record is read then. Work that must not
+    // run twice (`beforeTransaction`: a mail) looks first, as SQLite does, where a look costs no round trip.
+    const looksInTransaction = database.dialect === 'postgres' && beforeTransaction === undefined;
+    if (!looksInTransaction) {
+      const existing = await idempotencyRepository.find(database.db, scope, clock.now().toISOString());
+      if (existing) return replay(existing, fingerprint);
+    }
     const lockKey = `${scope.organisationId}:${scope.credentialId}:${scope.key}`;
     if (inFlight.has(lockKey)) throw inProgress();
     inFlight.add(lockKey);
     try {
       await beforeTransaction?.();
       // Another process may be running this key (→ 409): the lock, taken with the transaction's first statement,
-      // is held before any result of it is used. One that finished it since our first look has left its record,
-      // which fails ours at COMMIT and so rolls this effect back: the catch below replays it. (Not looked up
-      // again here: that would cost every keyed write a round trip for a race that rarely happens.)
-      return await withTransactionLock(database.dialect, `idempotency:${lockKey}`, () => database.db.transaction().execute(async (tx) => {
+      // is held before any result of it is used. Where we looked first, one that finished it since has left its
+      // record, which fails ours at COMMIT and so rolls this effect back: the catch below replays it.
+      const transaction = () => database.db.transaction().execute(async (tx) => {
         const response = await execute(tx);
         const now = clock.now();
         await idempotencyRepository.save(tx, {
@@ -85,12 +100,15 @@ export function createIdempotency(deps: { database: Database; clock: Clock }) {
           expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
         });
         return { ...response, replayed: false };
-      }));
+      });
+      const unused = looksInTransaction ? keyUnused(scope) : undefined;
+      return await withTransactionLock(database.dialect, `idempotency:${lockKey}`, () => (unused ? withRider(unused, transaction) : transaction()));
     } catch (err) {
       if (err instanceof LockBusy) throw inProgress();
-      // Another process committed this key first (SQLite shared by several processes, or PostgreSQL between
-      // our first look and our lock): the record's insert failed, and our effect rolled back with it.
-      if (!isUniqueViolation(err)) throw err;
+      // The key was used already (seen with the write's first statement), or another process committed it first
+      // (SQLite shared by several processes, or PostgreSQL between our first look and our lock): the record's
+      // insert failed. Either way our effect rolled back, and the record answers.
+      if (!(err instanceof KeyUsed) && !isUniqueViolation(err)) throw err;
       const winner = await idempotencyRepository.find(database.db, scope, clock.now().toISOString());
       if (!winner) throw err;
       return replay(winner, fingerprint);
