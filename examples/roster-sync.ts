@@ -19,8 +19,8 @@
 // People go first, as `upsert`s by `person_id` to `POST /users/bulk`: new ones are created (with no role: their
 // enrolments say what they do in each course), known ones get their e-mail and name. Their Atrium ids, read
 // from the results, go into the enrolments, sent as `upsert`s to `POST /enrolments/bulk`. Both in requests of
-// 500. An enrolment already as the row says is reported `unchanged`: Atrium writes nothing and sends no event
-// for it, so resending the whole roster every night is cheap. A row whose person could not be upserted
+// 500. A person or an enrolment already as the row says is reported `unchanged`: Atrium writes nothing and
+// sends no event for it, so resending the whole roster every night is cheap. A row whose person could not be upserted
 // fails with that person's code.
 // Each request carries an Idempotency-Key derived from the file's content hash, the run and the batch. If the
 // run fails half-way (network, server restart), run the same command again: it finds the run's state file
@@ -61,7 +61,7 @@ export function parseCsv(text: string): Row[] {
 }
 
 interface Summary {
-  people: { created: number; updated: number; failed: number };
+  people: { created: number; updated: number; unchanged: number; failed: number };
   created: number;
   updated: number;
   unchanged: number;
@@ -127,7 +127,7 @@ export async function syncRoster(file: string, atrium: AtriumClient, log: (line:
   fs.writeFileSync(stateFile, JSON.stringify({ content_sha256: contentHash, run }));
 
   const rows = parseCsv(text);
-  const summary: Summary = { people: { created: 0, updated: 0, failed: 0 }, created: 0, updated: 0, unchanged: 0, failed: new Map() };
+  const summary: Summary = { people: { created: 0, updated: 0, unchanged: 0, failed: 0 }, created: 0, updated: 0, unchanged: 0, failed: new Map() };
   const fail = (code: string, line: number) => summary.failed.set(code, [...(summary.failed.get(code) ?? []), line]);
   const keyOf = (part: string) => (b: number) => `roster-${createHash('sha256').update(`${contentHash}:${run}:${part}:${b}`).digest('hex').slice(0, 40)}`;
 
@@ -138,7 +138,7 @@ export async function syncRoster(file: string, atrium: AtriumClient, log: (line:
   const personOps = [...people].map(([personId, person], i) => ({ personId, op: { ref: `person-${i}`, op: 'upsert', external_id: personId, data: person } }));
   await sendAll(atrium, '/users/bulk', keyOf('people'), personOps, (result, { personId }) => {
     if (result.status === 201 || result.status === 200) {
-      summary.people[result.status === 201 ? 'created' : 'updated']++;
+      summary.people[result.status === 201 ? 'created' : result.unchanged ? 'unchanged' : 'updated']++;
       userIds.set(personId, { id: result.data!.id });
     } else {
       summary.people.failed++;
@@ -172,7 +172,7 @@ if (import.meta.main) {
   if (!file) throw new Error('usage: node examples/roster-sync.ts roster.csv');
   const atrium = createAtriumClient({ baseUrl: process.env.ATRIUM_BASE_URL!, apiKey: process.env.ATRIUM_API_KEY!, serviceVersion: '2026-11-01' });
   const summary = await syncRoster(file, atrium);
-  console.log(`people: created ${summary.people.created}, updated ${summary.people.updated}, failed ${summary.people.failed}`);
+  console.log(`people: created ${summary.people.created}, updated ${summary.people.updated}, unchanged ${summary.people.unchanged}, failed ${summary.people.failed}`);
   console.log(`enrolments: created ${summary.created}, updated ${summary.updated}, unchanged ${summary.unchanged}, failed ${[...summary.failed.values()].flat().length}`);
   for (const [code, lines] of summary.failed) console.log(`  ${code}: ${lines.length} (lines ${lines.join(', ')})`);
 }

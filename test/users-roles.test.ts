@@ -126,6 +126,41 @@ describe('users, roles and the organisation over REST', () => {
       assert.equal(res.body.results[1].error.code, 'user.email_taken');
     });
 
+    test('bulk upsert: a resend of people already as asked answers 200 unchanged, writes nothing and emits nothing; a change emits user.updated', async () => {
+      const bulk = (key: string, operations: unknown[]) =>
+        t.api.request({ method: 'POST', path: '/users/bulk', host: admin.org.address, key: admin.key, headers: { 'idempotency-key': key }, body: { operations } });
+      const people = [
+        { ref: 'p1', op: 'upsert', external_id: 'resend-1', data: { email: 'resend-1@example.edu', name: 'Resend One', roles: ['teacher'] } },
+        { ref: 'p2', op: 'upsert', external_id: 'resend-2', data: { email: 'Resend-2@Example.edu', name: 'Resend Two' } },
+      ];
+      const first = await bulk('bulk-users-resend-1', people);
+      assert.deepEqual(first.body.results.map((r: { status: number }) => r.status), [201, 201]);
+      const rows = () => t.database.db.selectFrom('people').select(['id', 'updated_at']).where('organisation_id', '=', admin.org.id).where('external_id', 'in', ['resend-1', 'resend-2']).orderBy('external_id').execute();
+      const countEvents = async () => (await eventsOf(admin, 'user.updated')).length + (await eventsOf(admin, 'user.created')).length;
+      const rowsBefore = await rows();
+      const eventsBefore = await countEvents();
+
+      const resend = await bulk('bulk-users-resend-2', people);
+      assert.equal(resend.status, 200);
+      for (const [i, result] of resend.body.results.entries()) {
+        assert.equal(result.status, 200);
+        assert.equal(result.unchanged, true);
+        assert.equal(result.data.id, first.body.results[i].data.id);
+        assert.equal(result.data.updated_at, first.body.results[i].data.updated_at);
+      }
+      assert.deepEqual(await rows(), rowsBefore, 'no updated_at moved');
+      assert.equal(await countEvents(), eventsBefore, 'no event');
+
+      const changed = await bulk('bulk-users-resend-3', [{ ...people[0], data: { ...people[0].data, name: 'Resend One renamed' } }, people[1]]);
+      assert.equal(changed.body.results[0].status, 200);
+      assert.equal(changed.body.results[0].unchanged, undefined);
+      assert.equal(changed.body.results[0].data.name, 'Resend One renamed');
+      assert.equal(changed.body.results[1].unchanged, true);
+      const updated = (await eventsOf(admin, 'user.updated')).filter((e) => e.id === first.body.results[0].data.id);
+      assert.equal(updated.length, 1, 'the changed person alone emits user.updated');
+      assert.equal(await countEvents(), eventsBefore + 1);
+    });
+
     test('nobody removes or suspends themselves (409 user.self)', async () => {
       const suspend = await call(admin, 'PATCH', `/users/${admin.personId}`, { status: 'suspended' });
       assert.equal(suspend.status, 409);

@@ -11,7 +11,7 @@ import { preparedQuery } from './prepared.ts';
 
 const at = '2026-11-25T12:00:00.000Z';
 const nameQuery = preparedQuery((db: Db, id: string) => db.selectFrom('organisations').select('name').where('id', '=', id));
-/** The names read (rows from node:sqlite have no prototype, so compare values). */
+/** The names read. */
 const nameOf = async (db: Db, id: string) => (await nameQuery(db, id)).map((row) => row.name);
 const rename = (db: Db, id: string, name: string) => db.updateTable('organisations').set({ name }).where('id', '=', id).execute();
 

@@ -5,7 +5,7 @@
 //
 // The query is built once with sentinel strings in place of the arguments, so a build must pass each argument
 // straight to Kysely as a value (never branch on it, never transform it). Any value may then take its place at
-// run time: a string, a number, a boolean, or null.
+// run time: a string, a number, a boolean, bytes, or null.
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
 import { STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
@@ -13,7 +13,7 @@ import { directStatements } from './direct-statements.ts';
 
 const SENTINEL = '\u0000prepared-param:';
 
-export type PreparedArgument = string | number | boolean | null;
+export type PreparedArgument = string | number | boolean | Uint8Array | null;
 
 export interface PreparedOptions {
   /**

@@ -95,6 +95,8 @@ export interface IdempotencyRecordsTable {
   fingerprint: string;
   response_status: number;
   response_body: Json | null;
+  /** The body's JSON text compressed (Brotli), when it was large; `response_body` is then null. */
+  response_body_packed: Uint8Array | null;
   created_at: Timestamp;
   expires_at: Timestamp;
 }

@@ -18,7 +18,7 @@ const dropExpired = preparedQuery(
   { deferrable: true },
 );
 const insertRecord = preparedQuery(
-  (db: Db, organisationId: string, credentialId: string, key: string, fingerprint: string, status: number, body: string | null, createdAt: string, expiresAt: string) =>
+  (db: Db, organisationId: string, credentialId: string, key: string, fingerprint: string, status: number, body: string | null, packed: Uint8Array | null, createdAt: string, expiresAt: string) =>
     db.insertInto('idempotency_records').values({
       organisation_id: organisationId,
       credential_id: credentialId,
@@ -26,6 +26,7 @@ const insertRecord = preparedQuery(
       fingerprint,
       response_status: status,
       response_body: body,
+      response_body_packed: packed,
       created_at: createdAt,
       expires_at: expiresAt,
     }),
@@ -47,7 +48,7 @@ export const idempotencyRepository = {
   find(db: Db, scope: IdempotencyScope, now: string) {
     return db
       .selectFrom('idempotency_records')
-      .select(['fingerprint', 'response_status', 'response_body'])
+      .select(['fingerprint', 'response_status', 'response_body', 'response_body_packed'])
       .where('organisation_id', '=', scope.organisationId)
       .where('credential_id', '=', scope.credentialId)
       .where('idempotency_key', '=', scope.key)
@@ -61,7 +62,7 @@ export const idempotencyRepository = {
    */
   async save(db: Db, row: IdempotencyRecordsTable): Promise<void> {
     await dropExpired(db, row.organisation_id, row.credential_id, row.idempotency_key, row.created_at);
-    await insertRecord(db, row.organisation_id, row.credential_id, row.idempotency_key, row.fingerprint, row.response_status, row.response_body, row.created_at, row.expires_at);
+    await insertRecord(db, row.organisation_id, row.credential_id, row.idempotency_key, row.fingerprint, row.response_status, row.response_body, row.response_body_packed, row.created_at, row.expires_at);
   },
 
   async purgeExpired(db: Db, now: string): Promise<number> {

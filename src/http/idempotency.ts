@@ -3,6 +3,7 @@
 // request is still running is a 409 with Retry-After. The record is written in the transaction of the effect,
 // so a crash or a 500 leaves neither. Only successes are recorded: a refused request changed nothing and may
 // simply be sent again.
+import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
 import type { Clock } from '../clock.ts';
 import type { Database, Db } from '../db/database.ts';
 import { LockBusy, withTransactionLock } from '../db/locks.ts';
@@ -15,9 +16,30 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 const IN_PROGRESS_RETRY_AFTER_S = 1;
 
+/**
+ * A recorded body of this many characters or more is stored compressed (`response_body_packed`). Brotli at its
+ * fastest setting turns a bulk answer of 500 enrolments (234 KB) into 61 KB in 0.7-1 ms; on SQLite storing
+ * the text cost 2-2.5 ms of that request (its pages written to the WAL, then again by a checkpoint, fsynced),
+ * the compressed bytes a quarter of it. A single resource's answer, a few hundred bytes, stays text.
+ */
+const PACK_FROM_CHARS = 16 * 1024;
+const PACKING = { params: { [zlib.BROTLI_PARAM_QUALITY]: 0, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT } };
+
+/** How a body's JSON text is stored: as text, or compressed when large. */
+function stored(text: string | null): { response_body: string | null; response_body_packed: Uint8Array | null } {
+  if (text === null || text.length < PACK_FROM_CHARS) return { response_body: text, response_body_packed: null };
+  return { response_body: null, response_body_packed: brotliCompressSync(text, PACKING) };
+}
+
+function storedText(found: { response_body: string | null; response_body_packed: Uint8Array | null }): string | null {
+  return found.response_body_packed === null ? found.response_body : brotliDecompressSync(found.response_body_packed).toString('utf8');
+}
+
 export interface RecordedResponse {
   status: number;
   body: unknown;
+  /** The body's JSON text, when the first run gave it (see `run`); a replay has only `body`. */
+  text?: string;
   replayed: boolean;
 }
 
@@ -52,21 +74,24 @@ export function createIdempotency(deps: { database: Database; clock: Clock }) {
     return createRider(query, () => {}, { transactional: true, refused: (failure) => (isPremiseFailure(failure) ? new KeyUsed() : failure) });
   }
 
-  function replay(found: { fingerprint: string; response_status: number; response_body: string | null }, fingerprint: string): RecordedResponse {
+  function replay(found: { fingerprint: string; response_status: number; response_body: string | null; response_body_packed: Uint8Array | null }, fingerprint: string): RecordedResponse {
     if (found.fingerprint !== fingerprint) {
       throw new ApiError('idempotency.key_reused', 'This Idempotency-Key was used with a different method, path, query or body. Use a new key for a new request.');
     }
-    return { status: found.response_status, body: found.response_body === null ? undefined : JSON.parse(found.response_body), replayed: true };
+    const text = storedText(found);
+    return { status: found.response_status, body: text === null ? undefined : JSON.parse(text), replayed: true };
   }
 
   /**
+   * `execute` may answer its body's JSON text too (`text`, what the caller will send): it is stored as the
+   * record as it is, instead of the body being serialised a second time (a bulk answer is 200 KB).
    * `beforeTransaction` is work that must not hold the database (a network call): it runs once the key is
    * claimed and is not a replay, before the transaction opens.
    */
   async function run(
     scope: IdempotencyScope,
     fingerprint: string,
-    execute: (tx: Db) => Promise<{ status: number; body: unknown }>,
+    execute: (tx: Db) => Promise<{ status: number; body: unknown; text?: string }>,
     beforeTransaction?: () => Promise<void>,
   ): Promise<RecordedResponse> {
     // A completed key is answered from its record, however many retries arrive at once. On PostgreSQL the look
@@ -95,7 +120,7 @@ export function createIdempotency(deps: { database: Database; clock: Clock }) {
           idempotency_key: scope.key,
           fingerprint,
           response_status: response.status,
-          response_body: response.body === undefined ? null : JSON.stringify(response.body),
+          ...stored(response.text ?? (response.body === undefined ? null : JSON.stringify(response.body))),
           created_at: now.toISOString(),
           expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
         });

@@ -66,7 +66,7 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
   function runnerFor(op: Operation): RunOperation {
     const oneStatement = mayFinishInOneStatement(op);
     const checkInput = createInputCheck(op);
-    const writePayload = createPayloadWriter(op, revisions);
+    const payloads = createPayloadWriter(op, revisions);
     // Only operations some revision change touches pay for looking their changes up.
     const upgrades = revisions.changesSince(FIRST_REVISION, op.id).some((c) => c.upgradeRequest);
 
@@ -88,19 +88,28 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
       };
       let response: ResponseData;
       let replayed = false;
+      let payload: Payload | undefined;
       if (!op.writes) {
         response = await execute(db);
       } else if (call.idempotencyKey !== undefined) {
         const scope = { organisationId: base.organisation.id, credentialId: base.actor.credentialId, key: call.idempotencyKey };
-        const recorded = await idempotency.run(scope, fingerprintOf(call.method, call.url, call.body), execute, prepare);
+        // The answer is serialised once, in the transaction: the same text is the record and what is sent.
+        const executeAndSerialise = async (tx: Db) => {
+          const done = await execute(tx);
+          const serialised = payloads.serialise(done.status, done.body);
+          return serialised.json ? { ...done, text: serialised.payload as string } : done;
+        };
+        const recorded = await idempotency.run(scope, fingerprintOf(call.method, call.url, call.body), executeAndSerialise, prepare);
         replayed = recorded.replayed;
         response = recorded;
+        if (recorded.text !== undefined) payload = { payload: recorded.text, json: true };
       } else {
         // ARCHITECTURE rule 5 — a write, its events and its idempotency record commit together.
         await prepare?.();
         response = oneStatement ? await runOfferingFinal(op, call, execute) : await db.transaction().execute((tx) => execute(tx));
       }
-      return { status: response.status, headers: response.headers, replayed, ...writePayload(response.status, response.body, call.revision!) };
+      const written = payload ? payloads.forRevision(payload, response.status, call.revision!) : payloads.write(response.status, response.body, call.revision!);
+      return { status: response.status, headers: response.headers, replayed, ...written };
     };
   }
 

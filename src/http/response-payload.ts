@@ -17,7 +17,18 @@ export interface Payload {
 
 const NOTHING: Payload = { payload: undefined, json: false };
 
-export function createPayloadWriter(op: Operation, revisions: Revisions): (status: number, body: unknown, revision: string) => Payload {
+/**
+ * What an operation's answers are written with: `serialise` the body at the current revision (what the
+ * Idempotency-Key record stores, so that a keyed write serialises its answer once, not once to record it and
+ * again to send it), `forRevision` that text taken back to the caller's revision, `write` both.
+ */
+export interface PayloadWriter {
+  serialise(status: number, body: unknown): Payload;
+  forRevision(payload: Payload, status: number, revision: string): Payload;
+  write(status: number, body: unknown, revision: string): Payload;
+}
+
+export function createPayloadWriter(op: Operation, revisions: Revisions): PayloadWriter {
   const schema = op.success.schema;
   // Compiled with the operation's first answer, not at start (docs/operating.md#memory).
   let stringify: ((body: unknown) => string) | undefined;
@@ -25,21 +36,23 @@ export function createPayloadWriter(op: Operation, revisions: Revisions): (statu
   // Only operations some revision change touches pay for looking their changes up.
   const touched = revisions.changesSince(FIRST_REVISION, op.id).some((c) => c.downgradeResponse);
 
-  return (status, body, revision) => {
+  function serialise(status: number, body: unknown): Payload {
     if (body === undefined) return NOTHING;
     if (typeof body === 'string') return { payload: body, json: false };
     if (ArrayBuffer.isView(body)) return { payload: Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength), json: false };
     if (schema && stringify === undefined) stringify = fastJsonStringify(schema as object);
-    let text = stringify && schemaStatuses.has(status) ? stringify(body) : JSON.stringify(body);
+    return { payload: stringify && schemaStatuses.has(status) ? stringify(body) : JSON.stringify(body), json: true };
+  }
+
+  function forRevision(payload: Payload, status: number, revision: string): Payload {
     // Callers on an earlier revision get a success in their shape, after the allow-list applied.
-    if (touched && status < 300 && text !== '') {
-      const changes = revisions.changesSince(revision, op.id).filter((c) => c.downgradeResponse).reverse();
-      if (changes.length > 0) {
-        let value = JSON.parse(text);
-        for (const change of changes) value = change.downgradeResponse!(value);
-        text = JSON.stringify(value);
-      }
-    }
-    return { payload: text, json: true };
-  };
+    if (!touched || !payload.json || status >= 300 || payload.payload === '') return payload;
+    const changes = revisions.changesSince(revision, op.id).filter((c) => c.downgradeResponse).reverse();
+    if (changes.length === 0) return payload;
+    let value = JSON.parse(payload.payload as string);
+    for (const change of changes) value = change.downgradeResponse!(value);
+    return { payload: JSON.stringify(value), json: true };
+  }
+
+  return { serialise, forRevision, write: (status, body, revision) => forRevision(serialise(status, body), status, revision) };
 }

@@ -4,6 +4,7 @@
 // schema declares (body fields at any depth, path and query parameters, bulk items' `data`). Free-form JSON
 // values (a wiki page's `body`) are stored as JSON text, where NUL is escaped, so they may hold it.
 import type { Ajv } from 'ajv';
+import { UUID_PATTERN } from './schemas.ts';
 
 export const NO_NUL_KEYWORD = 'noNul';
 
@@ -46,6 +47,11 @@ export function withNoNul<T>(schema: T): T {
       }
     }
     if (declaresString(out.type)) out[NO_NUL_KEYWORD] = true;
+    // This copy is only ever compiled by Ajv (validation.ts), so it also drops a check that can never decide
+    // anything: an id (`Uuid()`) carries `format: 'uuid'` beside `pattern: UUID_PATTERN`, which only accepts
+    // what the format accepts and is checked first (its error is the one reported: field-errors.ts keeps the
+    // first per field). That second regular expression cost 0.3 ms of a bulk request of 500 enrolments.
+    if (out.format === 'uuid' && out.pattern === UUID_PATTERN) delete out.format;
     copy = out;
   }
   copies.set(schema, copy);

@@ -221,7 +221,8 @@ export function createBulkEngine(declarations: BulkOpDeclarations) {
         const externalId = item.external_id;
         const outcome = ({ created, view, changed }: UpsertResult) => {
           const result = succeeded(ref, created ? 201 : 200, view);
-          return changed === false ? { ...result, unchanged: true as const } : result;
+          if (changed === false) result.unchanged = true;
+          return result;
         };
         const probe = run.upsertProbe;
         return Object.assign(async () => outcome(await run.upsert!(externalId, item.data)), {

@@ -173,6 +173,20 @@ describe('bulk enrolments in batch', () => {
     assert.deepEqual(await eventsOf(c), events);
   });
 
+  test('a large answer is recorded compressed and replayed byte for byte', async () => {
+    const { c, users, data } = await setup(60);
+    const roster = { operations: users.map((u, i) => ({ ref: `big${i}`, op: 'upsert', external_id: `big${i}`, data: data(u) })) };
+    const key = randomUUID();
+    const first = await bulk(c, roster, key);
+    assert.ok(first.raw.length > 16 * 1024, `an answer of ${first.raw.length} characters`);
+    const record = await t.database.db.selectFrom('idempotency_records').select(['response_body', 'response_body_packed']).where('idempotency_key', '=', key).executeTakeFirstOrThrow();
+    assert.equal(record.response_body, null);
+    assert.ok(record.response_body_packed !== null && record.response_body_packed.byteLength < first.raw.length / 3);
+    const retry = await bulk(c, roster, key);
+    assert.equal(retry.headers['idempotency-replayed'], 'true');
+    assert.equal(retry.raw, first.raw);
+  });
+
   test('the statements of a request do not grow with its operations', async () => {
     const { c, users, data } = await setup(60);
     const statementsOf = async (ops: unknown[]) => {

@@ -37,8 +37,8 @@ export function directLookups(db: Db, organisationId: string): EnrolmentLookups 
 
 /** What a bulk request's operations name, as far as it can be known before they run. */
 export interface NamedInBulk {
-  enrolmentIds: string[];
-  externalIds: string[];
+  enrolmentIds: ReadonlySet<string>;
+  externalIds: ReadonlySet<string>;
   /**
    * What each create and upsert names to make an enrolment. An upsert's (with its external id) only matters
    * when no enrolment has that external id yet: otherwise the upsert creates nothing.
@@ -58,11 +58,19 @@ const distinct = (values: Array<string | undefined>) => [...new Set(values.filte
 export async function prefetchedLookups(db: Db, organisationId: string, named: NamedInBulk): Promise<EnrolmentLookups> {
   const direct = directLookups(db, organisationId);
   const [byId, byExternal] = await Promise.all([
-    enrolmentsRepository.byIds(db, 'enrolments', organisationId, named.enrolmentIds),
-    enrolmentsRepository.byExternalIds(db, organisationId, named.externalIds),
+    enrolmentsRepository.byIds(db, 'enrolments', organisationId, [...named.enrolmentIds]),
+    enrolmentsRepository.byExternalIds(db, organisationId, [...named.externalIds]),
   ]);
-  const foundExternal = new Set(byExternal.map((r) => r.external_id));
-  const made = named.makes.filter((m) => m.upsertExternalId === undefined || !foundExternal.has(m.upsertExternalId));
+  const enrolments = new Map<string, EnrolmentRow>();
+  const external = new Map<string, EnrolmentRow>();
+  const keep = (row: EnrolmentRow) => {
+    enrolments.set(row.id, row);
+    if (row.external_id !== null) external.set(row.external_id, row);
+  };
+  for (const row of byId as EnrolmentRow[]) keep(row);
+  for (const row of byExternal) keep(row);
+  // Every upsert's external id was asked for by external id: `external` holds those found.
+  const made = named.makes.filter((m) => m.upsertExternalId === undefined || !external.has(m.upsertExternalId));
   const courseIds = distinct(made.map((m) => m.courseId));
   const personIds = distinct(made.map((m) => m.personId));
   const methodIds = distinct(made.map((m) => m.methodId));
@@ -73,31 +81,22 @@ export async function prefetchedLookups(db: Db, organisationId: string, named: N
     enrolmentsRepository.byIds(db, 'enrolment_methods', organisationId, methodIds),
     enrolmentsRepository.livePairs(db, organisationId, wanted),
   ]);
-  const enrolments = new Map<string, EnrolmentRow>();
-  const external = new Map<string, EnrolmentRow>();
   const pairs = new Set<string>();
-  const keep = (row: EnrolmentRow) => {
-    enrolments.set(row.id, row);
-    if (row.external_id !== null) external.set(row.external_id, row);
-  };
-  for (const row of [...byId, ...byExternal] as EnrolmentRow[]) keep(row);
   for (const row of livePairs) pairs.add(pairKey(row.enrolment_method_id, row.person_id));
   const index = <R extends { id: string }>(rows: R[]) => new Map(rows.map((r) => [r.id, r]));
   const courseMap = index(courses as CourseRow[]);
   const personMap = index(people as Array<{ id: string; deleted_at: string | null }>);
   const methodMap = index(methods as EnrolmentMethodRow[]);
   const namedPairs = new Set(wanted.map(([m, p]) => pairKey(m, p)));
-  const namedExternal = new Set(named.externalIds);
-  const namedIds = new Set(named.enrolmentIds);
   // A name the prefetch covered answers from memory (found or not); any other goes to the database.
-  const from = <R>(names: Set<string>, map: Map<string, R>, fallback: (key: string) => Promise<R | undefined>) => (key: string) =>
+  const from = <R>(names: ReadonlySet<string>, map: Map<string, R>, fallback: (key: string) => Promise<R | undefined>) => (key: string) =>
     names.has(key) || map.has(key) ? Promise.resolve(map.get(key)) : fallback(key);
   return {
     course: from(new Set(courseIds), courseMap, direct.course),
     person: from(new Set(personIds), personMap, direct.person),
     method: from(new Set(methodIds), methodMap, direct.method),
-    enrolment: from(namedIds, enrolments, direct.enrolment),
-    byExternalId: from(namedExternal, external, direct.byExternalId),
+    enrolment: from(named.enrolmentIds, enrolments, direct.enrolment),
+    byExternalId: from(named.externalIds, external, direct.byExternalId),
     livePair: (methodId, personId) => {
       const key = pairKey(methodId, personId);
       return namedPairs.has(key) || pairs.has(key) ? Promise.resolve(pairs.has(key)) : direct.livePair(methodId, personId);

@@ -31,12 +31,15 @@ function namedIn(body: BulkRequestBody): NamedInBulk {
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   for (const item of body.operations) {
     const data = item.data ?? {};
-    for (const [set, value] of [[enrolmentIds, item.id], [externalIds, item.external_id], [externalIds, data.external_id]] as const) if (typeof value === 'string') set.add(value);
+    // Plain statements, not a loop over pairs: this runs for each of up to 500 operations on every request.
+    if (typeof item.id === 'string') enrolmentIds.add(item.id);
+    if (typeof item.external_id === 'string') externalIds.add(item.external_id);
+    if (typeof data.external_id === 'string') externalIds.add(data.external_id);
     if (item.op === 'create' || item.op === 'upsert') {
       makes.push({ courseId: text(data.course_id), personId: text(data.user_id), methodId: text(data.enrolment_method_id), upsertExternalId: item.op === 'upsert' ? item.external_id : undefined });
     }
   }
-  return { enrolmentIds: [...enrolmentIds], externalIds: [...externalIds], makes };
+  return { enrolmentIds, externalIds, makes };
 }
 
 export const enrolmentOperations = [

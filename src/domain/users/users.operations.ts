@@ -159,7 +159,9 @@ export const userOperations = [
     collection: 'users',
     tag,
     summary: 'Apply up to 500 user operations',
-    description: '`delete` also needs the scope `users:delete` and the capability `person/delete` (else that operation reports 403).',
+    description:
+      '`delete` also needs the scope `users:delete` and the capability `person/delete` (else that operation reports 403). ' +
+      'An `upsert` that finds the person already as asked writes nothing (no `updated_at` change, no event) and its result says `unchanged: true`.',
     ...write,
     item: User,
     emits: ['user.created', 'user.updated', 'user.deleted'],
@@ -172,6 +174,7 @@ export const userOperations = [
         create: (data, externalId) => service(ctx).create(db, org, by(ctx), externalId === undefined ? data : { ...data, external_id: externalId }),
         update: async (target, data) => service(ctx).update(db, org, by(ctx), await targetId(ctx, target), data),
         upsert: (externalId, data) => service(ctx).upsertByExternalId(db, org, by(ctx), externalId, data),
+        upsertProbe: (externalId, data) => service(ctx).unchangedUpsert(db, org, externalId, data),
         async delete(target) {
           if (!ctx.actor.scopes.has('users:delete')) throw new ApiError('auth.insufficient_scope', 'Removing a user needs the scope `users:delete`, which the credential was not granted.');
           if (!ctx.actor.capabilities.has('person/delete')) throw new ApiError('auth.missing_capability', 'Removing a user needs the capability `person/delete`, which you do not have in this organisation.');

@@ -80,10 +80,13 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     return foundOr404(usersRepository.findById(db, organisationId, id), 'user.not_found', `No user ${id} in this organisation.`);
   }
 
-  async function live(db: Db, organisationId: string, id: string): Promise<UserRow> {
-    const row = await find(db, organisationId, id);
-    if (row.deleted_at !== null) throw new ApiError('user.deleted', `User ${id} was removed at ${row.deleted_at}; it can no longer change.`);
+  function liveRow(row: UserRow): UserRow {
+    if (row.deleted_at !== null) throw new ApiError('user.deleted', `User ${row.id} was removed at ${row.deleted_at}; it can no longer change.`);
     return row;
+  }
+
+  async function live(db: Db, organisationId: string, id: string): Promise<UserRow> {
+    return liveRow(await find(db, organisationId, id));
   }
 
   async function checkEmailFree(db: Db, organisationId: string, email: string, selfId?: string): Promise<void> {
@@ -164,33 +167,42 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     return toUserView(row);
   }
 
-  async function update(db: Db, organisationId: string, by: Authority, id: string, patch: Static<typeof UpdateUser>): Promise<UserView> {
-    const row = await live(db, organisationId, id);
+  /** The columns `patch` would change in `row` (normalised), before any check; empty when it changes nothing. */
+  function changesOf(row: UserRow, patch: Static<typeof UpdateUser>): Partial<UserRow> {
     const changes: Partial<UserRow> = {};
     if (patch.name !== undefined && patch.name !== row.name) changes.name = patch.name;
-    if (patch.email !== undefined && normaliseEmail(patch.email) !== row.email) {
-      changes.email = normaliseEmail(patch.email);
-      await checkEmailFree(db, organisationId, changes.email, row.id);
-    }
+    if (patch.email !== undefined && normaliseEmail(patch.email) !== row.email) changes.email = normaliseEmail(patch.email);
+    if (patch.roles !== undefined && JSON.stringify(patch.roles) !== row.roles) changes.roles = JSON.stringify(patch.roles);
+    if (patch.status !== undefined && patch.status !== row.status) changes.status = patch.status;
+    return changes;
+  }
+
+  /**
+   * Partial update of a live person. A patch that changes nothing is not an update: no write, no event, and
+   * updated_at and the changes-since feed stay put (`changed: false`).
+   */
+  async function applyPatch(db: Db, organisationId: string, by: Authority, row: UserRow, patch: Static<typeof UpdateUser>): Promise<{ changed: boolean; view: UserView }> {
+    const changes = changesOf(row, patch);
+    if (changes.email !== undefined) await checkEmailFree(db, organisationId, changes.email, row.id);
     if (patch.roles !== undefined) {
+      // Checked even when the roles stay (as a set they then need nothing); a new order alone is a change.
       const current = rolesOf(row);
       await checkRoleChange(db, organisationId, by, current, patch.roles);
       if (current.includes('admin') && !patch.roles.includes('admin')) await checkLeaving(db, organisationId, by, row, 'take the admin role from');
-      if (JSON.stringify(patch.roles) !== row.roles) changes.roles = JSON.stringify(patch.roles);
     }
-    if (patch.status !== undefined && patch.status !== row.status) {
-      if (patch.status === 'suspended') await checkLeaving(db, organisationId, by, row, 'suspend');
-      changes.status = patch.status;
-    }
-    // A PATCH that changes nothing is not an update: updated_at and the changes-since feed stay put.
-    if (Object.keys(changes).length === 0) return toUserView(row);
+    if (changes.status === 'suspended') await checkLeaving(db, organisationId, by, row, 'suspend');
+    if (Object.keys(changes).length === 0) return { changed: false, view: toUserView(row) };
     const updated: UserRow = { ...row, ...changes, updated_at: clock.now().toISOString() };
-    await usersRepository.update(db, organisationId, id, { ...changes, updated_at: updated.updated_at });
-    if (changes.status === 'suspended') await endAccess(db, organisationId, id);
+    await usersRepository.update(db, organisationId, row.id, { ...changes, updated_at: updated.updated_at });
+    if (changes.status === 'suspended') await endAccess(db, organisationId, row.id);
     // Roles, or coming back from suspension, change what cached credentials may do.
     else if (changes.roles !== undefined || changes.status !== undefined) await bumpCredentialEpoch(db, organisationId);
-    await events.record(db, organisationId, 'user.updated', { id, summary: `User ${JSON.stringify(updated.name)} changed (${Object.keys(changes).join(', ')}).` });
-    return toUserView(updated);
+    await events.record(db, organisationId, 'user.updated', { id: row.id, summary: `User ${JSON.stringify(updated.name)} changed (${Object.keys(changes).join(', ')}).` });
+    return { changed: true, view: toUserView(updated) };
+  }
+
+  async function update(db: Db, organisationId: string, by: Authority, id: string, patch: Static<typeof UpdateUser>): Promise<UserView> {
+    return (await applyPatch(db, organisationId, by, await live(db, organisationId, id), patch)).view;
   }
 
   async function remove(db: Db, organisationId: string, by: Authority, id: string): Promise<void> {
@@ -232,10 +244,23 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
       }),
     }),
 
-    async upsertByExternalId(db: Db, organisationId: string, by: Authority, externalId: string, input: Static<typeof UpsertUser>) {
+    /** Created (201), changed (200), or found already as asked (200, `changed: false`: nothing written, no event). */
+    async upsertByExternalId(db: Db, organisationId: string, by: Authority, externalId: string, input: Static<typeof UpsertUser>): Promise<{ created: boolean; changed: boolean; view: UserView }> {
       const existing = await usersRepository.findByExternalId(db, organisationId, externalId);
-      if (!existing) return { created: true, view: await create(db, organisationId, by, { ...input, external_id: externalId }) };
-      return { created: false, view: await update(db, organisationId, by, existing.id, input) };
+      if (!existing) return { created: true, changed: true, view: await create(db, organisationId, by, { ...input, external_id: externalId }) };
+      const { changed, view } = await applyPatch(db, organisationId, by, liveRow(existing), input);
+      return { created: false, changed, view };
+    },
+
+    /**
+     * Reads only: the upsert's outcome when it would write nothing (the person exists, not removed, already as
+     * `input` says: then no check can refuse it either), otherwise undefined. A bulk resend answers this way
+     * without a savepoint.
+     */
+    async unchangedUpsert(db: Db, organisationId: string, externalId: string, input: Static<typeof UpsertUser>): Promise<{ created: false; changed: false; view: UserView } | undefined> {
+      const existing = await usersRepository.findByExternalId(db, organisationId, externalId);
+      if (!existing || existing.deleted_at !== null || Object.keys(changesOf(existing, input)).length > 0) return undefined;
+      return { created: false, changed: false, view: toUserView(existing) };
     },
 
     /**
