@@ -45,7 +45,6 @@ const budgets: Record<string, number> = {
   'PATCH /webhook_subscriptions/{id} with Idempotency-Key': 3,
   'DELETE /webhook_subscriptions/{id}': 3,
   'DELETE /webhook_subscriptions/{id} with Idempotency-Key': 3,
-  'GET /activities/{id}': 2,
   'POST /activities': 5,
   'POST /activities with Idempotency-Key': 5,
   'PATCH /activities/{id}': 3,
@@ -85,7 +84,6 @@ const budgets: Record<string, number> = {
   'PATCH /enrolments/{id} with Idempotency-Key': 3,
   'DELETE /enrolments/{id}': 3,
   'DELETE /enrolments/{id} with Idempotency-Key': 3,
-  'GET /audit_events': 2,
 };
 
 /**

@@ -123,11 +123,17 @@ class SharedReader {
   readonly #onRoundTrip: RoundTripObserver | undefined;
   #ready: Promise<PgClient> | undefined;
   #corked: PgClient | undefined;
+  /** A read of this turn of the event loop came here (set at once, before its connection is awaited). */
+  #turnOpen = false;
   inFlight = 0;
 
-  /** Whether a read of this turn of the event loop is already waiting for the write. */
+  /**
+   * Whether a read of this turn of the event loop already came here, so that another read of the turn joins its
+   * write: known from the read's first step, not from its cork (set only once its connection is awaited), or
+   * reads issued together (a request's row and the settings of its type) would go to two connections.
+   */
   get batching(): boolean {
-    return this.#corked !== undefined;
+    return this.#turnOpen;
   }
 
   constructor(options: pg.ClientConfig, onConnectionError: (err: Error) => void, onRoundTrip: RoundTripObserver | undefined) {
@@ -159,6 +165,10 @@ class SharedReader {
 
   async query(query: CompiledQuery): Promise<pg.QueryResult> {
     this.inFlight++;
+    if (!this.#turnOpen) {
+      this.#turnOpen = true;
+      setImmediate(() => (this.#turnOpen = false));
+    }
     try {
       const client = await (this.#ready ?? this.#connect());
       if (this.#corked !== client) {

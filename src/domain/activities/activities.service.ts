@@ -43,13 +43,13 @@ export async function requireLiveActivity(db: Db, organisationId: string, id: st
 export function createActivityService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder; extensions: ExtensionService; types: ActivityTypes }) {
   const { clock, cursors, events, extensions, types } = deps;
 
-  /** Rows with their type's settings, read in one query per type present. */
-  async function views(db: Db, organisationId: string, rows: ActivityRow[]): Promise<ActivityView[]> {
-    const settings = new Map<string, ActivitySettingsValue>();
-    for (const type of new Set(rows.map((r) => r.type))) {
-      const read = types[type]?.settingsOf;
-      if (!read) continue;
-      for (const [id, s] of await read(db, organisationId, rows.filter((r) => r.type === type).map((r) => r.id))) settings.set(id, s);
+  /** Rows with their type's settings, read in one query per type present (unless `read` already holds them). */
+  async function views(db: Db, organisationId: string, rows: ActivityRow[], read?: Map<string, ActivitySettingsValue>): Promise<ActivityView[]> {
+    const settings = read ?? new Map<string, ActivitySettingsValue>();
+    for (const type of read ? [] : new Set(rows.map((r) => r.type))) {
+      const settingsOf = types[type]?.settingsOf;
+      if (!settingsOf) continue;
+      for (const [id, s] of await settingsOf(db, organisationId, rows.filter((r) => r.type === type).map((r) => r.id))) settings.set(id, s);
     }
     return rows.map((r) => ({
       id: r.id,
@@ -129,8 +129,12 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
 
   return {
     async get(db: Db, organisationId: string, id: string): Promise<ActivityView> {
-      const row = await foundOr404(activitiesRepository.findById(db, organisationId, id), 'activity.not_found', `No activity ${id} in this organisation.`);
-      return view(db, organisationId, row);
+      // The row and the settings every type could have for this id, read at once: plain reads issued together
+      // leave in one write (one round trip on PostgreSQL), where the settings read after the row would be a second.
+      const settingsReads = Object.values(types).flatMap((type) => (type.settingsOf ? [type.settingsOf(db, organisationId, [id])] : []));
+      const [found, ...settingsByType] = await Promise.all([activitiesRepository.findById(db, organisationId, id), ...settingsReads]);
+      const row = await foundOr404(Promise.resolve(found), 'activity.not_found', `No activity ${id} in this organisation.`);
+      return (await views(db, organisationId, [row], new Map(settingsByType.flatMap((m) => [...m]))))[0];
     },
 
     async list(db: Db, organisationId: string, params: ListParams & { course_id?: string; section_id?: string; type?: string }) {

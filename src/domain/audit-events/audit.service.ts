@@ -6,7 +6,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import type { CursorCodec, Page } from '../../operations/pagination.ts';
 import { listPage } from '../../operations/listing.ts';
 import type { AuditEvent } from './audit.schemas.ts';
-import { auditRepository, type AuditEventRow, type AuditFilters } from './audit.repository.ts';
+import { auditRepository, type AuditEventRow, type AuditFilters, type NamedAuditEventRow } from './audit.repository.ts';
 
 export type AuditEventView = Static<typeof AuditEvent>;
 
@@ -14,11 +14,15 @@ export const DEFAULT_AUDIT_RETENTION_DAYS = 400;
 /** Entries removed per statement: a large backlog goes in short transactions that never hold writers up long. */
 const RETENTION_BATCH = 1000;
 
-export function toAuditEventView(row: AuditEventRow): AuditEventView {
+/**
+ * A write through the API records its person by id only (looking the name up would cost every write a read):
+ * their name, as it is now, comes with the entry when it is read (`person_name`).
+ */
+export function toAuditEventView(row: AuditEventRow | NamedAuditEventRow): AuditEventView {
   return {
     id: row.id,
     occurred_at: row.occurred_at,
-    actor: { type: row.actor_type, id: row.actor_id, name: row.actor_name },
+    actor: { type: row.actor_type, id: row.actor_id, name: row.actor_name ?? ('person_name' in row ? row.person_name : null) },
     credential: row.credential_kind === null ? null : { kind: row.credential_kind, id: row.credential_id },
     via: row.via,
     action: row.action,
@@ -32,12 +36,6 @@ export function toAuditEventView(row: AuditEventRow): AuditEventView {
   };
 }
 
-async function nameActors(db: Db, organisationId: string, views: AuditEventView[]): Promise<void> {
-  const unnamed = views.filter((v) => v.actor.type === 'user' && v.actor.name === null && v.actor.id !== null);
-  const names = await auditRepository.personNames(db, organisationId, [...new Set(unnamed.map((v) => v.actor.id!))]);
-  for (const v of unnamed) v.actor.name = names.get(v.actor.id!) ?? null;
-}
-
 export interface AuditListParams extends AuditFilters {
   limit?: number;
   cursor?: string;
@@ -49,10 +47,6 @@ const utc = (time: string | undefined) => (time === undefined ? undefined : new 
 export function createAuditService(deps: { db: Db; clock: Clock; cursors: CursorCodec; retentionDays?: number }) {
   const { cursors, clock } = deps;
   return {
-    /**
-     * A write through the API records its person by id only (looking the name up would cost every write a
-     * read): their name is filled in here, as it is now.
-     */
     async list(db: Db, organisationId: string, params: AuditListParams): Promise<Page<AuditEventView>> {
       const { limit, cursor, ...given } = params;
       const filters: AuditFilters = { ...given, since: utc(given.since), until: utc(given.until) };
@@ -64,16 +58,13 @@ export function createAuditService(deps: { db: Db; clock: Clock; cursors: Cursor
         fetch: (q) => auditRepository.page(db, organisationId, filters, q.after?.[0], q.limit),
         map: toAuditEventView,
       });
-      await nameActors(db, organisationId, page.data);
       return page;
     },
 
     async get(db: Db, organisationId: string, id: string): Promise<AuditEventView> {
       const row = await auditRepository.findById(db, organisationId, id);
       if (!row) throw new ApiError('audit_event.not_found', `No audit event ${id} in this organisation.`);
-      const view = toAuditEventView(row);
-      await nameActors(db, organisationId, [view]);
-      return view;
+      return toAuditEventView(row);
     },
 
     /** One pass of the retention job: removes entries older than the retention period, a batch at a time. */
