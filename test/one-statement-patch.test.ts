@@ -1,5 +1,5 @@
-// A PATCH of a section without an Idempotency-Key is, on PostgreSQL, one statement sent with its audit entry and
-// COMMIT (src/db/final-statement.ts): the change and its event are made by the database, and a section it could
+// A PATCH or DELETE of a section without an Idempotency-Key is, on PostgreSQL, one statement sent with its audit
+// entry and COMMIT (src/db/final-statement.ts): the change and its event are made by the database, and a section it could
 // not change sends the request down its full path. On SQLite the same request takes that path at once. Both must
 // answer, record and refuse alike: this file runs on both and holds them to the same outcomes, byte for byte
 // where an event's data is concerned.
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
 
-describe('PATCH /sections/{id}: the change, its event and its audit entry, in one statement or on the full path', () => {
+describe('PATCH and DELETE /sections/{id}: the change, its event and its audit entry, in one statement or on the full path', () => {
   let t: TestContext;
   let caller: Caller;
   before(async () => {
@@ -51,6 +51,27 @@ describe('PATCH /sections/{id}: the change, its event and its audit entry, in on
     assert.equal(res.body.updated_at, section.updated_at);
     assert.deepEqual((await eventsOf(section.id)).map((e) => e.type), ['section.created']);
     assert.equal((await successEntries(section.id)).length, 1);
+  });
+
+  test('a delete leaves the section readable as deleted, its tombstone, and an event whose summary quotes the title as the service does', async () => {
+    // Past 80 characters a title is cut to 77 and `...`; characters, not UTF-16 units (the emoji are two each).
+    for (const title of [null, 'Short', '😀'.repeat(79) + 'ab', 'é'.repeat(81), 'Quote " and \\ here']) {
+      const section = await t.make.section(caller.org, { title });
+      const before = await t.database.db.selectFrom('sections').select(['course_id', 'external_id']).where('id', '=', section.id).executeTakeFirstOrThrow();
+      const res = await t.api.request({ host: caller.org.address, key: caller.key, method: 'DELETE', path: `/sections/${section.id}` });
+      assert.equal(res.status, 204);
+      const chars = title === null ? [] : [...title];
+      const quoted = title === null ? '(untitled)' : JSON.stringify(chars.length > 80 ? `${chars.slice(0, 77).join('')}...` : title);
+      const events = await eventsOf(section.id);
+      assert.deepEqual(events.map((e) => e.type), ['section.created', 'section.deleted']);
+      assert.equal(events[1].data, JSON.stringify({ id: section.id, course_id: before.course_id, summary: `Section ${quoted} deleted.` }));
+      const read = await t.api.request({ host: caller.org.address, key: caller.key, path: `/sections/${section.id}` });
+      assert.equal(read.status, 200);
+      assert.ok(read.body.deleted_at);
+      const tombstones = await t.database.db.selectFrom('deletions').select(['resource_type', 'external_id']).where('resource_id', '=', section.id).execute();
+      assert.deepEqual(tombstones.map((r) => ({ ...r })), [{ resource_type: 'section', external_id: before.external_id }]);
+      assert.deepEqual(await successEntries(section.id), [{ action: 'deleteSection', status: 204, changed_fields: '[]' }]);
+    }
   });
 
   test('an absent section is a 404 and a deleted one a 409, with no event and no success entry', async () => {

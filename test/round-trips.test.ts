@@ -31,7 +31,6 @@ const budgets: Record<string, number> = {
   'DELETE /categories/{id}': 2,
   'POST /sections': 3,
   'POST /sections with Idempotency-Key': 3,
-  'DELETE /sections/{id}': 2,
   'POST /enrolment_methods': 3,
   'POST /enrolment_methods with Idempotency-Key': 3,
   'PATCH /enrolment_methods/{id}': 2,

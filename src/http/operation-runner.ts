@@ -57,11 +57,11 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
   const { db, services, idempotency, revisions } = deps;
 
   /**
-   * A PATCH of the resource its path names, without an Idempotency-Key, may end in one round trip: its service's
-   * last statement goes with its audit entry and the COMMIT (db/final-statement.ts), where the service can say
-   * in SQL why it must not commit. Refused there, it runs again on its full path.
+   * A PATCH or DELETE of the resource its path names, without an Idempotency-Key, may end in one round trip: its
+   * service's last statement goes with its audit entry and the COMMIT (db/final-statement.ts), where the service
+   * can say in SQL why it must not commit. Refused there, it runs again on its full path.
    */
-  const mayFinishInOneStatement = (op: Operation) => deps.finalStatements && op.method === 'PATCH' && !op.bulk && op.path.endsWith('/{id}');
+  const mayFinishInOneStatement = (op: Operation) => deps.finalStatements && (op.method === 'PATCH' || op.method === 'DELETE') && !op.bulk && op.path.endsWith('/{id}');
 
   function runnerFor(op: Operation): RunOperation {
     const oneStatement = mayFinishInOneStatement(op);

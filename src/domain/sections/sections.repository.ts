@@ -82,6 +82,32 @@ export const sectionsRepository = {
     return rows[0];
   },
 
+  /**
+   * PostgreSQL, as a transaction's final statement (db/final-statement.ts): the soft delete of a live section,
+   * its tombstone and its event in one statement that fails (atrium_require) when no live section was deleted.
+   * The event's data as EventRecorder.record writes it, its summary as the service words it (describeTitle:
+   * the title cut to 77 characters and `...` past 80, counted in characters on both sides).
+   */
+  async softDeleteRecordingEvent(db: Db, organisationId: string, id: string, at: string, tombstoneId: string, event: Omit<SectionEvent, 'summary'>): Promise<void> {
+    const query = sql`with u as (
+        update sections set deleted_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
+        where organisation_id = ${organisationId} and id = ${id} and deleted_at is null
+        returning id, external_id, course_id, title
+      ), d as (
+        insert into deletions (id, organisation_id, resource_type, resource_id, external_id, deleted_at)
+        select ${tombstoneId}::uuid, ${organisationId}::uuid, 'section', u.id, u.external_id, ${at}::timestamptz from u
+      ), e as (
+        insert into outbox_events (id, organisation_id, type, occurred_at, data, dispatched_at)
+        select ${event.id}::uuid, ${organisationId}::uuid, ${event.type}::text, ${event.occurredAt}::timestamptz,
+          '{"id":' || to_json(u.id::text) || ',"course_id":' || to_json(u.course_id::text) || ',"summary":' || to_json('Section ' ||
+            case when u.title is null then '(untitled)' else to_json(case when char_length(u.title) > 80 then left(u.title, 77) || '...' else u.title end)::text end
+            || ' deleted.') || '}', null
+        from u
+      )
+      select atrium_require(exists(select 1 from u), 'section deleted') as held`.compile(db);
+    await db.executeQuery({ ...query, [STATEMENT_HINTS]: finalHints } as typeof query);
+  },
+
   /** The greatest sort key in a course (deleted sections included, so keys are never reused). */
   async lastSortKey(db: Db, organisationId: string, courseId: string): Promise<string | null> {
     const row = await db

@@ -18,7 +18,12 @@ import { newId } from '../../ids.ts';
 
 export type SectionView = Static<typeof Section>;
 
-const describeTitle = (title: string | null) => (title === null ? '(untitled)' : JSON.stringify(title.length > 80 ? `${title.slice(0, 77)}...` : title));
+/** A title as events quote it: cut to 77 characters (not UTF-16 units: no half character) and `...` past 80. */
+function describeTitle(title: string | null): string {
+  if (title === null) return '(untitled)';
+  const characters = title.length > 80 ? [...title] : undefined;
+  return JSON.stringify(characters && characters.length > 80 ? `${characters.slice(0, 77).join('')}...` : title);
+}
 
 export function toSectionView(row: SectionRow): SectionView {
   return {
@@ -126,6 +131,12 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
     update,
 
     async remove(db: Db, organisationId: string, id: string): Promise<void> {
+      // One round trip (PostgreSQL, db/final-statement.ts): the delete, its tombstone and its event go with the
+      // COMMIT, and a section not live refuses it, so that the request runs again down here (404 or 409).
+      if (finalStatementOffered()) {
+        const at = clock.now().toISOString();
+        return sectionsRepository.softDeleteRecordingEvent(db, organisationId, id, at, newId(), { id: newId(), type: 'section.deleted', occurredAt: at });
+      }
       const row = await live(db, organisationId, id);
       await softDelete(db, organisationId, 'section', row, clock.now().toISOString(), (patch) => sectionsRepository.update(db, organisationId, id, patch));
       await events.record(db, organisationId, 'section.deleted', { id, course_id: row.course_id, summary: `Section ${describeTitle(row.title)} deleted.` });
