@@ -1716,7 +1716,7 @@ export interface paths {
         put?: never;
         /**
          * Apply up to 500 user operations
-         * @description `delete` also needs the scope `users:delete` and the capability `person/delete` (else that operation reports 403).
+         * @description `delete` also needs the scope `users:delete` and the capability `person/delete` (else that operation reports 403). An `upsert` that finds the person already as asked writes nothing (no `updated_at` change, no event) and its result says `unchanged: true`.
          *
          *     Up to 500 operations (`op`: `create`, `update`, `upsert`, `delete`), run in request order. Without `atomic`, each operation runs on its own and reports its own outcome; a failed one changes nothing and the others are unaffected. With `atomic: true` (at most 100), the first failure undoes every operation. The response is 200 whenever the envelope is valid, with one result per operation; check each result’s `status`. A malformed envelope (missing `operations`, an unknown `op`, a duplicate `ref`) is a 422 and too many operations a 413 `bulk.too_many_operations`: nothing runs. The Idempotency-Key is required: a retry returns the recorded response, and the record commits with the effects.
          *
