@@ -1,5 +1,5 @@
-// A PATCH or DELETE of a section without an Idempotency-Key is, on PostgreSQL, one statement sent with its audit
-// entry and COMMIT (src/db/final-statement.ts): the change and its event are made by the database, and a section it could
+// A PATCH or DELETE of a section, or the DELETE of a category, without an Idempotency-Key is, on PostgreSQL, one
+// statement sent with its audit entry and COMMIT (src/db/final-statement.ts): the change and its event are made by the database, and a section it could
 // not change sends the request down its full path. On SQLite the same request takes that path at once. Both must
 // answer, record and refuse alike: this file runs on both and holds them to the same outcomes, byte for byte
 // where an event's data is concerned.
@@ -72,6 +72,25 @@ describe('PATCH and DELETE /sections/{id}: the change, its event and its audit e
       assert.deepEqual(tombstones.map((r) => ({ ...r })), [{ resource_type: 'section', external_id: before.external_id }]);
       assert.deepEqual(await successEntries(section.id), [{ action: 'deleteSection', status: 204, changed_fields: '[]' }]);
     }
+  });
+
+  test('a category deleted: readable as deleted, its tombstone, its event worded as the service words it; absent 404, deleted 409', async () => {
+    for (const name of ['Plain', 'Quotes " and \\ and\ttab', 'Ünïcödé 😀']) {
+      const category = await t.make.category(caller.org, { name });
+      const path = `/categories/${category.id}`;
+      const res = await t.api.request({ host: caller.org.address, key: caller.key, method: 'DELETE', path });
+      assert.equal(res.status, 204);
+      const events = await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('data', 'like', `%"id":"${category.id}"%`).orderBy('id').execute();
+      assert.deepEqual(events.map((e) => e.type), ['category.created', 'category.deleted']);
+      assert.equal(events[1].data, JSON.stringify({ id: category.id, summary: `Category ${JSON.stringify(name)} deleted.` }));
+      const tombstones = await t.database.db.selectFrom('deletions').select('resource_type').where('resource_id', '=', category.id).execute();
+      assert.deepEqual(tombstones.map((r) => r.resource_type), ['category']);
+      assert.deepEqual((await successEntries(category.id)).map((e) => [e.action, e.status]), [['deleteCategory', 204]]);
+      const again = await t.api.request({ host: caller.org.address, key: caller.key, method: 'DELETE', path });
+      assert.equal(again.status, 409);
+    }
+    const absent = await t.api.request({ host: caller.org.address, key: caller.key, method: 'DELETE', path: `/categories/${crypto.randomUUID()}` });
+    assert.equal(absent.status, 404);
   });
 
   test('an absent section is a 404 and a deleted one a 409, with no event and no success entry', async () => {

@@ -28,7 +28,6 @@ const budgets: Record<string, number> = {
   'DELETE /courses/{id}': 3,
   'DELETE /courses/{id} with Idempotency-Key': 3,
   'PATCH /categories/{id}': 2,
-  'DELETE /categories/{id}': 2,
   'POST /sections': 3,
   'POST /sections with Idempotency-Key': 3,
   'POST /enrolment_methods': 3,

@@ -14,7 +14,10 @@
 // caller runs the request again without the offer, and the service its full path (which tells 404 from 409
 // from "nothing to change").
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { CompiledQuery } from 'kysely';
+import type { CompiledQuery, QueryResult } from 'kysely';
+import type { Db } from './database-types.ts';
+import { isPremiseFailure } from './riders.ts';
+import { STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
 
 export interface FinalStatementOffer {
   /** What goes after the final statement, before COMMIT: built only if a final statement is sent. */
@@ -49,4 +52,19 @@ export function takeFinalOffer(): FinalStatementOffer | undefined {
   if (offer === undefined || offer.used) return undefined;
   offer.used = true;
   return offer;
+}
+
+const finalHints: StatementHints = {
+  deferrable: false,
+  final: true,
+  translate: (err) => (isPremiseFailure(err) ? new FinalStatementRefused({ cause: err }) : err),
+};
+
+/**
+ * Runs `query` as its transaction's final statement where one was offered (as an ordinary statement where not):
+ * `query` must fail with atrium_require when the transaction must not commit; that failure is thrown as
+ * FinalStatementRefused.
+ */
+export function runFinalStatement<R>(db: Db, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+  return db.executeQuery({ ...query, [STATEMENT_HINTS]: finalHints } as CompiledQuery<R>);
 }

@@ -3,9 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { SectionsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { preparedQuery } from '../../db/prepared.ts';
-import { STATEMENT_HINTS, type StatementHints } from '../../db/statement-hints.ts';
-import { isPremiseFailure } from '../../db/riders.ts';
-import { FinalStatementRefused } from '../../db/final-statement.ts';
+import { runFinalStatement } from '../../db/final-statement.ts';
 
 export type SectionRow = Selectable<SectionsTable>;
 
@@ -33,12 +31,6 @@ export interface SectionEvent {
   occurredAt: string;
   summary: string;
 }
-
-const finalHints: StatementHints = {
-  deferrable: false,
-  final: true,
-  translate: (err) => (isPremiseFailure(err) ? new FinalStatementRefused({ cause: err }) : err),
-};
 
 export const sectionsRepository = {
   ...tenantRows('sections'),
@@ -78,34 +70,8 @@ export const sectionsRepository = {
         from u
       )
       select u.* from (select atrium_require(exists(select 1 from u), 'section changed') as held) as premise left join u on true where premise.held`.compile(db);
-    const { rows } = await db.executeQuery({ ...query, [STATEMENT_HINTS]: finalHints } as typeof query);
+    const { rows } = await runFinalStatement(db, query);
     return rows[0];
-  },
-
-  /**
-   * PostgreSQL, as a transaction's final statement (db/final-statement.ts): the soft delete of a live section,
-   * its tombstone and its event in one statement that fails (atrium_require) when no live section was deleted.
-   * The event's data as EventRecorder.record writes it, its summary as the service words it (describeTitle:
-   * the title cut to 77 characters and `...` past 80, counted in characters on both sides).
-   */
-  async softDeleteRecordingEvent(db: Db, organisationId: string, id: string, at: string, tombstoneId: string, event: Omit<SectionEvent, 'summary'>): Promise<void> {
-    const query = sql`with u as (
-        update sections set deleted_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
-        where organisation_id = ${organisationId} and id = ${id} and deleted_at is null
-        returning id, external_id, course_id, title
-      ), d as (
-        insert into deletions (id, organisation_id, resource_type, resource_id, external_id, deleted_at)
-        select ${tombstoneId}::uuid, ${organisationId}::uuid, 'section', u.id, u.external_id, ${at}::timestamptz from u
-      ), e as (
-        insert into outbox_events (id, organisation_id, type, occurred_at, data, dispatched_at)
-        select ${event.id}::uuid, ${organisationId}::uuid, ${event.type}::text, ${event.occurredAt}::timestamptz,
-          '{"id":' || to_json(u.id::text) || ',"course_id":' || to_json(u.course_id::text) || ',"summary":' || to_json('Section ' ||
-            case when u.title is null then '(untitled)' else to_json(case when char_length(u.title) > 80 then left(u.title, 77) || '...' else u.title end)::text end
-            || ' deleted.') || '}', null
-        from u
-      )
-      select atrium_require(exists(select 1 from u), 'section deleted') as held`.compile(db);
-    await db.executeQuery({ ...query, [STATEMENT_HINTS]: finalHints } as typeof query);
   },
 
   /** The greatest sort key in a course (deleted sections included, so keys are never reused). */

@@ -8,7 +8,8 @@ import { foundOr404, newResourceRow } from '../resource-rows.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { resourceList, type ListParams } from '../../operations/listing.ts';
-import { softDelete } from '../deletions/soft-delete.ts';
+import { softDelete, softDeleteInOneStatement } from '../deletions/soft-delete.ts';
+import { sql } from 'kysely';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';
 import type { CreateSection, Section, UpdateSection, UpsertSection } from './sections.schemas.ts';
@@ -135,7 +136,13 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
       // COMMIT, and a section not live refuses it, so that the request runs again down here (404 or 409).
       if (finalStatementOffered()) {
         const at = clock.now().toISOString();
-        return sectionsRepository.softDeleteRecordingEvent(db, organisationId, id, at, newId(), { id: newId(), type: 'section.deleted', occurredAt: at });
+        // The summary as describeTitle words it: the title cut to 77 characters and `...` past 80.
+        const title = sql`case when u.title is null then '(untitled)' else to_json(case when char_length(u.title) > 80 then left(u.title, 77) || '...' else u.title end)::text end`;
+        return softDeleteInOneStatement(db, 'sections', 'section', organisationId, id, {
+          type: 'section.deleted',
+          occurredAt: at,
+          members: [['course_id', sql`u.course_id`], ['summary', sql`'Section ' || ${title} || ' deleted.'`]],
+        });
       }
       const row = await live(db, organisationId, id);
       await softDelete(db, organisationId, 'section', row, clock.now().toISOString(), (patch) => sectionsRepository.update(db, organisationId, id, patch));
