@@ -1,5 +1,5 @@
-// A PATCH or DELETE of a section, or the DELETE of a category, without an Idempotency-Key is, on PostgreSQL, one
-// statement sent with its audit entry and COMMIT (src/db/final-statement.ts): the change and its event are made by the database, and a section it could
+// A PATCH or DELETE of a section, or the DELETE of a category or an activity, without an Idempotency-Key is, on
+// PostgreSQL, one statement sent with its audit entry and COMMIT (src/db/final-statement.ts): the change and its event are made by the database, and a section it could
 // not change sends the request down its full path. On SQLite the same request takes that path at once. Both must
 // answer, record and refuse alike: this file runs on both and holds them to the same outcomes, byte for byte
 // where an event's data is concerned.
@@ -91,6 +91,20 @@ describe('PATCH and DELETE /sections/{id}: the change, its event and its audit e
     }
     const absent = await t.api.request({ host: caller.org.address, key: caller.key, method: 'DELETE', path: `/categories/${crypto.randomUUID()}` });
     assert.equal(absent.status, 404);
+  });
+
+  test('an activity deleted: its event names its course and type, and quotes its name as the service does', async () => {
+    for (const name of ['Quiz one', '😀'.repeat(79) + 'ab', 'Tab\tand "quotes"']) {
+      const activity = await t.make.activity(caller.org, { name });
+      const row = await t.database.db.selectFrom('activities').select(['course_id', 'type']).where('id', '=', activity.id).executeTakeFirstOrThrow();
+      const res = await t.api.request({ host: caller.org.address, key: caller.key, method: 'DELETE', path: `/activities/${activity.id}` });
+      assert.equal(res.status, 204);
+      const chars = [...name];
+      const quoted = JSON.stringify(chars.length > 80 ? `${chars.slice(0, 77).join('')}...` : name);
+      const events = await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('type', '=', 'activity.deleted').where('data', 'like', `%"id":"${activity.id}"%`).execute();
+      assert.deepEqual(events.map((e) => e.data), [JSON.stringify({ id: activity.id, course_id: row.course_id, type: row.type, summary: `Activity ${row.type} ${quoted} deleted.` })]);
+      assert.equal((await t.api.request({ host: caller.org.address, key: caller.key, method: 'DELETE', path: `/activities/${activity.id}` })).status, 409);
+    }
   });
 
   test('an absent section is a 404 and a deleted one a 409, with no event and no success entry', async () => {

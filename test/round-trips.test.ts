@@ -47,7 +47,6 @@ const budgets: Record<string, number> = {
   'POST /activities with Idempotency-Key': 5,
   'PATCH /activities/{id}': 3,
   'PATCH /activities/{id} with Idempotency-Key': 3,
-  'DELETE /activities/{id}': 2,
   'POST /wiki_pages': 8,
   'POST /wiki_pages with Idempotency-Key': 8,
   'PATCH /wiki_pages/{id}': 6,

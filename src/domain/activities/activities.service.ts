@@ -10,7 +10,10 @@ import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';
-import { softDelete } from '../deletions/soft-delete.ts';
+import { softDelete, softDeleteInOneStatement } from '../deletions/soft-delete.ts';
+import { finalStatementOffered } from '../../db/final-statement.ts';
+import { quotedForSummary, quotedForSummarySql } from '../../events/summary-text.ts';
+import { sql } from 'kysely';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
 import { listPage, type ListParams } from '../../operations/listing.ts';
 import { sectionsRepository } from '../sections/sections.repository.ts';
@@ -20,7 +23,7 @@ import type { ActivitySettingsValue, ActivityTypes } from './activity-types.ts';
 
 type ActivityView = Static<typeof Activity>;
 
-const label = (row: { type: string; name: string }) => `${row.type} ${JSON.stringify(row.name.length > 80 ? `${row.name.slice(0, 77)}...` : row.name)}`;
+const label = (row: { type: string; name: string }) => `${row.type} ${quotedForSummary(row.name)}`;
 
 /**
  * The live activity of `type` that a request body names at `pointer`, for areas whose resources hang from
@@ -173,6 +176,15 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
     update,
 
     async remove(db: Db, organisationId: string, id: string): Promise<void> {
+      // One round trip (PostgreSQL, db/final-statement.ts): the delete, its tombstone and its event go with the
+      // COMMIT, and an activity not live refuses it, so that the request runs again down here (404 or 409).
+      if (finalStatementOffered()) {
+        return softDeleteInOneStatement(db, 'activities', 'activity', organisationId, id, {
+          type: 'activity.deleted',
+          occurredAt: clock.now().toISOString(),
+          members: [['course_id', sql`u.course_id`], ['type', sql`u.type`], ['summary', sql`'Activity ' || u.type || ' ' || ${quotedForSummarySql(sql`u.name`)} || ' deleted.'`]],
+        });
+      }
       const row = await live(db, organisationId, id);
       await softDelete(db, organisationId, 'activity', row, clock.now().toISOString(), (patch) => activitiesRepository.update(db, organisationId, id, patch));
       await events.record(db, organisationId, 'activity.deleted', { id, course_id: row.course_id, type: row.type, summary: `Activity ${label(row)} deleted.` });

@@ -16,15 +16,11 @@ import type { CreateSection, Section, UpdateSection, UpsertSection } from './sec
 import { sectionsRepository, type SectionRow } from './sections.repository.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
 import { newId } from '../../ids.ts';
+import { quotedForSummary, quotedForSummarySql } from '../../events/summary-text.ts';
 
 export type SectionView = Static<typeof Section>;
 
-/** A title as events quote it: cut to 77 characters (not UTF-16 units: no half character) and `...` past 80. */
-function describeTitle(title: string | null): string {
-  if (title === null) return '(untitled)';
-  const characters = title.length > 80 ? [...title] : undefined;
-  return JSON.stringify(characters && characters.length > 80 ? `${characters.slice(0, 77).join('')}...` : title);
-}
+const describeTitle = (title: string | null) => (title === null ? '(untitled)' : quotedForSummary(title));
 
 export function toSectionView(row: SectionRow): SectionView {
   return {
@@ -136,8 +132,8 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
       // COMMIT, and a section not live refuses it, so that the request runs again down here (404 or 409).
       if (finalStatementOffered()) {
         const at = clock.now().toISOString();
-        // The summary as describeTitle words it: the title cut to 77 characters and `...` past 80.
-        const title = sql`case when u.title is null then '(untitled)' else to_json(case when char_length(u.title) > 80 then left(u.title, 77) || '...' else u.title end)::text end`;
+        // The summary as describeTitle words it.
+        const title = sql`coalesce(${quotedForSummarySql(sql`u.title`)}, '(untitled)')`;
         return softDeleteInOneStatement(db, 'sections', 'section', organisationId, id, {
           type: 'section.deleted',
           occurredAt: at,
