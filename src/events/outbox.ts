@@ -1,4 +1,5 @@
 // Writing events: services call `record` with the transaction of their change, never after it.
+import { sql, type RawBuilder } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import { newId } from '../ids.ts';
@@ -22,6 +23,27 @@ const insertEvent = preparedQuery(
     db.insertInto('outbox_events').values({ id, organisation_id: organisationId, type, occurred_at: occurredAt, data, dispatched_at: null }),
   { deferrable: true },
 );
+
+/**
+ * The event of a row changed by a data-modifying statement (PostgreSQL), made by the database: its type, and its
+ * data's members after `id`, in order, each an SQL expression over the changed row `u` written as a JSON string.
+ */
+export interface RowEvent {
+  type: EventType;
+  occurredAt: string;
+  members: Array<[name: string, value: RawBuilder<unknown>]>;
+}
+
+/**
+ * PostgreSQL: `INSERT INTO outbox_events … FROM u`, for a `WITH u AS (UPDATE … RETURNING *)` statement that makes
+ * a change and its event at once (db/final-statement.ts). The data is the text EventRecorder.record writes,
+ * `{"id":…,…}`, byte for byte.
+ */
+export function eventOfChangedRow(organisationId: string, event: RowEvent): RawBuilder<unknown> {
+  const data = event.members.reduce((json, [name, value]) => sql`${json} || ${`,${JSON.stringify(name)}:`}::text || to_json((${value})::text)::text`, sql`'{"id":' || to_json(u.id::text)::text`);
+  return sql`insert into outbox_events (id, organisation_id, type, occurred_at, data, dispatched_at)
+    select ${newId()}::uuid, ${organisationId}::uuid, ${event.type}::text, ${event.occurredAt}::timestamptz, ${data} || '}', null from u`;
+}
 
 export function createEventRecorder(deps: { clock: Clock }) {
   return {

@@ -10,10 +10,9 @@ import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';
-import { softDelete, softDeleteInOneStatement } from '../deletions/soft-delete.ts';
+import { softDelete } from '../deletions/soft-delete.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
-import { quotedForSummary, quotedForSummarySql } from '../../events/summary-text.ts';
-import { sql } from 'kysely';
+import { quotedForSummary } from '../../events/summary-text.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
 import { listPage, type ListParams } from '../../operations/listing.ts';
 import { sectionsRepository } from '../sections/sections.repository.ts';
@@ -178,13 +177,7 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
     async remove(db: Db, organisationId: string, id: string): Promise<void> {
       // One round trip (PostgreSQL, db/final-statement.ts): the delete, its tombstone and its event go with the
       // COMMIT, and an activity not live refuses it, so that the request runs again down here (404 or 409).
-      if (finalStatementOffered()) {
-        return softDeleteInOneStatement(db, 'activities', 'activity', organisationId, id, {
-          type: 'activity.deleted',
-          occurredAt: clock.now().toISOString(),
-          members: [['course_id', sql`u.course_id`], ['type', sql`u.type`], ['summary', sql`'Activity ' || u.type || ' ' || ${quotedForSummarySql(sql`u.name`)} || ' deleted.'`]],
-        });
-      }
+      if (finalStatementOffered()) return activitiesRepository.deleteInOneStatement(db, organisationId, id, clock.now().toISOString());
       const row = await live(db, organisationId, id);
       await softDelete(db, organisationId, 'activity', row, clock.now().toISOString(), (patch) => activitiesRepository.update(db, organisationId, id, patch));
       await events.record(db, organisationId, 'activity.deleted', { id, course_id: row.course_id, type: row.type, summary: `Activity ${label(row)} deleted.` });

@@ -6,13 +6,12 @@ import { insertWithExternalId } from '../external-ids.ts';
 import { foundOr404, newResourceRow } from '../resource-rows.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
-import { softDelete, softDeleteInOneStatement } from '../deletions/soft-delete.ts';
+import { softDelete } from '../deletions/soft-delete.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
-import { sql } from 'kysely';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { resourceList, type ListParams } from '../../operations/listing.ts';
 import type { Category, Course, CreateCategory, CreateCourse, UpdateCategory, UpdateCourse } from './courses.schemas.ts';
-import { categoriesRepository, coursesRepository, type CategoryRow, type CourseRow } from './courses.repository.ts';
+import { categoriesRepository, coursesRepository, deleteCategoryInOneStatement, type CategoryRow, type CourseRow } from './courses.repository.ts';
 import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
 
 type CourseView = Static<typeof Course>;
@@ -161,14 +160,7 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
     async deleteCategory(db: Db, organisationId: string, id: string): Promise<void> {
       // One round trip (PostgreSQL, db/final-statement.ts): the delete, its tombstone and its event go with the
       // COMMIT, and a category not live refuses it, so that the request runs again down here (404 or 409).
-      if (finalStatementOffered()) {
-        const occurredAt = clock.now().toISOString();
-        return softDeleteInOneStatement(db, 'categories', 'category', organisationId, id, {
-          type: 'category.deleted',
-          occurredAt,
-          members: [['summary', sql`'Category ' || to_json(u.name)::text || ' deleted.'`]],
-        });
-      }
+      if (finalStatementOffered()) return deleteCategoryInOneStatement(db, organisationId, id, clock.now().toISOString());
       const row = await liveCategory(db, organisationId, id);
       await softDelete(db, organisationId, 'category', row, clock.now().toISOString(), (patch) => categoriesRepository.update(db, organisationId, id, patch));
       await events.record(db, organisationId, 'category.deleted', { id, summary: `Category ${JSON.stringify(row.name)} deleted.` });

@@ -1,6 +1,10 @@
 // Tombstones: one row per deleted resource, written in the transaction of the delete, read by
 // `GET /<resource>/deletions` so that a client syncing with `updated_since` also learns what went away.
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import type { TenantTableName } from '../../db/tenant-rows.ts';
+import { runFinalStatement } from '../../db/final-statement.ts';
+import { eventOfChangedRow, type RowEvent } from '../../events/outbox.ts';
 import { newId } from '../../ids.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { insertMany } from '../../db/many-rows.ts';
@@ -30,6 +34,26 @@ const insertTombstone = preparedQuery(
 );
 
 export const deletionsRepository = {
+  /**
+   * PostgreSQL, as its transaction's final statement (db/final-statement.ts): the soft delete of a live row of
+   * `table`, its tombstone and its event, in one statement that fails (atrium_require) when no live row was
+   * deleted, so that it can travel with the COMMIT; refused, the request runs again on its full path
+   * (soft-delete.ts), which tells 404 from 409.
+   */
+  async softDeleteInOneStatement(db: Db, table: TenantTableName, resourceType: string, organisationId: string, id: string, event: RowEvent): Promise<void> {
+    const at = event.occurredAt;
+    const query = sql`with u as (
+        update ${sql.table(table)} set deleted_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
+        where organisation_id = ${organisationId} and id = ${id} and deleted_at is null
+        returning *
+      ), d as (
+        insert into deletions (id, organisation_id, resource_type, resource_id, external_id, deleted_at)
+        select ${newId()}::uuid, ${organisationId}::uuid, ${resourceType}::text, u.id, u.external_id, ${at}::timestamptz from u
+      ), e as (${eventOfChangedRow(organisationId, event)})
+      select atrium_require(exists(select 1 from u), ${`${resourceType} deleted`}::text) as held`.compile(db);
+    await runFinalStatement(db, query);
+  },
+
   async record(db: Db, organisationId: string, resourceType: string, resource: { id: string; external_id: string | null }, at: string): Promise<void> {
     await insertTombstone(db, newId(), organisationId, resourceType, resource.id, resource.external_id, at);
   },

@@ -4,6 +4,9 @@ import type { SectionsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { runFinalStatement } from '../../db/final-statement.ts';
+import { eventOfChangedRow } from '../../events/outbox.ts';
+import { quotedForSummarySql } from '../../events/summary-text.ts';
+import { deletionsRepository } from '../deletions/deletions.repository.ts';
 
 export type SectionRow = Selectable<SectionsTable>;
 
@@ -23,14 +26,6 @@ const updateBoth = preparedQuery((db: Db, organisationId: string, id: string, at
     .set({ title, visible, updated_at: at })
     .where((eb) => eb.or([eb('title', 'is distinct from', title), eb('visible', 'is distinct from', visible)])),
 );
-
-/** The event a section's change records: its outbox row but for its data, which names the section's course. */
-export interface SectionEvent {
-  id: string;
-  type: string;
-  occurredAt: string;
-  summary: string;
-}
 
 export const sectionsRepository = {
   ...tenantRows('sections'),
@@ -52,10 +47,9 @@ export const sectionsRepository = {
   /**
    * PostgreSQL, as a transaction's final statement (db/final-statement.ts): the change of updateLiveIfChanged and
    * its event, in one statement that fails (atrium_require) when it changed no row, so that it can travel with the
-   * COMMIT. The event's data is made here (the course comes from the row): `{"id","course_id","summary"}`, as
-   * EventRecorder.record writes it.
+   * COMMIT. The event's data, `{"id","course_id","summary"}`, is made here (the course comes from the row).
    */
-  async updateLiveRecordingEvent(db: Db, organisationId: string, id: string, changes: Changes, at: string, event: SectionEvent): Promise<SectionRow> {
+  async updateLiveRecordingEvent(db: Db, organisationId: string, id: string, changes: Changes, at: string, summary: string): Promise<SectionRow> {
     const title = changes.title === undefined ? sql`title` : sql`${changes.title}::text`;
     const visible = changes.visible === undefined ? sql`visible` : sql`${Boolean(changes.visible)}::boolean`;
     const query = sql<SectionRow>`with u as (
@@ -63,15 +57,21 @@ export const sectionsRepository = {
         where organisation_id = ${organisationId} and id = ${id} and deleted_at is null
           and (title is distinct from ${title} or visible is distinct from ${visible})
         returning *
-      ), e as (
-        insert into outbox_events (id, organisation_id, type, occurred_at, data, dispatched_at)
-        select ${event.id}::uuid, ${organisationId}::uuid, ${event.type}::text, ${event.occurredAt}::timestamptz,
-          '{"id":' || to_json(u.id::text) || ',"course_id":' || to_json(u.course_id::text) || ',"summary":' || to_json(${event.summary}::text) || '}', null
-        from u
-      )
+      ), e as (${eventOfChangedRow(organisationId, { type: 'section.updated', occurredAt: at, members: [['course_id', sql`u.course_id`], ['summary', sql`${summary}::text`]] })})
       select u.* from (select atrium_require(exists(select 1 from u), 'section changed') as held) as premise left join u on true where premise.held`.compile(db);
     const { rows } = await runFinalStatement(db, query);
     return rows[0];
+  },
+
+  /** PostgreSQL, as a final statement: the section's soft delete with its tombstone and event (deletions.repository.ts). */
+  softDeleteInOneStatement(db: Db, organisationId: string, id: string, at: string): Promise<void> {
+    // The summary as the service words it (describeTitle).
+    const title = sql`coalesce(${quotedForSummarySql(sql`u.title`)}, '(untitled)')`;
+    return deletionsRepository.softDeleteInOneStatement(db, 'sections', 'section', organisationId, id, {
+      type: 'section.deleted',
+      occurredAt: at,
+      members: [['course_id', sql`u.course_id`], ['summary', sql`'Section ' || ${title} || ' deleted.'`]],
+    });
   },
 
   /** The greatest sort key in a course (deleted sections included, so keys are never reused). */

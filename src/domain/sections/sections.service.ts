@@ -8,15 +8,13 @@ import { foundOr404, newResourceRow } from '../resource-rows.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { resourceList, type ListParams } from '../../operations/listing.ts';
-import { softDelete, softDeleteInOneStatement } from '../deletions/soft-delete.ts';
-import { sql } from 'kysely';
+import { softDelete } from '../deletions/soft-delete.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';
 import type { CreateSection, Section, UpdateSection, UpsertSection } from './sections.schemas.ts';
 import { sectionsRepository, type SectionRow } from './sections.repository.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
-import { newId } from '../../ids.ts';
-import { quotedForSummary, quotedForSummarySql } from '../../events/summary-text.ts';
+import { quotedForSummary } from '../../events/summary-text.ts';
 
 export type SectionView = Static<typeof Section>;
 
@@ -89,7 +87,7 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
       // One round trip (PostgreSQL, db/final-statement.ts): the change and its event go with the COMMIT, and a
       // section not changed (absent, deleted, already so) refuses it, so that the request runs again down here.
       if (finalStatementOffered()) {
-        return toSectionView(await sectionsRepository.updateLiveRecordingEvent(db, organisationId, id, changes, at, { id: newId(), type: 'section.updated', occurredAt: at, summary }));
+        return toSectionView(await sectionsRepository.updateLiveRecordingEvent(db, organisationId, id, changes, at, summary));
       }
       const updated = await sectionsRepository.updateLiveIfChanged(db, organisationId, id, changes, at);
       if (updated) {
@@ -131,14 +129,7 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
       // One round trip (PostgreSQL, db/final-statement.ts): the delete, its tombstone and its event go with the
       // COMMIT, and a section not live refuses it, so that the request runs again down here (404 or 409).
       if (finalStatementOffered()) {
-        const at = clock.now().toISOString();
-        // The summary as describeTitle words it.
-        const title = sql`coalesce(${quotedForSummarySql(sql`u.title`)}, '(untitled)')`;
-        return softDeleteInOneStatement(db, 'sections', 'section', organisationId, id, {
-          type: 'section.deleted',
-          occurredAt: at,
-          members: [['course_id', sql`u.course_id`], ['summary', sql`'Section ' || ${title} || ' deleted.'`]],
-        });
+        return sectionsRepository.softDeleteInOneStatement(db, organisationId, id, clock.now().toISOString());
       }
       const row = await live(db, organisationId, id);
       await softDelete(db, organisationId, 'section', row, clock.now().toISOString(), (patch) => sectionsRepository.update(db, organisationId, id, patch));
