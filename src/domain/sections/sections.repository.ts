@@ -3,8 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { SectionsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { preparedQuery } from '../../db/prepared.ts';
-import { runFinalStatement } from '../../db/final-statement.ts';
-import { eventOfChangedRow } from '../../events/outbox.ts';
+import { updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 
@@ -49,18 +48,15 @@ export const sectionsRepository = {
    * its event, in one statement that fails (atrium_require) when it changed no row, so that it can travel with the
    * COMMIT. The event's data, `{"id","course_id","summary"}`, is made here (the course comes from the row).
    */
-  async updateLiveRecordingEvent(db: Db, organisationId: string, id: string, changes: Changes, at: string, summary: string): Promise<SectionRow> {
-    const title = changes.title === undefined ? sql`title` : sql`${changes.title}::text`;
-    const visible = changes.visible === undefined ? sql`visible` : sql`${Boolean(changes.visible)}::boolean`;
-    const query = sql<SectionRow>`with u as (
-        update sections set title = ${title}, visible = ${visible}, updated_at = ${at}::timestamptz
-        where organisation_id = ${organisationId} and id = ${id} and deleted_at is null
-          and (title is distinct from ${title} or visible is distinct from ${visible})
-        returning *
-      ), e as (${eventOfChangedRow(organisationId, { type: 'section.updated', occurredAt: at, members: [['course_id', sql`u.course_id`], ['summary', sql`${summary}::text`]] })})
-      select u.* from (select atrium_require(exists(select 1 from u), 'section changed') as held) as premise left join u on true where premise.held`.compile(db);
-    const { rows } = await runFinalStatement(db, query);
-    return rows[0];
+  updateLiveRecordingEvent(db: Db, organisationId: string, id: string, changes: Changes, at: string, summary: string): Promise<SectionRow> {
+    const asked: ColumnChange[] = [];
+    if (changes.title !== undefined) asked.push(['title', sql`${changes.title}::text`]);
+    if (changes.visible !== undefined) asked.push(['visible', sql`${Boolean(changes.visible)}::boolean`]);
+    return updateLiveInOneStatement<SectionRow>(db, 'sections', organisationId, id, asked, {
+      type: 'section.updated',
+      occurredAt: at,
+      members: [['course_id', sql`u.course_id`], ['summary', sql`${summary}::text`]],
+    });
   },
 
   /** PostgreSQL, as a final statement: the section's soft delete with its tombstone and event (deletions.repository.ts). */
