@@ -2,6 +2,7 @@
 // read, list, rename or move, soft delete. Type-specific rows and settings come from the `ActivityType`
 // entries the service is given; pages of every type hang from an activity.
 import type { Static } from 'typebox';
+import type { RawBuilder } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
@@ -17,7 +18,7 @@ import type { ExtensionService } from '../extensions/extensions.service.ts';
 import { listPage, type ListParams } from '../../operations/listing.ts';
 import { sectionsRepository } from '../sections/sections.repository.ts';
 import type { Activity, CreateActivity, UpdateActivity, UpsertActivity } from './activities.schemas.ts';
-import { activitiesRepository, type ActivityRow } from './activities.repository.ts';
+import { activitiesRepository, type ActivityRow, type SettingsJsonSql } from './activities.repository.ts';
 import type { ActivitySettingsValue, ActivityTypes } from './activity-types.ts';
 
 type ActivityView = Static<typeof Activity>;
@@ -111,8 +112,19 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
     return view(db, organisationId, row);
   }
 
+  /** Each type's settings in SQL, for the PATCH in one statement, which answers them with the row. */
+  const settingsJsonSql = (organisationId: string): SettingsJsonSql =>
+    Object.fromEntries(Object.entries(types).flatMap(([name, type]) => (type.settingsJsonSql ? [[name, (activityId: RawBuilder<unknown>) => type.settingsJsonSql!(organisationId, activityId)]] : [])));
+
   /** A change that changes nothing is not an update: no event, updated_at stays. */
   async function update(db: Db, organisationId: string, id: string, patch: Static<typeof UpdateActivity>): Promise<ActivityView> {
+    // One round trip (PostgreSQL, db/final-statement.ts): the change, its event and the activity as answered go
+    // with the COMMIT; an activity not changed (absent, deleted, already so, a section not of its course) refuses
+    // it, so that the request runs again down here.
+    if ((patch.name !== undefined || patch.section_id !== undefined) && finalStatementOffered()) {
+      const { settings_json: settings, ...updated } = await activitiesRepository.updateInOneStatement(db, organisationId, id, { name: patch.name, section_id: patch.section_id }, clock.now().toISOString(), settingsJsonSql(organisationId));
+      return (await views(db, organisationId, [updated], new Map(settings === null ? [] : [[id, JSON.parse(settings) as ActivitySettingsValue]])))[0];
+    }
     const row = await live(db, organisationId, id);
     const changes: Partial<Pick<ActivityRow, 'name' | 'section_id' | 'updated_at'>> = {};
     if (patch.name !== undefined && patch.name !== row.name) changes.name = patch.name;

@@ -3,8 +3,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { TenantTableName } from '../../db/tenant-rows.ts';
-import { runFinalStatement } from '../../db/final-statement.ts';
-import { eventOfChangedRow, type RowEvent } from '../../events/outbox.ts';
+import type { RowEvent } from '../../events/outbox.ts';
+import { updateLiveInOneStatement, type OneStatementExtras } from '../one-statement-update.repository.ts';
 import { newId } from '../../ids.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { insertMany } from '../../db/many-rows.ts';
@@ -38,20 +38,15 @@ export const deletionsRepository = {
    * PostgreSQL, as its transaction's final statement (db/final-statement.ts): the soft delete of a live row of
    * `table`, its tombstone and its event, in one statement that fails (atrium_require) when no live row was
    * deleted, so that it can travel with the COMMIT; refused, the request runs again on its full path
-   * (soft-delete.ts), which tells 404 from 409.
+   * (soft-delete.ts), which tells 404 from 409. A PATCH of `deleted_at` (one-statement-update.repository.ts),
+   * whose `extras` say what else the delete sets (a message cancelled), what the row must meet besides being
+   * live (its activity live, a message not being sent) and what the event reads of the row as it was.
    */
-  async softDeleteInOneStatement(db: Db, table: TenantTableName, resourceType: string, organisationId: string, id: string, event: RowEvent): Promise<void> {
+  async softDeleteInOneStatement(db: Db, table: TenantTableName, resourceType: string, organisationId: string, id: string, event: RowEvent, extras: OneStatementExtras = {}): Promise<void> {
     const at = event.occurredAt;
-    const query = sql`with u as (
-        update ${sql.table(table)} set deleted_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
-        where organisation_id = ${organisationId} and id = ${id} and deleted_at is null
-        returning *
-      ), d as (
-        insert into deletions (id, organisation_id, resource_type, resource_id, external_id, deleted_at)
-        select ${newId()}::uuid, ${organisationId}::uuid, ${resourceType}::text, u.id, u.external_id, ${at}::timestamptz from u
-      ), e as (${eventOfChangedRow(organisationId, event)})
-      select atrium_require(exists(select 1 from u), ${`${resourceType} deleted`}::text) as held`.compile(db);
-    await runFinalStatement(db, query);
+    const tombstone = sql`insert into deletions (id, organisation_id, resource_type, resource_id, external_id, deleted_at)
+      select ${newId()}::uuid, ${organisationId}::uuid, ${resourceType}::text, u.id, u.external_id, ${at}::timestamptz from u`;
+    await updateLiveInOneStatement(db, table, organisationId, id, [['deleted_at', sql`${at}::timestamptz`]], event, { ...extras, alongside: [tombstone, ...(extras.alongside ?? [])] });
   },
 
   async record(db: Db, organisationId: string, resourceType: string, resource: { id: string; external_id: string | null }, at: string): Promise<void> {

@@ -1,8 +1,11 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { v5 as uuidV5 } from 'uuid';
 import type { Db } from '../../db/database.ts';
 import type { EmailMessageRecipientsTable, EmailMessagesTable, EmailMessageStatus, EnrolmentsTable, RecipientOutcome } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
+import { updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { isoTimestampSql, quotedForSummarySql } from '../../events/summary-text.ts';
 
 export type EmailMessageRow = Selectable<EmailMessagesTable>;
 export type RecipientRow = Selectable<EmailMessageRecipientsTable>;
@@ -15,6 +18,16 @@ export interface AudienceMember {
   address: string;
   name: string;
 }
+
+/** What a PATCH in one statement may set: values checked already (subject, body and send_at as stored). */
+export interface PlainEmailMessageChanges {
+  subject?: string;
+  body?: string;
+  send_at?: string | null;
+  status?: 'draft' | 'scheduled' | 'cancelled';
+}
+
+const quotedSubject = quotedForSummarySql(sql`u.subject`);
 
 /** A recipient's id is derived from the message and the person, so a preview and the sent record agree. */
 export const recipientId = (messageId: string, personId: string): string => uuidV5(personId, messageId);
@@ -36,6 +49,47 @@ export const emailMessagesRepository = {
       .where('deleted_at', 'is', null)
       .returningAll()
       .executeTakeFirst();
+  },
+
+  /**
+   * PostgreSQL, as a final statement (one-statement-update.repository.ts): the change of a draft or scheduled
+   * message, its event worded as the service words it (describeChange). A scheduled message keeps a send_at
+   * not before `earliestSendAt`, as the service checks when status or send_at change. When any of this does not
+   * hold, nothing changes and the full path says why (409, 422).
+   */
+  updateInOneStatement(db: Db, organisationId: string, id: string, changes: PlainEmailMessageChanges, at: string, earliestSendAt: string): Promise<EmailMessageRow> {
+    const asked: ColumnChange[] = [];
+    if (changes.subject !== undefined) asked.push(['subject', sql`${changes.subject}::text`]);
+    if (changes.body !== undefined) asked.push(['body', sql`${changes.body}::text`]);
+    if (changes.send_at !== undefined) asked.push(['send_at', sql`${changes.send_at}::timestamptz`]);
+    if (changes.status !== undefined) asked.push(['status', sql`${changes.status}::text`]);
+    const premises = [sql`t.status in ('draft', 'scheduled')`];
+    if (changes.send_at !== undefined || changes.status !== undefined) {
+      const status = changes.status === undefined ? sql`t.status` : sql`${changes.status}::text`;
+      const sendAt = changes.send_at === undefined ? sql`t.send_at` : sql`${changes.send_at}::timestamptz`;
+      premises.push(sql`(t.status is not distinct from ${status} and t.send_at is not distinct from ${sendAt}) or ${status} <> 'scheduled' or ${sendAt} >= ${earliestSendAt}::timestamptz`);
+    }
+    const changed = asked.map(([column]) => sql`case when ${sql.ref(`u.was_${column}`)} is distinct from ${sql.ref(`u.${column}`)} then ${column}::text end`);
+    const how = sql`case u.status when 'scheduled' then 'scheduled for ' || ${isoTimestampSql(sql`u.send_at`)} when 'draft' then 'unscheduled (back to draft)' else 'cancelled' end`;
+    const summary = sql`'Email message ' || ${quotedSubject} || case when u.was_status is distinct from u.status then ' ' || ${how} else ' changed: ' || concat_ws(', ', ${sql.join(changed)}) end || '.'`;
+    return updateLiveInOneStatement(db, 'email_messages', organisationId, id, asked, { type: 'email_message.updated', occurredAt: at, members: [['summary', summary]] }, {
+      premises,
+      before: [...new Set([...asked.map(([column]) => column), 'status'])],
+    });
+  },
+
+  /**
+   * PostgreSQL, as a final statement: the soft delete of a message not being sent (a scheduled one cancelled
+   * with it, so it is never sent), its tombstone and its event (deletions.repository.ts).
+   */
+  softDeleteInOneStatement(db: Db, organisationId: string, id: string, at: string): Promise<void> {
+    const cancelled = sql`case when u.was_status = 'scheduled' then ' (its scheduled sending cancelled)' else '' end`;
+    const event = { type: 'email_message.deleted' as const, occurredAt: at, members: [['summary', sql`'Email message ' || ${quotedSubject} || ' deleted' || ${cancelled} || '.'`]] as Array<[string, typeof cancelled]> };
+    return deletionsRepository.softDeleteInOneStatement(db, 'email_messages', 'email_message', organisationId, id, event, {
+      alsoSet: [['status', sql`case when t.status = 'scheduled' then 'cancelled' else t.status end`]],
+      premises: [sql`t.status <> 'sending'`],
+      before: ['status'],
+    });
   },
 
   /** The ids among `ids` that are people of this organisation. */

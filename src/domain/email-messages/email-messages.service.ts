@@ -16,7 +16,8 @@ import { coursesRepository } from '../courses/courses.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { listPage, resourceList, type ListParams } from '../../operations/listing.ts';
 import type { Audience, CreateEmailMessage, UpdateEmailMessage, UpsertEmailMessage } from './email-messages.schemas.ts';
-import { emailMessagesRepository, recipientId, type EmailMessageRow, type StoredAudience } from './email-messages.repository.ts';
+import { emailMessagesRepository, recipientId, type EmailMessageRow, type PlainEmailMessageChanges, type StoredAudience } from './email-messages.repository.ts';
+import { finalStatementOffered } from '../../db/final-statement.ts';
 import { createEmailMessageSender } from './email-messages.sender.ts';
 import { describeSubject, toEmailMessageView, toRecipientView, type EmailMessageView, type RecipientView } from './email-messages.view.ts';
 
@@ -134,6 +135,15 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
    */
   async function update(db: Db, organisationId: string, actorId: string, id: string, patch: Patch): Promise<EmailMessageView> {
     void actorId; // The same call shape as create for the bulk engine; a change records no author.
+    // One round trip (PostgreSQL, db/final-statement.ts) for a change whose rules are the message's state and
+    // schedule: the change and its event go with the COMMIT, and a message not changed (absent, deleted, not a
+    // draft or scheduled, a schedule in the past, already so) refuses it, so that the request runs again down
+    // here. An audience (whose people or course are read) and a send_at refused as a time take this path at once.
+    const plain = patch.audience === undefined && finalStatementOffered() ? plainChanges(patch) : undefined;
+    if (plain) {
+      const now = clock.now();
+      return toEmailMessageView(await emailMessagesRepository.updateInOneStatement(db, organisationId, id, plain, now.toISOString(), new Date(now.getTime() - SCHEDULE_GRACE_MS).toISOString()));
+    }
     const row = await found(db, organisationId, id);
     const changes: Partial<EmailMessageRow> = {};
     if (patch.subject !== undefined && patch.subject !== row.subject) changes.subject = patch.subject;
@@ -166,6 +176,23 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
     if (!updated) throw lostRace(await found(db, organisationId, id));
     await events.record(db, organisationId, 'email_message.updated', { id, summary: describeChange(row, updated, fields) });
     return toEmailMessageView(updated);
+  }
+
+  /** The asked changes as stored, if there are some and none is refused before any read (send_at a valid time). */
+  function plainChanges(patch: Patch): PlainEmailMessageChanges | undefined {
+    let sendAt: string | null | undefined;
+    try {
+      sendAt = patch.send_at === undefined || patch.send_at === null ? patch.send_at : utc(patch.send_at, '/send_at');
+    } catch {
+      return undefined; // The full path answers 404 for an absent message before this 422.
+    }
+    const changes: PlainEmailMessageChanges = {
+      subject: patch.subject,
+      body: patch.body === undefined ? undefined : JSON.stringify({ format: patch.body.format, content: patch.body.content }),
+      send_at: sendAt,
+      status: patch.status,
+    };
+    return Object.values(changes).some((v) => v !== undefined) ? changes : undefined;
   }
 
   /** The message changed state between our read and our write (the worker claimed it): say how it is now. */
@@ -204,6 +231,10 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
      * is never sent; a sent or cancelled one stays readable with its recipients.
      */
     async remove(db: Db, organisationId: string, id: string): Promise<void> {
+      // One round trip (PostgreSQL, db/final-statement.ts): the delete (a scheduled message cancelled with it),
+      // its tombstone and its event go with the COMMIT, and a message deleted or being sent refuses it, so that
+      // the request runs again down here (404 or 409).
+      if (finalStatementOffered()) return emailMessagesRepository.softDeleteInOneStatement(db, organisationId, id, clock.now().toISOString());
       const row = await found(db, organisationId, id);
       if (row.deleted_at !== null || row.status === 'sending') throw stateConflict(row)!;
       const at = clock.now().toISOString();

@@ -1,8 +1,11 @@
-import type { Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { LessonPagesTable } from '../../db/tables.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
+import { updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { quotedForSummarySql } from '../../events/summary-text.ts';
 import type { RowPageQuery } from '../../db/tenant-rows.ts';
 
 export type LessonPageRow = Selectable<LessonPagesTable>;
@@ -19,6 +22,12 @@ const byExternalId = preparedQuery((db: Db, organisationId: string, externalId: 
   db.selectFrom('lesson_pages').selectAll().where('organisation_id', '=', organisationId).where('external_id', '=', externalId),
 );
 
+// A page changes only while its lesson is live (the full path's 409 activity.deleted says why not).
+const lessonLive = sql`exists(select 1 from activities a where a.organisation_id = t.organisation_id and a.id = t.lesson_id and a.deleted_at is null)`;
+// The event's members after its id, as the service's `record` writes them.
+const eventMembers = (summary: RawBuilder<unknown>): Array<[string, RawBuilder<unknown>]> => [['lesson_id', sql`u.lesson_id`], ['course_id', sql`u.course_id`], ['summary', summary]];
+const quotedTitle = quotedForSummarySql(sql`u.title`);
+
 /** Identifies a page by its id or by the caller's external id (bulk operations may use either). */
 export type LessonPageRef = { id: string } | { external_id: string };
 
@@ -27,6 +36,28 @@ export const lessonPagesRepository = {
 
   async insert(db: Db, r: LessonPageRow): Promise<void> {
     await insertRow(db, r.id, r.organisation_id, r.external_id, r.lesson_id, r.course_id, r.title, r.page_type, r.contents, r.answers, r.sort_key, r.created_at, r.updated_at, r.deleted_at);
+  },
+
+  /**
+   * PostgreSQL, as a final statement (one-statement-update.repository.ts): a new title or contents (JSON text) of
+   * a live page of a live lesson, and its event worded as the service words it, naming what really changed.
+   */
+  updateInOneStatement(db: Db, organisationId: string, id: string, changes: { title?: string; contents?: string | null }, at: string): Promise<LessonPageRow> {
+    const asked: ColumnChange[] = [];
+    if (changes.title !== undefined) asked.push(['title', sql`${changes.title}::text`]);
+    if (changes.contents !== undefined) asked.push(['contents', sql`${changes.contents}::text`]);
+    const changed = asked.map(([column]) => sql`case when ${sql.ref(`u.was_${column}`)} is distinct from ${sql.ref(`u.${column}`)} then ${column}::text end`);
+    const summary = sql`'Lesson page ' || ${quotedTitle} || ' changed: ' || concat_ws(', ', ${sql.join(changed)}) || '.'`;
+    return updateLiveInOneStatement(db, 'lesson_pages', organisationId, id, asked, { type: 'lesson_page.updated', occurredAt: at, members: eventMembers(summary) }, {
+      premises: [lessonLive],
+      before: asked.map(([column]) => column),
+    });
+  },
+
+  /** PostgreSQL, as a final statement: a live page's soft delete (its lesson live), its tombstone and event (deletions.repository.ts). */
+  softDeleteInOneStatement(db: Db, organisationId: string, id: string, at: string): Promise<void> {
+    const event = { type: 'lesson_page.deleted' as const, occurredAt: at, members: eventMembers(sql`'Lesson page ' || ${quotedTitle} || ' deleted.'`) };
+    return deletionsRepository.softDeleteInOneStatement(db, 'lesson_pages', 'lesson_page', organisationId, id, event, { premises: [lessonLive] });
   },
 
   async findByExternalId(db: Db, organisationId: string, externalId: string): Promise<LessonPageRow | undefined> {

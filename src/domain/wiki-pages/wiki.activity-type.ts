@@ -12,4 +12,5 @@ export const wikiActivityType: ActivityType = {
   async settingsOf(db, organisationId, activityIds) {
     return new Map((await wikisRepository.byActivities(db, organisationId, activityIds)).map((w) => [w.activity_id, { mode: w.mode }]));
   },
+  settingsJsonSql: (organisationId, activityId) => wikisRepository.settingsJsonSql(organisationId, activityId),
 };

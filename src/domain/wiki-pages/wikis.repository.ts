@@ -1,5 +1,5 @@
 // Wikis (one per wiki activity) and their subwikis (one per owner: everybody, a person or a group).
-import type { Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { SubwikisTable, WikisTable } from '../../db/tables.ts';
 import { newId } from '../../ids.ts';
@@ -25,6 +25,11 @@ export const wikisRepository = {
   async byActivities(db: Db, organisationId: string, activityIds: string[]): Promise<WikiRow[]> {
     if (activityIds.length === 0) return [];
     return db.selectFrom('wikis').selectAll().where('organisation_id', '=', organisationId).where('activity_id', 'in', activityIds).execute();
+  },
+
+  /** PostgreSQL: the settings of the wiki activity `activityId` as settingsOf shows them (`{"mode":…}`), JSON text. */
+  settingsJsonSql(organisationId: string, activityId: RawBuilder<unknown>): RawBuilder<string | null> {
+    return sql<string | null>`(select json_build_object('mode', w.mode)::text from wikis w where w.organisation_id = ${organisationId} and w.activity_id = ${activityId})`;
   },
 
   /** The owner's subwiki, made on first use; two first uses at once both get the one row. */
