@@ -1,0 +1,291 @@
+// PATCH and DELETE by id of activities, lesson pages, email messages and wiki pages without an Idempotency-Key
+// are, on PostgreSQL, one statement sent with the request's audit entry and COMMIT (src/db/final-statement.ts):
+// the database makes the change and its event, and what it could not change (absent, deleted, already so, a
+// rule of the area not met) sends the request down its full path. On SQLite the same request takes that path at
+// once. Both must answer, record and refuse alike: this file runs on both and holds them to the same outcomes,
+// byte for byte where an event's data is concerned.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestApp, type TestContext } from './support/harness.ts';
+import type { Caller } from './support/factories.ts';
+
+/** How summaries quote a name: a JSON string, cut to 77 characters and `...` past 80 (characters, not UTF-16 units). */
+const quoted = (text: string) => {
+  const chars = [...text];
+  return JSON.stringify(chars.length > 80 ? `${chars.slice(0, 77).join('')}...` : text);
+};
+
+// Names that JSON must escape, that SQL's to_json and JavaScript's JSON.stringify could write differently, and
+// past 80 characters with characters of two UTF-16 units.
+const NAMES = ['Plain', 'Quotes " and \\ and\nnew line\ttab', 'Ünïcödé ☃ 𝄞 and \u2028', '😀'.repeat(79) + 'ab', 'x'.repeat(120)];
+
+describe('PATCH and DELETE of content by id: the change, its event and its audit entry, in one statement or on the full path', () => {
+  let t: TestContext;
+  let caller: Caller;
+  before(async () => {
+    t = await startTestApp();
+    caller = await t.make.caller();
+  });
+  after(() => t?.close());
+
+  const call = (method: string, path: string, body?: unknown) => t.api.request({ host: caller.org.address, key: caller.key, method, path, ...(body === undefined ? {} : { body }) });
+  const eventsOf = (id: string) =>
+    t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('data', 'like', `%"id":"${id}"%`).orderBy('id').execute();
+  const successEntries = async (id: string) =>
+    (await t.database.db.selectFrom('audit_events').select(['action', 'status']).where('target_id', '=', id).where('outcome', '=', 'success').orderBy('id').execute()).map((e) => [e.action, e.status]);
+  const tombstones = async (id: string) => (await t.database.db.selectFrom('deletions').select(['resource_type', 'external_id']).where('resource_id', '=', id).execute()).map((r) => ({ ...r }));
+
+  /** A millisecond passes, so that a change's updated_at differs from its creation's (and a no-op's shows it stayed). */
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
+
+  /** The refusal's status and code, and that it left no event and no success entry behind. */
+  async function refused(res: { status: number; body: { code?: string } }, id: string, status: number, code: string, eventsBefore: number) {
+    assert.equal(res.status, status, JSON.stringify(res.body));
+    assert.equal(res.body.code, code);
+    assert.equal((await eventsOf(id)).length, eventsBefore);
+  }
+
+  describe('PATCH /activities/{id}', () => {
+    test('a rename answers the activity with its settings, and its event data is what EventRecorder writes', async () => {
+      for (const name of NAMES) {
+        const activity = await t.make.activity(caller.org, { settings: { mode: 'individual' } });
+        await tick();
+        const res = await call('PATCH', `/activities/${activity.id}`, { name });
+        assert.equal(res.status, 200, res.raw);
+        assert.equal(res.body.name, name);
+        assert.deepEqual(res.body.settings, { mode: 'individual' });
+        assert.ok(res.body.updated_at > activity.updated_at);
+        const events = await eventsOf(activity.id);
+        assert.deepEqual(events.map((e) => e.type), ['activity.created', 'activity.updated']);
+        assert.equal(events[1].data, JSON.stringify({ id: activity.id, course_id: activity.course_id, type: 'wiki', summary: `Activity wiki ${quoted(name)} changed: name.` }));
+        assert.deepEqual(await successEntries(activity.id), [['updateActivity', 200]]);
+        assert.deepEqual((await call('GET', `/activities/${activity.id}`)).body, res.body);
+      }
+    });
+
+    test('a move names only what really changed; an activity without settings answers none', async () => {
+      const lesson = await t.make.lesson(caller.org, { name: 'Lesson one' });
+      const section = await t.make.section(caller.org, { course_id: lesson.course_id });
+      const moved = await call('PATCH', `/activities/${lesson.id}`, { name: 'Lesson one', section_id: section.id });
+      assert.equal(moved.status, 200, moved.raw);
+      assert.equal(moved.body.section_id, section.id);
+      assert.deepEqual(moved.body.settings, {});
+      const both = await call('PATCH', `/activities/${lesson.id}`, { name: 'Lesson two', section_id: null });
+      assert.equal(both.status, 200, both.raw);
+      assert.equal(both.body.section_id, null);
+      const events = await eventsOf(lesson.id);
+      assert.deepEqual(
+        events.slice(1).map((e) => JSON.parse(e.data).summary),
+        ['Activity lesson "Lesson one" changed: section_id.', 'Activity lesson "Lesson two" changed: name, section_id.'],
+      );
+    });
+
+    test('a PATCH that changes nothing answers the activity as it is: no event, no new updated_at', async () => {
+      const activity = await t.make.activity(caller.org, { name: 'Same' });
+      await tick();
+      const res = await call('PATCH', `/activities/${activity.id}`, { name: 'Same', section_id: null });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.updated_at, activity.updated_at);
+      assert.deepEqual(res.body.settings, { mode: 'collaborative' });
+      assert.deepEqual((await eventsOf(activity.id)).map((e) => e.type), ['activity.created']);
+      assert.deepEqual(await successEntries(activity.id), [['updateActivity', 200]]);
+    });
+
+    test('404 absent, 409 deleted, 422 for a section that is not a live section of its course; nothing changes', async () => {
+      await refused(await call('PATCH', `/activities/${crypto.randomUUID()}`, { name: 'Nobody' }), crypto.randomUUID(), 404, 'activity.not_found', 0);
+      const activity = await t.make.activity(caller.org);
+      const elsewhere = await t.make.section(caller.org);
+      const gone = await t.make.section(caller.org, { course_id: activity.course_id });
+      assert.equal((await call('DELETE', `/sections/${gone.id}`)).status, 204);
+      for (const sectionId of [elsewhere.id, gone.id, crypto.randomUUID()]) {
+        const res = await call('PATCH', `/activities/${activity.id}`, { name: 'Moved', section_id: sectionId });
+        await refused(res, activity.id, 422, 'validation.invalid_body', 1);
+        assert.equal((res.body as { errors: Array<{ path: string }> }).errors[0].path, '/section_id');
+      }
+      assert.equal((await call('GET', `/activities/${activity.id}`)).body.name, activity.name);
+      assert.equal((await call('DELETE', `/activities/${activity.id}`)).status, 204);
+      await refused(await call('PATCH', `/activities/${activity.id}`, { name: 'Too late' }), activity.id, 409, 'activity.deleted', 2);
+      assert.deepEqual(await successEntries(activity.id), [['deleteActivity', 204]]);
+    });
+  });
+
+  describe('PATCH and DELETE /lesson_pages/{id}', () => {
+    test('a new title or contents answers the page, and its event names what really changed', async () => {
+      for (const title of NAMES) {
+        const page = await t.make.lessonPage(caller.org);
+        await tick();
+        const res = await call('PATCH', `/lesson_pages/${page.id}`, { title, contents: { format: 'html', content: '<p>Hi</p>' } });
+        assert.equal(res.status, 200, res.raw);
+        assert.equal(res.body.title, title);
+        assert.deepEqual(res.body.contents, { format: 'html', content: '<p>Hi</p>' });
+        assert.ok(res.body.updated_at > page.updated_at);
+        const events = await eventsOf(page.id);
+        assert.deepEqual(events.map((e) => e.type), ['lesson_page.created', 'lesson_page.updated']);
+        assert.equal(events[1].data, JSON.stringify({ id: page.id, lesson_id: page.lesson_id, course_id: page.course_id, summary: `Lesson page ${quoted(title)} changed: title, contents.` }));
+        assert.deepEqual(await successEntries(page.id), [['updateLessonPage', 200]]);
+        assert.deepEqual((await call('GET', `/lesson_pages/${page.id}`)).body, res.body);
+      }
+      const page = await t.make.lessonPage(caller.org, { title: 'Kept' });
+      assert.equal((await call('PATCH', `/lesson_pages/${page.id}`, { title: 'Kept', contents: null })).status, 200);
+      assert.equal((await call('PATCH', `/lesson_pages/${page.id}`, { title: 'Kept', contents: { format: 'plain', content: 'x' } })).status, 200);
+      assert.deepEqual((await eventsOf(page.id)).map((e) => e.type), ['lesson_page.created', 'lesson_page.updated']);
+      assert.equal(JSON.parse((await eventsOf(page.id))[1].data).summary, 'Lesson page "Kept" changed: contents.');
+    });
+
+    test('a PATCH that changes nothing answers the page as it is: no event, no new updated_at', async () => {
+      const page = await t.make.lessonPage(caller.org, { title: 'Same' });
+      await tick();
+      const res = await call('PATCH', `/lesson_pages/${page.id}`, { title: 'Same' });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.updated_at, page.updated_at);
+      assert.deepEqual((await eventsOf(page.id)).map((e) => e.type), ['lesson_page.created']);
+      assert.deepEqual(await successEntries(page.id), [['updateLessonPage', 200]]);
+    });
+
+    test('a delete leaves its tombstone and an event quoting the title as the service does', async () => {
+      for (const title of NAMES) {
+        const page = await t.make.lessonPage(caller.org, { title });
+        const res = await call('DELETE', `/lesson_pages/${page.id}`);
+        assert.equal(res.status, 204);
+        const events = await eventsOf(page.id);
+        assert.deepEqual(events.map((e) => e.type), ['lesson_page.created', 'lesson_page.deleted']);
+        assert.equal(events[1].data, JSON.stringify({ id: page.id, lesson_id: page.lesson_id, course_id: page.course_id, summary: `Lesson page ${quoted(title)} deleted.` }));
+        assert.deepEqual(await tombstones(page.id), [{ resource_type: 'lesson_page', external_id: page.external_id }]);
+        assert.deepEqual(await successEntries(page.id), [['deleteLessonPage', 204]]);
+        assert.ok((await t.database.db.selectFrom('lesson_pages').select('deleted_at').where('id', '=', page.id).executeTakeFirstOrThrow()).deleted_at);
+      }
+    });
+
+    test('404 absent, 409 for a deleted page and for a page of a deleted lesson; nothing changes', async () => {
+      const absent = crypto.randomUUID();
+      await refused(await call('PATCH', `/lesson_pages/${absent}`, { title: 'Nobody' }), absent, 404, 'lesson_page.not_found', 0);
+      await refused(await call('DELETE', `/lesson_pages/${absent}`), absent, 404, 'lesson_page.not_found', 0);
+      const page = await t.make.lessonPage(caller.org);
+      assert.equal((await call('DELETE', `/lesson_pages/${page.id}`)).status, 204);
+      await refused(await call('PATCH', `/lesson_pages/${page.id}`, { title: 'Too late' }), page.id, 409, 'lesson_page.deleted', 2);
+      await refused(await call('DELETE', `/lesson_pages/${page.id}`), page.id, 409, 'lesson_page.deleted', 2);
+      assert.deepEqual(await tombstones(page.id), [{ resource_type: 'lesson_page', external_id: page.external_id }]);
+
+      const orphan = await t.make.lessonPage(caller.org);
+      assert.equal((await call('DELETE', `/activities/${orphan.lesson_id}`)).status, 204);
+      await refused(await call('PATCH', `/lesson_pages/${orphan.id}`, { title: 'Orphan' }), orphan.id, 409, 'activity.deleted', 1);
+      await refused(await call('DELETE', `/lesson_pages/${orphan.id}`), orphan.id, 409, 'activity.deleted', 1);
+      assert.deepEqual(await tombstones(orphan.id), []);
+      assert.deepEqual(await successEntries(orphan.id), []);
+    });
+  });
+
+  describe('PATCH and DELETE /email_messages/{id}', () => {
+    const inHours = (h: number) => new Date(t.clock.now().getTime() + h * 3_600_000).toISOString();
+    const setStatus = (id: string, status: 'sending' | 'sent' | 'cancelled') => t.database.db.updateTable('email_messages').set({ status }).where('id', '=', id).execute();
+    const summaries = async (id: string) => (await eventsOf(id)).slice(1).map((e) => JSON.parse(e.data).summary);
+
+    test('a change answers the message, and its event data is what EventRecorder writes', async () => {
+      for (const subject of NAMES) {
+        const message = await t.make.emailMessage(caller.org);
+        await tick();
+        const res = await call('PATCH', `/email_messages/${message.id}`, { subject, body: { format: 'markdown', content: '*Hi*' } });
+        assert.equal(res.status, 200, res.raw);
+        assert.equal(res.body.subject, subject);
+        assert.deepEqual(res.body.body, { format: 'markdown', content: '*Hi*' });
+        assert.ok(res.body.updated_at > message.updated_at);
+        const events = await eventsOf(message.id);
+        assert.deepEqual(events.map((e) => e.type), ['email_message.created', 'email_message.updated']);
+        assert.equal(events[1].data, JSON.stringify({ id: message.id, summary: `Email message ${quoted(subject)} changed: subject, body.` }));
+        assert.deepEqual(await successEntries(message.id), [['updateEmailMessage', 200]]);
+        assert.deepEqual((await call('GET', `/email_messages/${message.id}`)).body, res.body);
+      }
+    });
+
+    test('scheduling, unscheduling and cancelling are worded by the new status; a send_at alone by its name', async () => {
+      const message = await t.make.emailMessage(caller.org, { subject: 'Term dates' });
+      const at = inHours(2);
+      const scheduled = await call('PATCH', `/email_messages/${message.id}`, { status: 'scheduled', send_at: at.replace('Z', '+00:00') });
+      assert.equal(scheduled.status, 200, scheduled.raw);
+      assert.equal(scheduled.body.send_at, at);
+      const later = inHours(3);
+      assert.equal((await call('PATCH', `/email_messages/${message.id}`, { send_at: later })).status, 200);
+      assert.equal((await call('PATCH', `/email_messages/${message.id}`, { status: 'draft' })).status, 200);
+      const scheduledAgain = await call('PATCH', `/email_messages/${message.id}`, { status: 'scheduled' });
+      assert.equal(scheduledAgain.status, 200, scheduledAgain.raw);
+      assert.equal((await call('PATCH', `/email_messages/${message.id}`, { status: 'cancelled', subject: 'Term dates' })).status, 200);
+      assert.deepEqual(await summaries(message.id), [
+        `Email message "Term dates" scheduled for ${at}.`,
+        'Email message "Term dates" changed: send_at.',
+        'Email message "Term dates" unscheduled (back to draft).',
+        `Email message "Term dates" scheduled for ${later}.`,
+        'Email message "Term dates" cancelled.',
+      ]);
+    });
+
+    test('a PATCH that changes nothing answers the message as it is, whatever its state: no event, no new updated_at', async () => {
+      const message = await t.make.emailMessage(caller.org, { subject: 'Same' });
+      await tick();
+      await setStatus(message.id, 'sent');
+      const res = await call('PATCH', `/email_messages/${message.id}`, { subject: 'Same', body: message.body });
+      assert.equal(res.status, 200, res.raw);
+      assert.equal(res.body.updated_at, message.updated_at);
+      assert.equal(res.body.status, 'sent');
+      assert.deepEqual((await eventsOf(message.id)).map((e) => e.type), ['email_message.created']);
+      assert.deepEqual(await successEntries(message.id), [['updateEmailMessage', 200]]);
+    });
+
+    test('404 absent (before a send_at refused as a time), 409 deleted, sending, sent or cancelled, 422 a schedule without a time or in the past', async () => {
+      const absent = crypto.randomUUID();
+      await refused(await call('PATCH', `/email_messages/${absent}`, { subject: 'Nobody' }), absent, 404, 'email_message.not_found', 0);
+      await refused(await call('PATCH', `/email_messages/${absent}`, { send_at: '1960-01-01T00:00:00Z' }), absent, 404, 'email_message.not_found', 0);
+      for (const [status, code] of [['sending', 'email_message.sending'], ['sent', 'email_message.sent'], ['cancelled', 'email_message.cancelled']] as const) {
+        const message = await t.make.emailMessage(caller.org);
+        await setStatus(message.id, status);
+        await refused(await call('PATCH', `/email_messages/${message.id}`, { subject: 'Changed' }), message.id, 409, code, 1);
+      }
+      const draft = await t.make.emailMessage(caller.org);
+      const noTime = await call('PATCH', `/email_messages/${draft.id}`, { status: 'scheduled' });
+      await refused(noTime, draft.id, 422, 'validation.invalid_body', 1);
+      assert.equal((noTime.body as { errors: Array<{ path: string; code: string }> }).errors[0].code, 'required');
+      const past = await call('PATCH', `/email_messages/${draft.id}`, { status: 'scheduled', send_at: inHours(-1) });
+      await refused(past, draft.id, 422, 'validation.invalid_body', 1);
+      assert.equal((past.body as { errors: Array<{ path: string; code: string }> }).errors[0].code, 'in_the_past');
+      const outOfRange = await call('PATCH', `/email_messages/${draft.id}`, { send_at: '1960-01-01T00:00:00Z' });
+      await refused(outOfRange, draft.id, 422, 'validation.invalid_body', 1);
+      // A scheduled message whose time has passed may still change what is not its schedule.
+      const due = await t.make.emailMessage(caller.org, { status: 'scheduled', send_at: inHours(1) });
+      await t.database.db.updateTable('email_messages').set({ send_at: inHours(-2) }).where('id', '=', due.id).execute();
+      assert.equal((await call('PATCH', `/email_messages/${due.id}`, { subject: 'Still due' })).status, 200);
+      await refused(await call('PATCH', `/email_messages/${due.id}`, { send_at: inHours(-1) }), due.id, 422, 'validation.invalid_body', 2);
+      assert.equal((await call('DELETE', `/email_messages/${draft.id}`)).status, 204);
+      await refused(await call('PATCH', `/email_messages/${draft.id}`, { subject: 'Too late' }), draft.id, 409, 'email_message.deleted', 2);
+    });
+
+    test('a delete leaves its tombstone and its event; a scheduled message is cancelled with it; 404 absent, 409 deleted or sending', async () => {
+      for (const subject of NAMES) {
+        const draft = await t.make.emailMessage(caller.org, { subject });
+        assert.equal((await call('DELETE', `/email_messages/${draft.id}`)).status, 204);
+        const events = await eventsOf(draft.id);
+        assert.deepEqual(events.map((e) => e.type), ['email_message.created', 'email_message.deleted']);
+        assert.equal(events[1].data, JSON.stringify({ id: draft.id, summary: `Email message ${quoted(subject)} deleted.` }));
+        assert.deepEqual(await tombstones(draft.id), [{ resource_type: 'email_message', external_id: draft.external_id }]);
+        assert.deepEqual(await successEntries(draft.id), [['deleteEmailMessage', 204]]);
+      }
+      const scheduled = await t.make.emailMessage(caller.org, { subject: 'Soon', status: 'scheduled', send_at: inHours(1) });
+      assert.equal((await call('DELETE', `/email_messages/${scheduled.id}`)).status, 204);
+      const read = await call('GET', `/email_messages/${scheduled.id}`);
+      assert.equal(read.body.status, 'cancelled');
+      assert.ok(read.body.deleted_at);
+      assert.deepEqual(await summaries(scheduled.id), ['Email message "Soon" deleted (its scheduled sending cancelled).']);
+      const cancelled = await t.make.emailMessage(caller.org, { subject: 'Off' });
+      await setStatus(cancelled.id, 'cancelled');
+      assert.equal((await call('DELETE', `/email_messages/${cancelled.id}`)).status, 204);
+      assert.deepEqual(await summaries(cancelled.id), ['Email message "Off" deleted.']);
+
+      const absent = crypto.randomUUID();
+      await refused(await call('DELETE', `/email_messages/${absent}`), absent, 404, 'email_message.not_found', 0);
+      await refused(await call('DELETE', `/email_messages/${scheduled.id}`), scheduled.id, 409, 'email_message.deleted', 2);
+      const sending = await t.make.emailMessage(caller.org);
+      await setStatus(sending.id, 'sending');
+      await refused(await call('DELETE', `/email_messages/${sending.id}`), sending.id, 409, 'email_message.sending', 1);
+      assert.deepEqual(await tombstones(sending.id), []);
+      assert.deepEqual(await successEntries(sending.id), []);
+    });
+  });
+});
