@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
+import type { ApiRequest } from './support/api-client.ts';
 
 /** How summaries quote a name: a JSON string, cut to 77 characters and `...` past 80 (characters, not UTF-16 units). */
 const quoted = (text: string) => {
@@ -28,7 +29,7 @@ describe('PATCH and DELETE of content by id: the change, its event and its audit
   });
   after(() => t?.close());
 
-  const call = (method: string, path: string, body?: unknown) => t.api.request({ host: caller.org.address, key: caller.key, method, path, ...(body === undefined ? {} : { body }) });
+  const call = (method: ApiRequest['method'], path: string, body?: unknown) => t.api.request({ host: caller.org.address, key: caller.key, method, path, ...(body === undefined ? {} : { body }) });
   const eventsOf = (id: string) =>
     t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('data', 'like', `%"id":"${id}"%`).orderBy('id').execute();
   const successEntries = async (id: string) =>
