@@ -289,4 +289,87 @@ describe('PATCH and DELETE of content by id: the change, its event and its audit
       assert.deepEqual(await successEntries(sending.id), []);
     });
   });
+  describe('PATCH and DELETE /wiki_pages/{id}', () => {
+    const versions = async (id: string) =>
+      (await t.database.db.selectFrom('wiki_page_versions').select(['version', 'title', 'body', 'restored_from', 'created_by', 'created_at']).where('wiki_page_id', '=', id).orderBy('version').execute()).map((v) => ({ ...v }));
+    const pageEvent = (page: { id: string; activity_id: string; course_id: string; wiki_id: string; subwiki_id: string }, summary: string) =>
+      JSON.stringify({ id: page.id, activity_id: page.activity_id, course_id: page.course_id, wiki_id: page.wiki_id, subwiki_id: page.subwiki_id, summary });
+
+    test('an edit makes the next version, its version row by the caller, and an event naming what changed', async () => {
+      for (const title of NAMES) {
+        const page = await t.make.wikiPage(caller.org, { edits: 1 });
+        await tick();
+        const res = await call('PATCH', `/wiki_pages/${page.id}`, { title, body: { text: 'New' } });
+        assert.equal(res.status, 200, res.raw);
+        assert.equal(res.body.title, title);
+        assert.deepEqual(res.body.body, { text: 'New' });
+        assert.equal(res.body.version, 3);
+        assert.equal(res.body.updated_by, caller.personId);
+        assert.ok(res.body.updated_at > page.updated_at);
+        const events = await eventsOf(page.id);
+        assert.deepEqual(events.map((e) => e.type), ['wiki_page.created', 'wiki_page.updated', 'wiki_page.updated']);
+        assert.equal(events[2].data, pageEvent(page, `Wiki page ${quoted(title)} edited (title and body): version 3.`));
+        const rows = await versions(page.id);
+        assert.deepEqual(rows.map((v) => v.version), [1, 2, 3]);
+        assert.deepEqual(rows[2], { version: 3, title, body: JSON.stringify({ text: 'New' }), restored_from: null, created_by: caller.personId, created_at: res.body.updated_at });
+        assert.deepEqual(await successEntries(page.id), [['updateWikiPage', 200]]);
+        assert.deepEqual((await call('GET', `/wiki_pages/${page.id}`)).body, res.body);
+      }
+      const page = await t.make.wikiPage(caller.org, { title: 'Kept', body: { text: 'Old' } });
+      assert.equal((await call('PATCH', `/wiki_pages/${page.id}`, { title: 'Kept', body: { text: 'Changed' } })).status, 200);
+      assert.equal((await call('PATCH', `/wiki_pages/${page.id}`, { title: 'Renamed' })).status, 200);
+      assert.deepEqual(
+        (await eventsOf(page.id)).slice(1).map((e) => JSON.parse(e.data).summary),
+        ['Wiki page "Kept" edited (body): version 2.', 'Wiki page "Renamed" edited (title): version 3.'],
+      );
+    });
+
+    test('an edit that changes nothing makes no version and no event, and answers the page as it is', async () => {
+      const page = await t.make.wikiPage(caller.org, { title: 'Same', body: { text: 'Same' } });
+      await tick();
+      const res = await call('PATCH', `/wiki_pages/${page.id}`, { title: 'Same', body: { text: 'Same' } });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.version, 1);
+      assert.equal(res.body.updated_at, page.updated_at);
+      assert.deepEqual((await eventsOf(page.id)).map((e) => e.type), ['wiki_page.created']);
+      assert.deepEqual((await versions(page.id)).map((v) => v.version), [1]);
+      assert.deepEqual(await successEntries(page.id), [['updateWikiPage', 200]]);
+    });
+
+    test('404 absent, 409 for a title another live page of the subwiki has, a deleted page, a page of a deleted activity', async () => {
+      const absent = crypto.randomUUID();
+      await refused(await call('PATCH', `/wiki_pages/${absent}`, { title: 'Nobody' }), absent, 404, 'wiki_page.not_found', 0);
+      await refused(await call('DELETE', `/wiki_pages/${absent}`), absent, 404, 'wiki_page.not_found', 0);
+      const first = await t.make.wikiPage(caller.org, { title: 'Taken' });
+      const second = await t.make.wikiPage(caller.org, { activity_id: first.activity_id });
+      await refused(await call('PATCH', `/wiki_pages/${second.id}`, { title: 'Taken', body: { text: 'x' } }), second.id, 409, 'wiki_page.title_taken', 1);
+      assert.deepEqual((await versions(second.id)).map((v) => v.version), [1]);
+      // Deleted, its title is free again.
+      assert.equal((await call('DELETE', `/wiki_pages/${first.id}`)).status, 204);
+      assert.equal((await call('PATCH', `/wiki_pages/${second.id}`, { title: 'Taken' })).status, 200);
+      await refused(await call('PATCH', `/wiki_pages/${first.id}`, { title: 'Back' }), first.id, 409, 'wiki_page.deleted', 2);
+      await refused(await call('DELETE', `/wiki_pages/${first.id}`), first.id, 409, 'wiki_page.deleted', 2);
+
+      assert.equal((await call('DELETE', `/activities/${second.activity_id}`)).status, 204);
+      await refused(await call('PATCH', `/wiki_pages/${second.id}`, { title: 'Orphan' }), second.id, 409, 'activity.deleted', 2);
+      await refused(await call('DELETE', `/wiki_pages/${second.id}`), second.id, 409, 'activity.deleted', 2);
+      assert.deepEqual(await tombstones(second.id), []);
+      assert.deepEqual(await successEntries(second.id), [['updateWikiPage', 200]]);
+    });
+
+    test('a delete by the caller leaves its tombstone and an event quoting the title as the service does; the page is gone for reads', async () => {
+      for (const title of NAMES) {
+        const page = await t.make.wikiPage(caller.org, { title });
+        assert.equal((await call('DELETE', `/wiki_pages/${page.id}`)).status, 204);
+        const events = await eventsOf(page.id);
+        assert.deepEqual(events.map((e) => e.type), ['wiki_page.created', 'wiki_page.deleted']);
+        assert.equal(events[1].data, pageEvent(page, `Wiki page ${quoted(title)} deleted.`));
+        assert.deepEqual(await tombstones(page.id), [{ resource_type: 'wiki_page', external_id: page.external_id }]);
+        assert.deepEqual(await successEntries(page.id), [['deleteWikiPage', 204]]);
+        const row = await t.database.db.selectFrom('wiki_pages').select(['deleted_at', 'updated_at', 'updated_by', 'version']).where('id', '=', page.id).executeTakeFirstOrThrow();
+        assert.deepEqual({ ...row }, { deleted_at: row.updated_at, updated_at: row.updated_at, updated_by: caller.personId, version: 1 });
+        assert.equal((await call('GET', `/wiki_pages/${page.id}`)).status, 404);
+      }
+    });
+  });
 });

@@ -12,6 +12,8 @@ import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
 import { requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
+import { finalStatementOffered } from '../../db/final-statement.ts';
+import { quotedForSummary } from '../../events/summary-text.ts';
 import { listPage, resourceList, type ListParams } from '../../operations/listing.ts';
 import { peopleRepository } from '../people/people.repository.ts';
 import type { CreateWikiPage, UpdateWikiPage, UpsertWikiPage, WikiPage, WikiPageVersion } from './wiki-pages.schemas.ts';
@@ -49,7 +51,8 @@ export const toWikiPageVersionView = (r: WikiPageVersionRow): WikiPageVersionVie
   created_at: r.created_at,
 });
 
-const describeTitle = (title: string) => JSON.stringify(title.length > 80 ? `${title.slice(0, 77)}...` : title);
+// Quoted as the statements that make an event in SQL quote it (one-statement PATCH and DELETE).
+const describeTitle = quotedForSummary;
 
 const titleTaken = (title: string) => new ApiError('wiki_page.title_taken', `Another live page of this subwiki is titled ${describeTitle(title)}.`);
 
@@ -152,6 +155,16 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
 
   /** A PATCH that changes nothing makes no version and no event, and answers the page as it is. */
   async function update(db: Db, organisationId: string, actorId: string, id: string, patch: Static<typeof UpdateWikiPage>): Promise<WikiPageView> {
+    // One round trip (PostgreSQL, db/final-statement.ts): the new version, its row and its event go with the
+    // COMMIT, and a page not changed (absent, deleted, its activity deleted, the title another page's, already so)
+    // refuses it, so that the request runs again down here. One statement moves the page from the version it
+    // finds, so no other edit can come between a read and the write.
+    if ((patch.title !== undefined || patch.body !== undefined) && finalStatementOffered()) {
+      const changes = { title: patch.title, body: patch.body === undefined ? undefined : JSON.stringify(patch.body) };
+      const at = clock.now().toISOString();
+      const run = () => wikiPagesRepository.editInOneStatement(db, organisationId, id, actorId, changes, at);
+      return toWikiPageView(await (patch.title === undefined ? run() : guardingTitle(patch.title, run)));
+    }
     const row = await writable(db, organisationId, id);
     const title = patch.title ?? row.title;
     const body = patch.body === undefined ? row.body : JSON.stringify(patch.body);
@@ -199,6 +212,9 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
     }),
 
     async remove(db: Db, organisationId: string, actorId: string, id: string): Promise<void> {
+      // One round trip (PostgreSQL, db/final-statement.ts): the delete, its tombstone and its event go with the
+      // COMMIT, and a page not live or of a deleted activity refuses it, so that the request runs again down here.
+      if (finalStatementOffered()) return wikiPagesRepository.softDeleteInOneStatement(db, organisationId, id, actorId, clock.now().toISOString());
       const row = await writable(db, organisationId, id);
       await softDelete(db, organisationId, 'wiki_page', row, clock.now().toISOString(), (patch) => wikiPagesRepository.update(db, organisationId, id, { ...patch, updated_by: actorId }));
       await record(db, organisationId, 'wiki_page.deleted', row, `Wiki page ${describeTitle(row.title)} deleted.`);
