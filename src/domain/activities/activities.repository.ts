@@ -5,14 +5,43 @@ import { quotedForSummarySql } from '../../events/summary-text.ts';
 import type { ActivitiesTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { extensionsRepository } from '../extensions/extensions.repository.ts';
 
 export type ActivityRow = Selectable<ActivitiesTable>;
 
 /** The settings SQL of each type that has any (ActivityType.settingsJsonSql), by type name. */
 export type SettingsJsonSql = Record<string, (activityId: RawBuilder<unknown>) => RawBuilder<string | null>>;
 
+/** What a new activity's checks read, at once: its course, its type's switch, its section (each null where absent or not asked). */
+export interface CreationFacts {
+  course_id: string | null;
+  course_deleted_at: string | null;
+  extension_enabled: boolean | number | null;
+  section_course_id: string | null;
+  section_deleted_at: string | null;
+}
+
 export const activitiesRepository = {
   ...tenantRows('activities'),
+
+  /**
+   * The facts a new activity's checks need, in one read rather than one each (a round trip each on
+   * PostgreSQL, inside the transaction): the course, the switch of the type's extension, the section.
+   */
+  async creationFacts(db: Db, organisationId: string, q: { courseId: string; extension: string | undefined; sectionId: string | undefined }): Promise<CreationFacts> {
+    const course = () => db.selectFrom('courses').where('organisation_id', '=', organisationId).where('id', '=', q.courseId);
+    const section = () => db.selectFrom('sections').where('organisation_id', '=', organisationId).where('id', '=', q.sectionId ?? null);
+    const row = await db
+      .selectNoFrom([
+        course().select('id').as('course_id'),
+        course().select('deleted_at').as('course_deleted_at'),
+        (q.extension === undefined ? db.selectNoFrom(sql<null>`null`.as('enabled')) : extensionsRepository.switchOf(db, organisationId, q.extension)).as('extension_enabled'),
+        section().select('course_id').as('section_course_id'),
+        section().select('deleted_at').as('section_deleted_at'),
+      ])
+      .executeTakeFirstOrThrow();
+    return row as CreationFacts;
+  },
 
   /**
    * PostgreSQL, as a final statement (one-statement-update.repository.ts): the rename or move of a live activity,

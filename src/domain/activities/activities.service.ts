@@ -10,7 +10,7 @@ import { foundOr404, newResourceRow } from '../resource-rows.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
-import { coursesRepository } from '../courses/courses.repository.ts';
+import { extensionFor } from '../extensions/extensions.catalog.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
 import { quotedForSummary } from '../../events/summary-text.ts';
@@ -77,7 +77,10 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
   }
 
   async function checkSection(db: Db, organisationId: string, sectionId: string, courseId: string): Promise<void> {
-    const section = await sectionsRepository.findById(db, organisationId, sectionId);
+    refuseSection(await sectionsRepository.findById(db, organisationId, sectionId), courseId);
+  }
+
+  function refuseSection(section: { course_id: string | null; deleted_at: string | null } | undefined, courseId: string): void {
     if (!section || section.course_id !== courseId || section.deleted_at !== null) {
       throw fieldError('/section_id', 'not_found', 'The section must be a live section of the activity’s course.');
     }
@@ -91,11 +94,13 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
   }
 
   async function create(db: Db, organisationId: string, input: Static<typeof CreateActivity>): Promise<ActivityView> {
-    const course = await coursesRepository.findById(db, organisationId, input.course_id);
-    if (!course) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
-    if (course.deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; activities cannot be added to it.`);
-    await extensions.requireEnabled(db, organisationId, 'activity_type', input.type, '/type');
-    if (input.section_id) await checkSection(db, organisationId, input.section_id, course.id);
+    // Course, type switch and section read at once: one round trip rather than three (PostgreSQL).
+    const facts = await activitiesRepository.creationFacts(db, organisationId, { courseId: input.course_id, extension: extensionFor('activity_type', input.type), sectionId: input.section_id ?? undefined });
+    if (facts.course_id === null) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
+    const course = { id: facts.course_id };
+    if (facts.course_deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; activities cannot be added to it.`);
+    extensions.requireEnabledAs('activity_type', input.type, '/type', facts.extension_enabled);
+    if (input.section_id) refuseSection(facts.section_course_id === null ? undefined : { course_id: facts.section_course_id, deleted_at: facts.section_deleted_at }, course.id);
     const settings = input.settings ?? {};
     checkSettings(input.type, settings);
     const at = clock.now().toISOString();
@@ -107,9 +112,10 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
       name: input.name,
     };
     await insertWithExternalId((onClash) => activitiesRepository.insert(db, row, onClash), 'activity', input.external_id);
-    await types[row.type]?.create?.(db, organisationId, row, settings);
+    const shown = await types[row.type]?.create?.(db, organisationId, row, settings);
     await events.record(db, organisationId, 'activity.created', { id: row.id, course_id: row.course_id, type: row.type, summary: `Activity ${label(row)} added.` });
-    return view(db, organisationId, row);
+    // The settings as the type stored them: nothing to read back.
+    return (await views(db, organisationId, [row], new Map(shown ? [[row.id, shown]] : [])))[0];
   }
 
   /** Each type's settings in SQL, for the PATCH in one statement, which answers them with the row. */

@@ -12,8 +12,11 @@ export type ActivitySettingsValue = Static<typeof ActivitySettings>;
 export interface ActivityType {
   /** The settings keys this type takes; any other key is a 422 at its pointer. */
   settingKeys: readonly (keyof ActivitySettingsValue)[];
-  /** Writes the type's own rows for a new activity, in the activity's transaction. */
-  create?(db: Db, organisationId: string, activity: ActivityRow, settings: ActivitySettingsValue): Promise<void>;
+  /**
+   * Writes the type's own rows for a new activity, in the activity's transaction, and answers its settings as
+   * settingsOf will show them (so that the new activity is answered without reading them back).
+   */
+  create?(db: Db, organisationId: string, activity: ActivityRow, settings: ActivitySettingsValue): Promise<ActivitySettingsValue>;
   /** The settings shown on activities of this type, by activity id. */
   settingsOf?(db: Db, organisationId: string, activityIds: string[]): Promise<Map<string, ActivitySettingsValue>>;
   /**

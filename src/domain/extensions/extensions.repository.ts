@@ -4,6 +4,10 @@ export const extensionsRepository = {
   switches(db: Db, organisationId: string) {
     return db.selectFrom('organisation_extensions').select(['extension', 'enabled', 'updated_at']).where('organisation_id', '=', organisationId).execute();
   },
+  /** The organisation's switch of `extension` (null where it set none: on), as a subquery of a caller's read. */
+  switchOf(db: Db, organisationId: string, extension: string) {
+    return db.selectFrom('organisation_extensions').select('enabled').where('organisation_id', '=', organisationId).where('extension', '=', extension);
+  },
   async isDisabled(db: Db, organisationId: string, extension: string): Promise<boolean> {
     const row = await db
       .selectFrom('organisation_extensions')

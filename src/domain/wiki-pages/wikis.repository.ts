@@ -3,6 +3,7 @@ import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { SubwikisTable, WikisTable } from '../../db/tables.ts';
 import { newId } from '../../ids.ts';
+import { deferredWrite } from '../../db/deferred-writes.ts';
 
 export type WikiRow = Selectable<WikisTable>;
 export type SubwikiRow = Selectable<SubwikisTable>;
@@ -14,8 +15,9 @@ export interface SubwikiOwner {
 }
 
 export const wikisRepository = {
+  /** A deferred write (db/deferred-writes.ts): a new activity's wiki, whose result nobody reads, rides with the next statement. */
   async insert(db: Db, row: WikisTable): Promise<void> {
-    await db.insertInto('wikis').values(row).execute();
+    await deferredWrite(db, db.insertInto('wikis').values(row));
   },
 
   findByActivity(db: Db, organisationId: string, activityId: string): Promise<WikiRow | undefined> {
