@@ -372,4 +372,49 @@ describe('PATCH and DELETE of content by id: the change, its event and its audit
       }
     });
   });
+  describe('POST /activities and POST /files: reads together, writes deferred', () => {
+    test('a new activity is answered with the settings its type stored, as a read shows it; its event and audit entry', async () => {
+      const section = await t.make.section(caller.org);
+      for (const [type, settings, shown] of [['wiki', { mode: 'group' }, { mode: 'group' }], ['wiki', undefined, { mode: 'collaborative' }], ['lesson', undefined, {}]] as const) {
+        const res = await call('POST', '/activities', { course_id: section.course_id, section_id: section.id, type, name: 'New "one"', ...(settings ? { settings } : {}) });
+        assert.equal(res.status, 201, res.raw);
+        assert.deepEqual(res.body.settings, shown);
+        assert.deepEqual((await call('GET', `/activities/${res.body.id}`)).body, res.body);
+        const events = await eventsOf(res.body.id);
+        assert.deepEqual(events.map((e) => e.data), [JSON.stringify({ id: res.body.id, course_id: section.course_id, type, summary: `Activity ${type} ${quoted('New "one"')} added.` })]);
+        assert.deepEqual(await successEntries(res.body.id), [['createActivity', 201]]);
+      }
+    });
+
+    test('refusals read together keep their order and their answers; a taken external id is a 409 that leaves nothing', async () => {
+      const course = await t.make.course(caller.org);
+      const gone = await t.make.section(caller.org, { course_id: course.id });
+      assert.equal((await call('DELETE', `/sections/${gone.id}`)).status, 204);
+      const deleted = await call('POST', '/activities', { course_id: course.id, section_id: gone.id, type: 'wiki', name: 'x' });
+      assert.equal(deleted.status, 422);
+      assert.equal(deleted.body.errors[0].path, '/section_id');
+      // An absent course is named first, whatever else is wrong.
+      const absent = await call('POST', '/activities', { course_id: crypto.randomUUID(), section_id: crypto.randomUUID(), type: 'wiki', name: 'x' });
+      assert.equal(absent.status, 422);
+      assert.deepEqual(absent.body.errors.map((e: { path: string }) => e.path), ['/course_id']);
+      const first = await call('POST', '/activities', { course_id: course.id, type: 'wiki', name: 'First', external_id: `act-${course.id}` });
+      assert.equal(first.status, 201);
+      const clash = await call('POST', '/activities', { course_id: course.id, type: 'wiki', name: 'Second', external_id: `act-${course.id}` });
+      assert.equal(clash.status, 409);
+      assert.equal(clash.body.code, 'resource.external_id_taken');
+      const names = (await t.database.db.selectFrom('activities').select('name').where('course_id', '=', course.id).execute()).map((r) => r.name);
+      assert.deepEqual(names, ['First']);
+      const wikis = await t.database.db.selectFrom('wikis').innerJoin('activities', 'activities.id', 'wikis.activity_id').select('activities.name').where('activities.course_id', '=', course.id).execute();
+      assert.deepEqual(wikis.map((w) => w.name), ['First']);
+    });
+
+    test('an upload is answered as a read shows it, with its event and audit entry', async () => {
+      const res = await call('POST', '/files', { filename: 'notes.txt', content_type: 'text/plain', content_base64: Buffer.from('Some notes').toString('base64') });
+      assert.equal(res.status, 201, res.raw);
+      assert.deepEqual((await call('GET', `/files/${res.body.id}`)).body, res.body);
+      assert.equal(res.body.size, 10);
+      assert.deepEqual((await eventsOf(res.body.id)).map((e) => e.data), [JSON.stringify({ id: res.body.id, storage_target_id: 'deployment', summary: 'File "notes.txt" stored.' })]);
+      assert.deepEqual(await successEntries(res.body.id), [['uploadFile', 201]]);
+    });
+  });
 });
