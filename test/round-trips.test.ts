@@ -48,8 +48,7 @@ const budgets: Record<string, number> = {
   'POST /wiki_pages with Idempotency-Key': 8,
   'PATCH /wiki_pages/{id} with Idempotency-Key': 6,
   'DELETE /wiki_pages/{id} with Idempotency-Key': 3,
-  'POST /lesson_pages': 5,
-  'POST /lesson_pages with Idempotency-Key': 5,
+  'POST /lesson_pages': 2,
   'PATCH /lesson_pages/{id} with Idempotency-Key': 3,
   'DELETE /lesson_pages/{id} with Idempotency-Key': 3,
   'POST /email_messages': 2,
@@ -79,7 +78,7 @@ const budgets: Record<string, number> = {
  * depend on their number): allowed `base + perOperation × n` today.
  */
 const bulkGrowth: Record<string, { base: number; perOperation: number }> = {
-  '/lesson_pages/bulk': { base: 2, perOperation: 3 },
+  '/lesson_pages/bulk': { base: 1, perOperation: 2 },
   '/email_messages/bulk': { base: 1, perOperation: 2 },
   '/users/bulk': { base: 1, perOperation: 2 },
 };

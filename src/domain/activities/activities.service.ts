@@ -30,7 +30,11 @@ const label = (row: { type: string; name: string }) => `${row.type} ${quotedForS
  * one (wiki pages, lesson pages): unknown or of another type is a 422 at the pointer, deleted a 409.
  */
 export async function requireActivityOfType(db: Db, organisationId: string, id: string, type: string, pointer: string): Promise<ActivityRow> {
-  const row = await activitiesRepository.findById(db, organisationId, id);
+  return refuseUnlessActivityOfType(await activitiesRepository.findById(db, organisationId, id), id, type, pointer);
+}
+
+/** requireActivityOfType for a caller that read the activity with its other facts. */
+export function refuseUnlessActivityOfType<Row extends Pick<ActivityRow, 'type' | 'deleted_at'>>(row: Row | undefined, id: string, type: string, pointer: string): Row {
   if (!row) throw fieldError(pointer, 'not_found', `No activity ${id} in this organisation.`);
   if (row.type !== type) throw fieldError(pointer, 'wrong_type', `Activity ${id} is a ${row.type}, not a ${type}.`);
   if (row.deleted_at !== null) throw new ApiError('activity.deleted', `Activity ${id} was deleted at ${row.deleted_at}; nothing in it can change.`);

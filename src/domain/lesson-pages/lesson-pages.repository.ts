@@ -2,22 +2,19 @@ import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { LessonPagesTable } from '../../db/tables.ts';
 import { preparedQuery } from '../../db/prepared.ts';
+import type { FailureTranslation } from '../../db/deferred-writes.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
+import { extensionsRepository } from '../extensions/extensions.repository.ts';
 import type { RowPageQuery } from '../../db/tenant-rows.ts';
 
 export type LessonPageRow = Selectable<LessonPagesTable>;
 
 const rows = tenantRows('lesson_pages');
 
-// A bulk request of 500 creates or upserts runs these 500 times: compiled once rather than built per call.
-type Nullable = string | null;
-const insertRow = preparedQuery(
-  (db: Db, id: string, organisation_id: string, external_id: Nullable, lesson_id: string, course_id: string, title: string, page_type: string, contents: Nullable, answers: string, sort_key: string, created_at: string, updated_at: string, deleted_at: Nullable) =>
-    db.insertInto('lesson_pages').values({ id, organisation_id, external_id, lesson_id, course_id, title, page_type, contents, answers, sort_key, created_at, updated_at, deleted_at }),
-);
+// A bulk request of 500 upserts runs this 500 times: compiled once rather than built per call.
 const byExternalId = preparedQuery((db: Db, organisationId: string, externalId: string) =>
   db.selectFrom('lesson_pages').selectAll().where('organisation_id', '=', organisationId).where('external_id', '=', externalId),
 );
@@ -28,14 +25,27 @@ const lessonLive = sql`exists(select 1 from activities a where a.organisation_id
 const eventMembers = (summary: RawBuilder<unknown>): Array<[string, RawBuilder<unknown>]> => [['lesson_id', sql`u.lesson_id`], ['course_id', sql`u.course_id`], ['summary', summary]];
 const quotedTitle = quotedForSummarySql(sql`u.title`);
 
+/** What a new page's checks read, at once (each null where absent or not asked). */
+export interface CreationFacts {
+  lesson_type: string | null;
+  lesson_course_id: string | null;
+  lesson_deleted_at: string | null;
+  extension_enabled: boolean | number | null;
+  last_sort_key: string | null;
+}
+
 /** Identifies a page by its id or by the caller's external id (bulk operations may use either). */
 export type LessonPageRef = { id: string } | { external_id: string };
 
 export const lessonPagesRepository = {
   ...rows,
 
-  async insert(db: Db, r: LessonPageRow): Promise<void> {
-    await insertRow(db, r.id, r.organisation_id, r.external_id, r.lesson_id, r.course_id, r.title, r.page_type, r.contents, r.answers, r.sort_key, r.created_at, r.updated_at, r.deleted_at);
+  /**
+   * A deferred write (db/deferred-writes.ts): on PostgreSQL the new page rides with the next statement (its event,
+   * the COMMIT), and a taken external id surfaces there as `onClash` says (a 409).
+   */
+  insert(db: Db, row: LessonPageRow, onClash: FailureTranslation): Promise<void> {
+    return rows.insert(db, row, onClash);
   },
 
   /**
@@ -58,6 +68,29 @@ export const lessonPagesRepository = {
   softDeleteInOneStatement(db: Db, organisationId: string, id: string, at: string): Promise<void> {
     const event = { type: 'lesson_page.deleted' as const, occurredAt: at, members: eventMembers(sql`'Lesson page ' || ${quotedTitle} || ' deleted.'`) };
     return deletionsRepository.softDeleteInOneStatement(db, 'lesson_pages', 'lesson_page', organisationId, id, event, { premises: [lessonLive] });
+  },
+
+  /**
+   * The facts a new page's checks need, in one read rather than one each (a round trip each on PostgreSQL,
+   * inside the transaction): its lesson (`lessonId`), the switch of its question type's extension, the last
+   * sort key of `lastKeyOf` (deleted pages included, as lastSortKey).
+   */
+  async creationFacts(db: Db, organisationId: string, q: { lessonId?: string; extension?: string; lastKeyOf?: string }): Promise<CreationFacts> {
+    const lesson = () => db.selectFrom('activities').where('organisation_id', '=', organisationId).where('id', '=', q.lessonId ?? null);
+    const none = db.selectNoFrom(sql<null>`null`.as('none'));
+    const row = await db
+      .selectNoFrom([
+        lesson().select('type').as('lesson_type'),
+        lesson().select('course_id').as('lesson_course_id'),
+        lesson().select('deleted_at').as('lesson_deleted_at'),
+        (q.extension === undefined ? none : extensionsRepository.switchOf(db, organisationId, q.extension)).as('extension_enabled'),
+        (q.lastKeyOf === undefined
+          ? none
+          : db.selectFrom('lesson_pages').select('sort_key').where('organisation_id', '=', organisationId).where('lesson_id', '=', q.lastKeyOf).orderBy('sort_key', 'desc').limit(1)
+        ).as('last_sort_key'),
+      ])
+      .executeTakeFirstOrThrow();
+    return row as CreationFacts;
   },
 
   async findByExternalId(db: Db, organisationId: string, externalId: string): Promise<LessonPageRow | undefined> {

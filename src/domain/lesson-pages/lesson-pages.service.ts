@@ -12,7 +12,8 @@ import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError, type FieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
-import { requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
+import { refuseUnlessActivityOfType, requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
+import { extensionFor } from '../extensions/extensions.catalog.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
 import { quotedForSummary } from '../../events/summary-text.ts';
@@ -153,9 +154,38 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     return key;
   }
 
+  /**
+   * What create would read one by one (its lesson, its question type's switch, the lesson's last sort key),
+   * read at once where `lookups` does not hold it yet, and checked in the same order: one round trip rather than
+   * three on PostgreSQL.
+   */
+  async function readCreationFacts(db: Db, organisationId: string, input: Static<typeof CreateLessonPage>, pageType: PageTypeName, lookups: LessonPageLookups): Promise<void> {
+    const lessonId = input.lesson_id;
+    const readLesson = !lookups.lessons.has(lessonId);
+    const readSwitch = isQuestionType(pageType) && !lookups.questionTypesOn.has(pageType);
+    const readLastKey = input.after_page_id === undefined && !lookups.lastKeys.has(lessonId);
+    if (!readLesson && !readSwitch && !readLastKey) return;
+    const facts = await lessonPagesRepository.creationFacts(db, organisationId, {
+      lessonId: readLesson ? lessonId : undefined,
+      extension: readSwitch ? extensionFor('question_type', pageType) : undefined,
+      lastKeyOf: readLastKey ? lessonId : undefined,
+    });
+    if (readLesson) {
+      const lesson = facts.lesson_type === null ? undefined : { type: facts.lesson_type, deleted_at: facts.lesson_deleted_at };
+      refuseUnlessActivityOfType(lesson, lessonId, 'lesson', '/lesson_id');
+      lookups.lessons.set(lessonId, facts.lesson_course_id!);
+    }
+    if (readSwitch) {
+      extensions.requireEnabledAs('question_type', pageType, '/page_type', facts.extension_enabled);
+      lookups.questionTypesOn.add(pageType);
+    }
+    if (readLastKey) lookups.lastKeys.set(lessonId, facts.last_sort_key);
+  }
+
   async function create(db: Db, organisationId: string, input: Static<typeof CreateLessonPage>, lookups = lessonPageLookups()): Promise<LessonPageView> {
-    const courseId = await lessonFor(db, organisationId, input.lesson_id, lookups);
     const pageType = input.page_type ?? 'content';
+    await readCreationFacts(db, organisationId, input, pageType, lookups);
+    const courseId = await lessonFor(db, organisationId, input.lesson_id, lookups);
     await requireQuestionType(db, organisationId, pageType, lookups);
     const answers = answersJson(input.answers ?? []);
     await checkAnswers(db, organisationId, input.lesson_id, pageType, answers);
@@ -170,7 +200,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
       answers,
       sort_key: await placement(db, organisationId, input.lesson_id, input.after_page_id, undefined, lookups),
     };
-    await insertWithExternalId(() => lessonPagesRepository.insert(db, row), 'lesson page', input.external_id);
+    await insertWithExternalId((onClash) => lessonPagesRepository.insert(db, row, onClash), 'lesson page', input.external_id);
     await record(db, organisationId, 'lesson_page.created', row, `Lesson page ${describeTitle(row.title)} added.`);
     return toLessonPageView(row);
   }
