@@ -417,4 +417,43 @@ describe('PATCH and DELETE of content by id: the change, its event and its audit
       assert.deepEqual(await successEntries(res.body.id), [['uploadFile', 201]]);
     });
   });
+  describe('POST /lesson_pages: its lesson, question type switch and last sort key read together', () => {
+    test('pages append after the last key, a deleted page\'s included; the answer is what a read shows', async () => {
+      const lesson = await t.make.lesson(caller.org);
+      const first = await call('POST', '/lesson_pages', { lesson_id: lesson.id, title: 'One' });
+      assert.equal(first.status, 201, first.raw);
+      assert.equal((await call('DELETE', `/lesson_pages/${first.body.id}`)).status, 204);
+      const second = await call('POST', '/lesson_pages', { lesson_id: lesson.id, title: 'Two', page_type: 'truefalse', answers: [{ text: 'True', score: 1 }, { text: 'False' }] });
+      assert.equal(second.status, 201, second.raw);
+      assert.ok(second.body.sort_key > first.body.sort_key);
+      assert.deepEqual((await call('GET', `/lesson_pages/${second.body.id}`)).body, second.body);
+      assert.deepEqual((await eventsOf(second.body.id)).map((e) => e.data), [JSON.stringify({ id: second.body.id, lesson_id: lesson.id, course_id: lesson.course_id, summary: 'Lesson page "Two" added.' })]);
+      assert.deepEqual(await successEntries(second.body.id), [['createLessonPage', 201]]);
+    });
+
+    test('refusals keep their order: the lesson first, then the question type switched off; nothing is written', async () => {
+      const c = await t.make.caller();
+      const lesson = await t.make.lesson(c.org);
+      await t.app.services.extensions.setEnabled(t.database.db, c.org.id, 'qtype_truefalse', false);
+      const post = (body: unknown) => t.api.request({ host: c.org.address, key: c.key, method: 'POST', path: '/lesson_pages', body });
+      const question = { title: 'Q', page_type: 'truefalse', answers: [{ text: 'True', score: 1 }, { text: 'False' }] };
+      const absent = await post({ lesson_id: crypto.randomUUID(), ...question });
+      assert.equal(absent.status, 422);
+      assert.deepEqual(absent.body.errors.map((e: { path: string }) => e.path), ['/lesson_id']);
+      const wiki = await t.make.activity(c.org);
+      const wrongType = await post({ lesson_id: wiki.id, ...question });
+      assert.equal(wrongType.status, 422);
+      assert.deepEqual(wrongType.body.errors.map((e: { path: string; code: string }) => [e.path, e.code]), [['/lesson_id', 'wrong_type']]);
+      const off = await post({ lesson_id: lesson.id, ...question });
+      assert.equal(off.status, 409);
+      assert.equal(off.body.code, 'extension.disabled');
+      assert.equal((await post({ lesson_id: lesson.id, title: 'Content is fine' })).status, 201);
+      assert.equal((await t.api.request({ host: c.org.address, key: c.key, method: 'DELETE', path: `/activities/${lesson.id}` })).status, 204);
+      const deleted = await post({ lesson_id: lesson.id, ...question });
+      assert.equal(deleted.status, 409);
+      assert.equal(deleted.body.code, 'activity.deleted');
+      const titles = (await t.database.db.selectFrom('lesson_pages').select('title').where('lesson_id', '=', lesson.id).execute()).map((r) => r.title);
+      assert.deepEqual(titles, ['Content is fine']);
+    });
+  });
 });

@@ -51,7 +51,7 @@ export const lessonPageOperations = [
   createOperation({
     ...lessonPage,
     id: 'createLessonPage',
-    errorCodes: ['activity.deleted', 'resource.external_id_taken'],
+    errorCodes: ['activity.deleted', 'extension.disabled', 'resource.external_id_taken'],
     emits: [events.created],
     summary: 'Create a lesson page',
     description:
@@ -65,7 +65,7 @@ export const lessonPageOperations = [
   updateOperation({
     ...lessonPage,
     id: 'updateLessonPage',
-    errorCodes: ['activity.deleted', 'lesson_page.deleted'],
+    errorCodes: ['activity.deleted', 'extension.disabled', 'lesson_page.deleted'],
     emits: [events.updated],
     summary: 'Change or move a lesson page',
     description:
