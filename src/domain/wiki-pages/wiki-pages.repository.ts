@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { WikiPagesTable, WikiPageVersionsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { newId } from '../../ids.ts';
+import { deferredWrite } from '../../db/deferred-writes.ts';
 import { updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
@@ -98,8 +99,9 @@ export const wikiPagesRepository = {
     return deletionsRepository.softDeleteInOneStatement(db, 'wiki_pages', 'wiki_page', organisationId, id, event, { premises: [activityLive], alsoSet: [['updated_by', sql`${actorId}::uuid`]] });
   },
 
+  /** A deferred write (db/deferred-writes.ts): nobody reads its result, so on PostgreSQL it rides with the next statement. */
   async insertVersion(db: Db, row: WikiPageVersionRow): Promise<void> {
-    await db.insertInto('wiki_page_versions').values(row).execute();
+    await deferredWrite(db, db.insertInto('wiki_page_versions').values(row));
   },
 
   findVersion(db: Db, organisationId: string, pageId: string, version: number): Promise<WikiPageVersionRow | undefined> {

@@ -10,7 +10,7 @@ import type { EventType } from '../../events/catalog.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
-import { requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
+import { refuseUnlessActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
 import { quotedForSummary } from '../../events/summary-text.ts';
@@ -67,7 +67,7 @@ async function guardingTitle<T>(title: string, write: () => Promise<T>): Promise
 }
 
 /** Which subwiki a new page goes into, by the wiki's mode; a field the mode has no use for is refused. */
-async function subwikiOwner(db: Db, organisationId: string, wiki: WikiRow, input: { subwiki_user_id?: string | null; subwiki_group_id?: string | null }, actorId: string): Promise<SubwikiOwner> {
+async function subwikiOwner(db: Db, organisationId: string, wiki: Pick<WikiRow, 'mode'>, input: { subwiki_user_id?: string | null; subwiki_group_id?: string | null }, actorId: string): Promise<SubwikiOwner> {
   const user = input.subwiki_user_id ?? null;
   const group = input.subwiki_group_id ?? null;
   const unused = (field: string) => fieldError(`/${field}`, 'not_applicable', `A ${wiki.mode} wiki takes no \`${field}\`.`);
@@ -128,15 +128,16 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
   }
 
   async function create(db: Db, organisationId: string, actorId: string, input: Static<typeof CreateWikiPage>): Promise<WikiPageView> {
-    const activity = await requireActivityOfType(db, organisationId, input.activity_id, 'wiki', '/activity_id');
-    const wiki = await wikisRepository.findByActivity(db, organisationId, activity.id);
-    if (!wiki) throw new Error(`wiki activity ${activity.id} has no wiki`);
+    // The activity and its wiki in one read; the subwiki (made on first use) and whether the title is free in another.
+    const activity = refuseUnlessActivityOfType(await wikisRepository.activityWithWiki(db, organisationId, input.activity_id), input.activity_id, 'wiki', '/activity_id');
+    if (activity.wiki_id === null || activity.wiki_mode === null) throw new Error(`wiki activity ${input.activity_id} has no wiki`);
+    const wiki = { id: activity.wiki_id, mode: activity.wiki_mode };
     const at = clock.now().toISOString();
-    const subwiki = await wikisRepository.subwiki(db, organisationId, wiki.id, await subwikiOwner(db, organisationId, wiki, input, actorId), at);
-    await requireFreeTitle(db, organisationId, subwiki.id, input.title);
+    const subwiki = await wikisRepository.subwikiWithTitle(db, organisationId, wiki.id, await subwikiOwner(db, organisationId, wiki, input, actorId), at, input.title);
+    if (subwiki.title_taken) throw titleTaken(input.title);
     const row: WikiPageRow = {
       ...newResourceRow(organisationId, input.external_id, at),
-      activity_id: activity.id,
+      activity_id: input.activity_id,
       course_id: activity.course_id,
       wiki_id: wiki.id,
       subwiki_id: subwiki.id,
@@ -147,7 +148,8 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
       version: 1,
       updated_by: actorId,
     };
-    await insertWithExternalId(() => guardingTitle(row.title, () => wikiPagesRepository.insert(db, row)), 'wiki page', input.external_id);
+    // Deferred (db/deferred-writes.ts): a title or an external id taken meanwhile surfaces later, as the same 409s.
+    await insertWithExternalId((onClash) => wikiPagesRepository.insert(db, row, (err) => (isTitleClash(err) ? titleTaken(row.title) : onClash(err))), 'wiki page', input.external_id);
     await wikiPagesRepository.insertVersion(db, { id: newId(), organisation_id: organisationId, wiki_page_id: row.id, version: 1, title: row.title, body: row.body, restored_from: null, created_by: actorId, created_at: at });
     await record(db, organisationId, 'wiki_page.created', row, `Wiki page ${describeTitle(row.title)} created.`);
     return toWikiPageView(row);
