@@ -456,4 +456,51 @@ describe('PATCH and DELETE of content by id: the change, its event and its audit
       assert.deepEqual(titles, ['Content is fine']);
     });
   });
+  describe('POST /wiki_pages: activity and wiki read together, the subwiki made with the title check, the page deferred', () => {
+    test('pages share the subwiki made on first use; each is answered as a read shows it, with version 1 and its event', async () => {
+      const activity = await t.make.activity(caller.org);
+      const made = [];
+      for (const title of ['First', 'Second']) {
+        const res = await call('POST', '/wiki_pages', { activity_id: activity.id, title, body: { text: title } });
+        assert.equal(res.status, 201, res.raw);
+        assert.equal(res.body.version, 1);
+        assert.deepEqual((await call('GET', `/wiki_pages/${res.body.id}`)).body, res.body);
+        const events = await eventsOf(res.body.id);
+        assert.deepEqual(events.map((e) => e.data), [JSON.stringify({ id: res.body.id, activity_id: activity.id, course_id: activity.course_id, wiki_id: res.body.wiki_id, subwiki_id: res.body.subwiki_id, summary: `Wiki page ${quoted(title)} created.` })]);
+        const versions = await t.database.db.selectFrom('wiki_page_versions').select(['version', 'title', 'created_by']).where('wiki_page_id', '=', res.body.id).execute();
+        assert.deepEqual(versions.map((v) => ({ ...v })), [{ version: 1, title, created_by: caller.personId }]);
+        assert.deepEqual(await successEntries(res.body.id), [['createWikiPage', 201]]);
+        made.push(res.body);
+      }
+      assert.equal(made[0].subwiki_id, made[1].subwiki_id);
+      const subwikis = await t.database.db.selectFrom('subwikis').select('id').where('wiki_id', '=', made[0].wiki_id).execute();
+      assert.deepEqual(subwikis.map((r) => r.id), [made[0].subwiki_id]);
+    });
+
+    test('409 for a title a live page of the subwiki has and for a taken external id, 422 and 409 for the activity; nothing is written', async () => {
+      const activity = await t.make.activity(caller.org);
+      const first = await call('POST', '/wiki_pages', { activity_id: activity.id, title: 'Taken', body: null, external_id: `wp-${activity.id}` });
+      assert.equal(first.status, 201);
+      const taken = await call('POST', '/wiki_pages', { activity_id: activity.id, title: 'Taken', body: null });
+      assert.equal(taken.status, 409);
+      assert.equal(taken.body.code, 'wiki_page.title_taken');
+      const clash = await call('POST', '/wiki_pages', { activity_id: activity.id, title: 'Other', body: null, external_id: `wp-${activity.id}` });
+      assert.equal(clash.status, 409);
+      assert.equal(clash.body.code, 'resource.external_id_taken');
+      const absent = await call('POST', '/wiki_pages', { activity_id: crypto.randomUUID(), title: 'x', body: null });
+      assert.equal(absent.status, 422);
+      assert.deepEqual(absent.body.errors.map((e: { path: string; code: string }) => [e.path, e.code]), [['/activity_id', 'not_found']]);
+      const lesson = await t.make.lesson(caller.org);
+      const wrongType = await call('POST', '/wiki_pages', { activity_id: lesson.id, title: 'x', body: null });
+      assert.equal(wrongType.status, 422);
+      assert.deepEqual(wrongType.body.errors.map((e: { path: string; code: string }) => [e.path, e.code]), [['/activity_id', 'wrong_type']]);
+      const pages = await t.database.db.selectFrom('wiki_pages').select('title').where('activity_id', '=', activity.id).execute();
+      assert.deepEqual(pages.map((p) => p.title), ['Taken']);
+      assert.equal((await t.database.db.selectFrom('wiki_page_versions').select('id').where('title', '=', 'Other').where('organisation_id', '=', caller.org.id).execute()).length, 0);
+      assert.equal((await call('DELETE', `/activities/${activity.id}`)).status, 204);
+      const deleted = await call('POST', '/wiki_pages', { activity_id: activity.id, title: 'Late', body: null });
+      assert.equal(deleted.status, 409);
+      assert.equal(deleted.body.code, 'activity.deleted');
+    });
+  });
 });
