@@ -9,6 +9,13 @@ import { extensionsRepository } from '../extensions/extensions.repository.ts';
 
 export type ActivityRow = Selectable<ActivitiesTable>;
 
+/**
+ * Whether the activity that the column `activityIdColumn` of `table` (a table or its alias) names is live, as an
+ * SQL condition: a page's premise in a one-statement change, or a column read with the page.
+ */
+export const activityLiveSql = (table: string, activityIdColumn: string) =>
+  sql<boolean | number>`exists(select 1 from activities a where a.organisation_id = ${sql.ref(`${table}.organisation_id`)} and a.id = ${sql.ref(`${table}.${activityIdColumn}`)} and a.deleted_at is null)`;
+
 /** The settings SQL of each type that has any (ActivityType.settingsJsonSql), by type name. */
 export type SettingsJsonSql = Record<string, (activityId: RawBuilder<unknown>) => RawBuilder<string | null>>;
 

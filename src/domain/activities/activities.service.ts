@@ -44,8 +44,11 @@ export function refuseUnlessActivityOfType<Row extends Pick<ActivityRow, 'type' 
 /** Refuses (409) a change to something inside an activity that has been deleted. */
 export async function requireLiveActivity(db: Db, organisationId: string, id: string): Promise<void> {
   const row = await activitiesRepository.findById(db, organisationId, id);
-  if (!row || row.deleted_at !== null) throw new ApiError('activity.deleted', `Activity ${id} was deleted; nothing in it can change.`);
+  if (!row || row.deleted_at !== null) throw activityDeleted(id);
 }
+
+/** requireLiveActivity's refusal, for a caller that read whether the activity is live with its other facts. */
+export const activityDeleted = (id: string) => new ApiError('activity.deleted', `Activity ${id} was deleted; nothing in it can change.`);
 
 export function createActivityService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder; extensions: ExtensionService; types: ActivityTypes }) {
   const { clock, cursors, events, extensions, types } = deps;

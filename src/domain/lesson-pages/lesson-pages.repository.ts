@@ -8,6 +8,7 @@ import { updateLiveInOneStatement, type ColumnChange } from '../one-statement-up
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
 import { extensionsRepository } from '../extensions/extensions.repository.ts';
+import { activityLiveSql } from '../activities/activities.repository.ts';
 import type { RowPageQuery } from '../../db/tenant-rows.ts';
 
 export type LessonPageRow = Selectable<LessonPagesTable>;
@@ -20,7 +21,7 @@ const byExternalId = preparedQuery((db: Db, organisationId: string, externalId: 
 );
 
 // A page changes only while its lesson is live (the full path's 409 activity.deleted says why not).
-const lessonLive = sql`exists(select 1 from activities a where a.organisation_id = t.organisation_id and a.id = t.lesson_id and a.deleted_at is null)`;
+const lessonLive = activityLiveSql('t', 'lesson_id');
 // The event's members after its id, as the service's `record` writes them.
 const eventMembers = (summary: RawBuilder<unknown>): Array<[string, RawBuilder<unknown>]> => [['lesson_id', sql`u.lesson_id`], ['course_id', sql`u.course_id`], ['summary', summary]];
 const quotedTitle = quotedForSummarySql(sql`u.title`);
@@ -97,8 +98,11 @@ export const lessonPagesRepository = {
     return (await byExternalId(db, organisationId, externalId))[0];
   },
 
-  find(db: Db, organisationId: string, ref: LessonPageRef): Promise<LessonPageRow | undefined> {
-    return 'id' in ref ? rows.findById(db, organisationId, ref.id) : lessonPagesRepository.findByExternalId(db, organisationId, ref.external_id);
+  /** The page `ref` names, and whether its lesson is live (one read where there were two). */
+  find(db: Db, organisationId: string, ref: LessonPageRef): Promise<(LessonPageRow & { lesson_live: boolean | number }) | undefined> {
+    let query = db.selectFrom('lesson_pages').selectAll().select(activityLiveSql('lesson_pages', 'lesson_id').as('lesson_live')).where('organisation_id', '=', organisationId);
+    query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('external_id', '=', ref.external_id);
+    return query.executeTakeFirst();
   },
 
   /**

@@ -12,7 +12,7 @@ import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError, type FieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
-import { refuseUnlessActivityOfType, requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
+import { activityDeleted, refuseUnlessActivityOfType, requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
 import { extensionFor } from '../extensions/extensions.catalog.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
@@ -91,15 +91,18 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
 
   /** A page that may change: 404 when there is none, 409 when it or its lesson was deleted. */
   async function writable(db: Db, organisationId: string, ref: LessonPageRef, lookups: LessonPageLookups): Promise<LessonPageRow> {
-    const row = await lessonPagesRepository.find(db, organisationId, ref);
-    if (!row) throw notFound(ref);
-    return checkWritable(db, organisationId, row, lookups);
+    const found = await lessonPagesRepository.find(db, organisationId, ref);
+    if (!found) throw notFound(ref);
+    const { lesson_live: lessonLive, ...row } = found;
+    return checkWritable(db, organisationId, row, lookups, Boolean(lessonLive));
   }
 
-  async function checkWritable(db: Db, organisationId: string, row: LessonPageRow, lookups: LessonPageLookups): Promise<LessonPageRow> {
+  /** `lessonLive`: whether the lesson was found live with the page (read here where not given). */
+  async function checkWritable(db: Db, organisationId: string, row: LessonPageRow, lookups: LessonPageLookups, lessonLive?: boolean): Promise<LessonPageRow> {
     if (row.deleted_at !== null) throw new ApiError('lesson_page.deleted', `Lesson page ${row.id} was deleted at ${row.deleted_at}; it can no longer change.`);
     if (!lookups.lessons.has(row.lesson_id)) {
-      await requireLiveActivity(db, organisationId, row.lesson_id);
+      if (lessonLive === undefined) await requireLiveActivity(db, organisationId, row.lesson_id);
+      else if (!lessonLive) throw activityDeleted(row.lesson_id);
       lookups.lessons.set(row.lesson_id, row.course_id);
     }
     return row;

@@ -10,6 +10,7 @@ import { deferredWrite } from '../../db/deferred-writes.ts';
 import { updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
+import { activityLiveSql } from '../activities/activities.repository.ts';
 
 export type WikiPageRow = Selectable<WikiPagesTable>;
 export type WikiPageVersionRow = Selectable<WikiPageVersionsTable>;
@@ -24,7 +25,7 @@ export function isTitleClash(err: unknown): boolean {
 }
 
 // A page changes only while its activity is live (the full path's 409 activity.deleted says why not).
-const activityLive = sql`exists(select 1 from activities a where a.organisation_id = t.organisation_id and a.id = t.activity_id and a.deleted_at is null)`;
+const activityLive = activityLiveSql('t', 'activity_id');
 // The event's members after its id, as the service's `record` writes them.
 const eventMembers = (summary: RawBuilder<unknown>): Array<[string, RawBuilder<unknown>]> => [
   ['activity_id', sql`u.activity_id`],
@@ -37,6 +38,11 @@ const quotedTitle = quotedForSummarySql(sql`u.title`);
 
 export const wikiPagesRepository = {
   ...tenantRows('wiki_pages'),
+
+  /** The page, and whether its activity is live (one read where there were two). */
+  findWithActivityLive(db: Db, organisationId: string, id: string): Promise<(WikiPageRow & { activity_live: boolean | number }) | undefined> {
+    return db.selectFrom('wiki_pages').selectAll().select(activityLiveSql('wiki_pages', 'activity_id').as('activity_live')).where('organisation_id', '=', organisationId).where('id', '=', id).executeTakeFirst();
+  },
 
   /** A live page of the subwiki with this title, other than `exceptId`. */
   findLiveByTitle(db: Db, organisationId: string, subwikiId: string, title: string, exceptId?: string): Promise<WikiPageRow | undefined> {

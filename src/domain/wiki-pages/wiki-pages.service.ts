@@ -10,7 +10,7 @@ import type { EventType } from '../../events/catalog.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
-import { refuseUnlessActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
+import { activityDeleted, refuseUnlessActivityOfType } from '../activities/activities.service.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
 import { quotedForSummary } from '../../events/summary-text.ts';
@@ -102,9 +102,9 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
 
   /** A page that may change: a deleted page, or one in a deleted activity, is a conflict with that state. */
   async function writable(db: Db, organisationId: string, id: string): Promise<WikiPageRow> {
-    const row = await foundOr404(wikiPagesRepository.findById(db, organisationId, id), 'wiki_page.not_found', `No wiki page ${id} in this organisation.`);
+    const { activity_live: activityLive, ...row } = await foundOr404(wikiPagesRepository.findWithActivityLive(db, organisationId, id), 'wiki_page.not_found', `No wiki page ${id} in this organisation.`);
     if (row.deleted_at !== null) throw new ApiError('wiki_page.deleted', `Wiki page ${id} was deleted at ${row.deleted_at}; it can no longer change.`);
-    await requireLiveActivity(db, organisationId, row.activity_id);
+    if (!activityLive) throw activityDeleted(row.activity_id);
     return row;
   }
 
