@@ -46,7 +46,7 @@ const budgets: Record<string, number> = {
   'PATCH /activities/{id} with Idempotency-Key': 3,
   'POST /wiki_pages': 3,
   'POST /wiki_pages with Idempotency-Key': 3,
-  'PATCH /wiki_pages/{id} with Idempotency-Key': 4,
+  'PATCH /wiki_pages/{id} with Idempotency-Key': 3,
   'POST /lesson_pages': 2,
   'POST /email_messages': 2,
   'PATCH /email_messages/{id} with Idempotency-Key': 3,
