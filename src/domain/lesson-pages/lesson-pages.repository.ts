@@ -73,8 +73,8 @@ export const lessonPagesRepository = {
 
   /**
    * The facts a new page's checks need, in one read rather than one each (a round trip each on PostgreSQL,
-   * inside the transaction): its lesson (`lessonId`), the switch of its question type's extension, the last
-   * sort key of `lastKeyOf` (deleted pages included, as lastSortKey).
+   * inside the transaction): its lesson (`lessonId`), the switch of its question type's extension, the greatest
+   * sort key of the lesson `lastKeyOf` (deleted pages included, so that keys are never reused).
    */
   async creationFacts(db: Db, organisationId: string, q: { lessonId?: string; extension?: string; lastKeyOf?: string }): Promise<CreationFacts> {
     const lesson = () => db.selectFrom('activities').where('organisation_id', '=', organisationId).where('id', '=', q.lessonId ?? null);
@@ -119,19 +119,6 @@ export const lessonPagesRepository = {
       query = query.where((eb) => eb(eb.refTuple('lesson_id', 'sort_key', 'id'), '>', eb.tuple(lessonId, sortKey, id)));
     }
     return query.orderBy('lesson_id').orderBy('sort_key').orderBy('id').limit(q.limit + 1).execute();
-  },
-
-  /** The greatest sort key in a lesson, deleted pages included so that keys are never reused. */
-  async lastSortKey(db: Db, organisationId: string, lessonId: string): Promise<string | null> {
-    const row = await db
-      .selectFrom('lesson_pages')
-      .select('sort_key')
-      .where('organisation_id', '=', organisationId)
-      .where('lesson_id', '=', lessonId)
-      .orderBy('sort_key', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    return row?.sort_key ?? null;
   },
 
   /** The smallest sort key of the lesson after `after` (null: the first key), other than `exceptId`'s. */

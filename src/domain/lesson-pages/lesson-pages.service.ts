@@ -129,7 +129,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
 
   async function lastKey(db: Db, organisationId: string, lessonId: string, lookups: LessonPageLookups): Promise<string | null> {
     if (lookups.lastKeys.has(lessonId)) return lookups.lastKeys.get(lessonId)!;
-    const key = await lessonPagesRepository.lastSortKey(db, organisationId, lessonId);
+    const key = (await lessonPagesRepository.creationFacts(db, organisationId, { lastKeyOf: lessonId })).last_sort_key;
     lookups.lastKeys.set(lessonId, key);
     return key;
   }
