@@ -487,4 +487,42 @@ describe('PATCH and DELETE of content by id: the change, its event and its audit
       assert.equal(deleted.body.code, 'activity.deleted');
     });
   });
+  describe('with an Idempotency-Key: the full path, on both engines, answers and records alike', () => {
+    const keyed = (method: ApiRequest['method'], path: string, body?: unknown) =>
+      t.api.request({ host: caller.org.address, key: caller.key, method, path, headers: { 'idempotency-key': `content-${crypto.randomUUID()}` }, ...(body === undefined ? {} : { body }) });
+    const lastSummary = async (id: string) => JSON.parse((await eventsOf(id)).at(-1)!.data).summary;
+
+    test('email messages: a change (on a message read locked) and a delete that cancels the schedule', async () => {
+      const message = await t.make.emailMessage(caller.org, { subject: 'Keyed', status: 'scheduled', send_at: new Date(t.clock.now().getTime() + 3_600_000).toISOString() });
+      const res = await keyed('PATCH', `/email_messages/${message.id}`, { subject: 'Keyed again' });
+      assert.equal(res.status, 200, res.raw);
+      assert.deepEqual((await call('GET', `/email_messages/${message.id}`)).body, res.body);
+      assert.equal(await lastSummary(message.id), 'Email message "Keyed again" changed: subject.');
+      assert.equal((await keyed('DELETE', `/email_messages/${message.id}`)).status, 204);
+      assert.equal(await lastSummary(message.id), 'Email message "Keyed again" deleted (its scheduled sending cancelled).');
+      assert.equal((await call('GET', `/email_messages/${message.id}`)).body.status, 'cancelled');
+      assert.deepEqual(await tombstones(message.id), [{ resource_type: 'email_message', external_id: message.external_id }]);
+      const sending = await t.make.emailMessage(caller.org);
+      await t.database.db.updateTable('email_messages').set({ status: 'sending' }).where('id', '=', sending.id).execute();
+      assert.equal((await keyed('PATCH', `/email_messages/${sending.id}`, { subject: 'No' })).body.code, 'email_message.sending');
+      assert.equal((await keyed('DELETE', `/email_messages/${sending.id}`)).body.code, 'email_message.sending');
+    });
+
+    test('lesson and wiki pages: a change and a delete, read with whether their activity is live', async () => {
+      const page = await t.make.lessonPage(caller.org, { title: 'Keyed' });
+      assert.equal((await keyed('PATCH', `/lesson_pages/${page.id}`, { title: 'Keyed again' })).status, 200);
+      assert.equal(await lastSummary(page.id), 'Lesson page "Keyed again" changed: title.');
+      assert.equal((await keyed('DELETE', `/lesson_pages/${page.id}`)).status, 204);
+      assert.equal(await lastSummary(page.id), 'Lesson page "Keyed again" deleted.');
+      const wiki = await t.make.wikiPage(caller.org, { title: 'Keyed' });
+      const other = await t.make.wikiPage(caller.org, { activity_id: wiki.activity_id, title: 'Other' });
+      assert.equal((await keyed('PATCH', `/wiki_pages/${wiki.id}`, { title: 'Other' })).body.code, 'wiki_page.title_taken');
+      assert.equal((await keyed('PATCH', `/wiki_pages/${wiki.id}`, { title: 'Keyed again' })).body.version, 2);
+      assert.equal(await lastSummary(wiki.id), 'Wiki page "Keyed again" edited (title): version 2.');
+      assert.equal((await keyed('DELETE', `/wiki_pages/${wiki.id}`)).status, 204);
+      assert.equal((await call('DELETE', `/activities/${other.activity_id}`)).status, 204);
+      assert.equal((await keyed('PATCH', `/wiki_pages/${other.id}`, { title: 'Orphan' })).body.code, 'activity.deleted');
+      assert.equal((await keyed('DELETE', `/wiki_pages/${other.id}`)).body.code, 'activity.deleted');
+    });
+  });
 });

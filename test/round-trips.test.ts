@@ -49,8 +49,6 @@ const budgets: Record<string, number> = {
   'PATCH /wiki_pages/{id} with Idempotency-Key': 3,
   'POST /lesson_pages': 2,
   'POST /email_messages': 2,
-  'PATCH /email_messages/{id} with Idempotency-Key': 3,
-  'DELETE /email_messages/{id} with Idempotency-Key': 3,
   'POST /users': 3,
   'POST /users with Idempotency-Key': 3,
   'PATCH /users/{id}': 2,

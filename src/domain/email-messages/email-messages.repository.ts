@@ -1,8 +1,9 @@
 import { sql, type Selectable } from 'kysely';
 import { v5 as uuidV5 } from 'uuid';
 import type { Db } from '../../db/database.ts';
-import type { EmailMessageRecipientsTable, EmailMessagesTable, EmailMessageStatus, EnrolmentsTable, RecipientOutcome } from '../../db/tables.ts';
+import type { EmailMessageRecipientsTable, EmailMessagesTable, EnrolmentsTable, RecipientOutcome } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
+import { isPostgres } from '../../db/column-types.ts';
 import { updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { isoTimestampSql, quotedForSummarySql } from '../../events/summary-text.ts';
@@ -36,19 +37,14 @@ export const emailMessagesRepository = {
   ...tenantRows('email_messages'),
 
   /**
-   * Applies `patch` only while the message is still in `status` (and not deleted): a worker that claimed it
-   * meanwhile wins, and this change is refused instead of landing on a message being sent.
+   * The message, locked until the transaction ends (PostgreSQL: FOR UPDATE; SQLite's writer excludes every
+   * other): the sending worker passes over a locked message (its claim skips locked rows), so a change decided on
+   * this row lands on it as read, and can be a deferred write (db/deferred-writes.ts) rather than an UPDATE whose
+   * answer the request waits for.
    */
-  async updateIfStatus(db: Db, organisationId: string, id: string, status: EmailMessageStatus, patch: Partial<EmailMessageRow>): Promise<EmailMessageRow | undefined> {
-    return db
-      .updateTable('email_messages')
-      .set(patch)
-      .where('organisation_id', '=', organisationId)
-      .where('id', '=', id)
-      .where('status', '=', status)
-      .where('deleted_at', 'is', null)
-      .returningAll()
-      .executeTakeFirst();
+  findForChange(db: Db, organisationId: string, id: string): Promise<EmailMessageRow | undefined> {
+    const query = db.selectFrom('email_messages').selectAll().where('organisation_id', '=', organisationId).where('id', '=', id);
+    return (isPostgres(db) ? query.forUpdate() : query).executeTakeFirst();
   },
 
   /**

@@ -77,6 +77,11 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
     return foundOr404(emailMessagesRepository.findById(db, organisationId, id), 'email_message.not_found', `No email message ${id} in this organisation.`);
   }
 
+  /** The message, locked for this change (emailMessagesRepository.findForChange): what is decided on it lands on it. */
+  async function foundForChange(db: Db, organisationId: string, id: string): Promise<EmailMessageRow> {
+    return foundOr404(emailMessagesRepository.findForChange(db, organisationId, id), 'email_message.not_found', `No email message ${id} in this organisation.`);
+  }
+
   /** A scheduled message needs a send_at that has not passed (within SCHEDULE_GRACE_MS). */
   function checkSchedule(status: EmailMessageStatus, sendAt: string | null): void {
     if (status !== 'scheduled') return;
@@ -144,7 +149,7 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
       const now = clock.now();
       return toEmailMessageView(await emailMessagesRepository.updateInOneStatement(db, organisationId, id, plain, now.toISOString(), new Date(now.getTime() - SCHEDULE_GRACE_MS).toISOString()));
     }
-    const row = await found(db, organisationId, id);
+    const row = await foundForChange(db, organisationId, id);
     const changes: Partial<EmailMessageRow> = {};
     if (patch.subject !== undefined && patch.subject !== row.subject) changes.subject = patch.subject;
     if (patch.body !== undefined) {
@@ -172,8 +177,9 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
     if (changes.audience !== undefined) await checkAudienceTargets(db, organisationId, audience!);
 
     changes.updated_at = clock.now().toISOString();
-    const updated = await emailMessagesRepository.updateIfStatus(db, organisationId, id, row.status, changes);
-    if (!updated) throw lostRace(await found(db, organisationId, id));
+    // Deferred: the row is locked as read, so the change lands on it as decided.
+    await emailMessagesRepository.update(db, organisationId, id, changes);
+    const updated: EmailMessageRow = { ...row, ...changes };
     await events.record(db, organisationId, 'email_message.updated', { id, summary: describeChange(row, updated, fields) });
     return toEmailMessageView(updated);
   }
@@ -193,11 +199,6 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
       status: patch.status,
     };
     return Object.values(changes).some((v) => v !== undefined) ? changes : undefined;
-  }
-
-  /** The message changed state between our read and our write (the worker claimed it): say how it is now. */
-  function lostRace(now: EmailMessageRow): ApiError {
-    return stateConflict(now) ?? new ApiError('email_message.concurrent_change', `Email message ${now.id} changed while this change was being made; read it and try again.`);
   }
 
   return {
@@ -235,11 +236,12 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
       // its tombstone and its event go with the COMMIT, and a message deleted or being sent refuses it, so that
       // the request runs again down here (404 or 409).
       if (finalStatementOffered()) return emailMessagesRepository.softDeleteInOneStatement(db, organisationId, id, clock.now().toISOString());
-      const row = await found(db, organisationId, id);
+      const row = await foundForChange(db, organisationId, id);
       if (row.deleted_at !== null || row.status === 'sending') throw stateConflict(row)!;
       const at = clock.now().toISOString();
       const patch: Partial<EmailMessageRow> = { deleted_at: at, updated_at: at, ...(row.status === 'scheduled' ? { status: 'cancelled' as const } : {}) };
-      if (!(await emailMessagesRepository.updateIfStatus(db, organisationId, id, row.status, patch))) throw lostRace(await found(db, organisationId, id));
+      // Deferred: the row is locked as read, so the delete lands on it as decided.
+      await emailMessagesRepository.update(db, organisationId, id, patch);
       await deletionsRepository.record(db, organisationId, 'email_message', row, at);
       const cancelled = row.status === 'scheduled' ? ' (its scheduled sending cancelled)' : '';
       await events.record(db, organisationId, 'email_message.deleted', { id, summary: `Email message ${describeSubject(row.subject)} deleted${cancelled}.` });
