@@ -74,7 +74,6 @@ const budgets: Record<string, number> = {
  */
 const bulkGrowth: Record<string, { base: number; perOperation: number }> = {
   '/lesson_pages/bulk': { base: 1, perOperation: 2 },
-  '/email_messages/bulk': { base: 1, perOperation: 2 },
   '/users/bulk': { base: 1, perOperation: 2 },
 };
 

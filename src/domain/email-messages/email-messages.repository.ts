@@ -88,8 +88,22 @@ export const emailMessagesRepository = {
     });
   },
 
+  /** Messages by external id, locked as findForChange locks them (a bulk upsert may change them). */
+  byExternalIdsForChange(db: Db, organisationId: string, externalIds: string[]): Promise<EmailMessageRow[]> {
+    if (externalIds.length === 0) return Promise.resolve([]);
+    const query = db.selectFrom('email_messages').selectAll().where('organisation_id', '=', organisationId).where('external_id', 'in', externalIds);
+    return (isPostgres(db) ? query.forUpdate() : query).execute();
+  },
+
+  /** Courses by id: whether each exists and is live. */
+  courses(db: Db, organisationId: string, ids: string[]): Promise<Array<{ id: string; deleted_at: string | null }>> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db.selectFrom('courses').select(['id', 'deleted_at']).where('organisation_id', '=', organisationId).where('id', 'in', ids).execute();
+  },
+
   /** The ids among `ids` that are people of this organisation. */
   async existingPeople(db: Db, organisationId: string, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
     const rows = await db.selectFrom('people').select('id').where('organisation_id', '=', organisationId).where('id', 'in', ids).execute();
     return new Set(rows.map((r) => r.id));
   },

@@ -12,10 +12,10 @@ import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import type { Mailer } from '../../mail/mail.ts';
-import { coursesRepository } from '../courses/courses.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { listPage, resourceList, type ListParams } from '../../operations/listing.ts';
 import type { Audience, CreateEmailMessage, UpdateEmailMessage, UpsertEmailMessage } from './email-messages.schemas.ts';
+import { batchedStore, directStore, type EmailMessageStore, type NamedInBulk } from './email-messages.store.ts';
 import { emailMessagesRepository, recipientId, type EmailMessageRow, type PlainEmailMessageChanges, type StoredAudience } from './email-messages.repository.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
 import { createEmailMessageSender } from './email-messages.sender.ts';
@@ -92,25 +92,27 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
   }
 
   /** The people must be this organisation's; the course must exist here and not be deleted. */
-  async function checkAudienceTargets(db: Db, organisationId: string, audience: StoredAudience): Promise<void> {
+  async function checkAudienceTargets(store: EmailMessageStore, audience: StoredAudience): Promise<void> {
     if (audience.type === 'people') {
-      const known = await emailMessagesRepository.existingPeople(db, organisationId, audience.person_ids);
+      const known = await store.existingPeople(audience.person_ids);
       const missing = audience.person_ids.findIndex((id) => !known.has(id));
       if (missing >= 0) throw fieldError(`/audience/person_ids/${missing}`, 'not_found', `No person ${audience.person_ids[missing]} in this organisation.`);
       return;
     }
-    const course = await coursesRepository.findById(db, organisationId, audience.course_id);
+    const course = await store.course(audience.course_id);
     if (!course) throw fieldError('/audience/course_id', 'not_found', `No course ${audience.course_id} in this organisation.`);
     if (course.deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; its participants cannot be mailed through it.`);
   }
 
-  async function create(db: Db, organisationId: string, actorId: string, input: Static<typeof CreateEmailMessage>): Promise<EmailMessageView> {
+  const direct = (db: Db, organisationId: string) => directStore(db, organisationId, events);
+
+  async function create(db: Db, organisationId: string, actorId: string, input: Static<typeof CreateEmailMessage>, store = direct(db, organisationId)): Promise<EmailMessageView> {
     const status = input.status ?? 'draft';
     if (status === 'cancelled') throw fieldError('/status', 'invalid_value', 'A new message is `draft` or `scheduled`.');
     const sendAt = input.send_at == null ? null : utc(input.send_at, '/send_at');
     checkSchedule(status, sendAt);
     const audience = audienceShape(input.audience);
-    await checkAudienceTargets(db, organisationId, audience);
+    await checkAudienceTargets(store, audience);
     const at = clock.now().toISOString();
     const row: EmailMessageRow = {
       ...newResourceRow(organisationId, input.external_id, at),
@@ -127,9 +129,9 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
       lease_until: null,
       created_by: actorId,
     };
-    await insertWithExternalId((onClash) => emailMessagesRepository.insert(db, row, onClash), 'email message', input.external_id);
+    await insertWithExternalId((onClash) => store.insert(row, onClash), 'email message', input.external_id);
     const when = status === 'scheduled' ? `, scheduled for ${sendAt}` : ' as a draft';
-    await events.record(db, organisationId, 'email_message.created', { id: row.id, summary: `Email message ${describeSubject(row.subject)} created${when}.` });
+    await store.event('email_message.created', { id: row.id, summary: `Email message ${describeSubject(row.subject)} created${when}.` });
     return toEmailMessageView(row);
   }
 
@@ -138,7 +140,7 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
    * sending a message's own values again is harmless); any real change to a message that is sending, sent,
    * cancelled or deleted is a 409.
    */
-  async function update(db: Db, organisationId: string, actorId: string, id: string, patch: Patch): Promise<EmailMessageView> {
+  async function update(db: Db, organisationId: string, actorId: string, id: string, patch: Patch, store = direct(db, organisationId)): Promise<EmailMessageView> {
     void actorId; // The same call shape as create for the bulk engine; a change records no author.
     // One round trip (PostgreSQL, db/final-statement.ts) for a change whose rules are the message's state and
     // schedule: the change and its event go with the COMMIT, and a message not changed (absent, deleted, not a
@@ -149,7 +151,7 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
       const now = clock.now();
       return toEmailMessageView(await emailMessagesRepository.updateInOneStatement(db, organisationId, id, plain, now.toISOString(), new Date(now.getTime() - SCHEDULE_GRACE_MS).toISOString()));
     }
-    const row = await foundForChange(db, organisationId, id);
+    const row = await foundOr404(store.forChange(id), 'email_message.not_found', `No email message ${id} in this organisation.`);
     const changes: Partial<EmailMessageRow> = {};
     if (patch.subject !== undefined && patch.subject !== row.subject) changes.subject = patch.subject;
     if (patch.body !== undefined) {
@@ -174,13 +176,13 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
     if (conflict) throw conflict;
     const status = changes.status ?? row.status;
     if (changes.status !== undefined || changes.send_at !== undefined) checkSchedule(status, changes.send_at !== undefined ? changes.send_at : row.send_at);
-    if (changes.audience !== undefined) await checkAudienceTargets(db, organisationId, audience!);
+    if (changes.audience !== undefined) await checkAudienceTargets(store, audience!);
 
     changes.updated_at = clock.now().toISOString();
-    // Deferred: the row is locked as read, so the change lands on it as decided.
-    await emailMessagesRepository.update(db, organisationId, id, changes);
+    // The row is locked as read, so the change lands on it as decided.
+    await store.update(row, changes);
     const updated: EmailMessageRow = { ...row, ...changes };
-    await events.record(db, organisationId, 'email_message.updated', { id, summary: describeChange(row, updated, fields) });
+    await store.event('email_message.updated', { id, summary: describeChange(row, updated, fields) });
     return toEmailMessageView(updated);
   }
 
@@ -221,11 +223,14 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
     },
 
     /** Creates (201) or updates (200) by external id; on update, fields left out keep their value. */
-    async upsertByExternalId(db: Db, organisationId: string, actorId: string, externalId: string, input: Static<typeof UpsertEmailMessage>) {
-      const existing = await emailMessagesRepository.findByExternalId(db, organisationId, externalId);
-      if (!existing) return { created: true, view: await create(db, organisationId, actorId, { ...input, external_id: externalId }) };
-      return { created: false, view: await update(db, organisationId, actorId, existing.id, input) };
+    async upsertByExternalId(db: Db, organisationId: string, actorId: string, externalId: string, input: Static<typeof UpsertEmailMessage>, store = direct(db, organisationId)) {
+      const existing = await store.byExternalId(externalId);
+      if (!existing) return { created: true, view: await create(db, organisationId, actorId, { ...input, external_id: externalId }, store) };
+      return { created: false, view: await update(db, organisationId, actorId, existing.id, input, store) };
     },
+
+    /** For a bulk request run in batch: what it names read up front, its writes queued (flushed by the bulk engine). */
+    batch: (db: Db, organisationId: string, named: NamedInBulk) => batchedStore(db, organisationId, events, named),
 
     /**
      * Soft delete. Refused while the message is being sent. Deleting a scheduled message cancels it, so it
