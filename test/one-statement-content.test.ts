@@ -525,4 +525,67 @@ describe('PATCH and DELETE of content by id: the change, its event and its audit
       assert.equal((await keyed('DELETE', `/wiki_pages/${other.id}`)).body.code, 'activity.deleted');
     });
   });
+  describe('POST /email_messages/bulk in batch: what the operations name read up front, the writes made together', () => {
+    test('each operation answers and records as it would alone, whatever the others did before it', async () => {
+      const people = [(await t.make.person(caller.org)).id, (await t.make.person(caller.org)).id];
+      const course = await t.make.course(caller.org);
+      const goneCourse = await t.make.course(caller.org);
+      assert.equal((await call('DELETE', `/courses/${goneCourse.id}`)).status, 204);
+      const existing = await t.make.emailMessage(caller.org, { subject: 'Existing', person_ids: people });
+      const sending = await t.make.emailMessage(caller.org, { subject: 'Sending', person_ids: people });
+      await t.database.db.updateTable('email_messages').set({ status: 'sending' }).where('id', '=', sending.id).execute();
+      const data = (subject: string, audience: unknown = { type: 'people', person_ids: people }) => ({ subject, body: { format: 'plain', content: 'Hello' }, audience });
+      const res = await t.api.request({
+        host: caller.org.address,
+        key: caller.key,
+        method: 'POST',
+        path: '/email_messages/bulk',
+        headers: { 'idempotency-key': `content-${crypto.randomUUID()}` },
+        body: {
+          operations: [
+            { ref: 'new', op: 'create', data: { ...data('New'), external_id: `new-${course.id}` } },
+            { ref: 'course', op: 'upsert', external_id: `course-${course.id}`, data: data('To the course', { type: 'course', course_id: course.id }) },
+            { ref: 'again', op: 'upsert', external_id: `new-${course.id}`, data: data('New, revised') },
+            { ref: 'taken', op: 'create', data: { ...data('Taken'), external_id: existing.external_id } },
+            { ref: 'existing', op: 'upsert', external_id: existing.external_id!, data: { ...data('Existing'), body: existing.body } },
+            { ref: 'changed', op: 'upsert', external_id: existing.external_id!, data: data('Existing, changed') },
+            { ref: 'sending', op: 'upsert', external_id: sending.external_id!, data: data('Too late') },
+            { ref: 'nobody', op: 'create', data: data('Nobody', { type: 'people', person_ids: [people[0], crypto.randomUUID()] }) },
+            { ref: 'gone', op: 'create', data: data('Gone', { type: 'course', course_id: goneCourse.id }) },
+          ],
+        },
+      });
+      assert.equal(res.status, 200, res.raw);
+      const results = res.body.results as Array<{ ref: string; status: number; data?: { id: string; subject: string }; error?: { code: string; detail: string } }>;
+      assert.deepEqual(
+        results.map((r) => [r.ref, r.status, r.error?.code ?? null]),
+        [
+          ['new', 201, null],
+          ['course', 201, null],
+          ['again', 200, null],
+          ['taken', 409, 'resource.external_id_taken'],
+          ['existing', 200, null],
+          ['changed', 200, null],
+          ['sending', 409, 'email_message.sending'],
+          ['nobody', 422, 'validation.invalid_body'],
+          ['gone', 409, 'course.deleted'],
+        ],
+      );
+      assert.match(results[7].error!.detail, /\/operations\/7\/data\/audience\/person_ids\/1/);
+      // What each message's last operation answered is what a read shows.
+      const last = new Map(results.filter((r) => r.data).map((r) => [r.data!.id, r.data]));
+      for (const [id, answered] of last) assert.deepEqual((await call('GET', `/email_messages/${id}`)).body, answered);
+      assert.equal(results[2].data!.id, results[0].data!.id);
+      assert.equal(results[4].data!.id, existing.id);
+      assert.equal(results[5].data!.subject, 'Existing, changed');
+      assert.deepEqual(
+        (await eventsOf(results[0].data!.id)).map((e) => JSON.parse(e.data).summary),
+        ['Email message "New" created as a draft.', 'Email message "New, revised" changed: subject.'],
+      );
+      assert.deepEqual((await eventsOf(existing.id)).slice(1).map((e) => JSON.parse(e.data).summary), ['Email message "Existing, changed" changed: subject, body.']);
+      assert.deepEqual((await eventsOf(sending.id)).length, 1);
+      const subjects = (await t.database.db.selectFrom('email_messages').select('subject').where('organisation_id', '=', caller.org.id).where('subject', 'in', ['Taken', 'Nobody', 'Gone', 'Too late']).execute()).map((r) => r.subject);
+      assert.deepEqual(subjects, []);
+    });
+  });
 });
