@@ -588,4 +588,36 @@ describe('PATCH and DELETE of content by id: the change, its event and its audit
       assert.deepEqual(subjects, []);
     });
   });
+  describe('POST /lesson_pages/bulk: the lessons its operations name read up front', () => {
+    test('each create answers as it would alone: appended after the last key, a deleted page\'s included; refused for a lesson that is none, another type or deleted', async () => {
+      const lesson = await t.make.lesson(caller.org);
+      const old = await t.make.lessonPage(caller.org, { lesson_id: lesson.id });
+      assert.equal((await call('DELETE', `/lesson_pages/${old.id}`)).status, 204);
+      const gone = await t.make.lesson(caller.org);
+      assert.equal((await call('DELETE', `/activities/${gone.id}`)).status, 204);
+      const wiki = await t.make.activity(caller.org);
+      const create = (ref: string, lessonId: string) => ({ ref, op: 'create', data: { lesson_id: lessonId, title: ref } });
+      const res = await t.api.request({
+        host: caller.org.address,
+        key: caller.key,
+        method: 'POST',
+        path: '/lesson_pages/bulk',
+        headers: { 'idempotency-key': `content-${crypto.randomUUID()}` },
+        body: { operations: [create('one', lesson.id), create('gone', gone.id), create('wiki', wiki.id), create('absent', crypto.randomUUID()), create('two', lesson.id)] },
+      });
+      assert.equal(res.status, 200, res.raw);
+      const results = res.body.results as Array<{ ref: string; status: number; data?: { id: string; sort_key: string }; error?: { code: string; detail: string } }>;
+      assert.deepEqual(results.map((r) => [r.ref, r.status, r.error?.code ?? null]), [
+        ['one', 201, null],
+        ['gone', 409, 'activity.deleted'],
+        ['wiki', 422, 'validation.invalid_body'],
+        ['absent', 422, 'validation.invalid_body'],
+        ['two', 201, null],
+      ]);
+      assert.match(results[2].error!.detail, /is a wiki, not a lesson/);
+      assert.match(results[3].error!.detail, /No activity/);
+      assert.ok(old.sort_key < results[0].data!.sort_key && results[0].data!.sort_key < results[4].data!.sort_key);
+      for (const r of [results[0], results[4]]) assert.deepEqual((await call('GET', `/lesson_pages/${r.data!.id}`)).body, r.data);
+    });
+  });
 });

@@ -73,7 +73,7 @@ const budgets: Record<string, number> = {
  * depend on their number): allowed `base + perOperation × n` today.
  */
 const bulkGrowth: Record<string, { base: number; perOperation: number }> = {
-  '/lesson_pages/bulk': { base: 1, perOperation: 2 },
+  '/lesson_pages/bulk': { base: 3, perOperation: 1 },
   '/users/bulk': { base: 1, perOperation: 2 },
 };
 

@@ -94,6 +94,28 @@ export const lessonPagesRepository = {
     return row as CreationFacts;
   },
 
+  /**
+   * The activities `ids` with, for each, the greatest sort key of its pages (deleted ones included): what a bulk
+   * request's creates would read one lesson at a time, in one query.
+   */
+  lessonsWithLastKeys(db: Db, organisationId: string, ids: string[]) {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom('activities')
+      .select(['activities.id', 'activities.type', 'activities.course_id', 'activities.deleted_at'])
+      .select((eb) =>
+        eb
+          .selectFrom('lesson_pages')
+          .select((p) => p.fn.max('lesson_pages.sort_key').as('last'))
+          .whereRef('lesson_pages.organisation_id', '=', 'activities.organisation_id')
+          .whereRef('lesson_pages.lesson_id', '=', 'activities.id')
+          .as('last_sort_key'),
+      )
+      .where('activities.organisation_id', '=', organisationId)
+      .where('activities.id', 'in', ids)
+      .execute();
+  },
+
   async findByExternalId(db: Db, organisationId: string, externalId: string): Promise<LessonPageRow | undefined> {
     return (await byExternalId(db, organisationId, externalId))[0];
   },

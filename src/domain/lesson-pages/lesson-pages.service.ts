@@ -42,6 +42,21 @@ export interface LessonPageLookups {
 
 export const lessonPageLookups = (): LessonPageLookups => ({ lessons: new Map(), lastKeys: new Map(), questionTypesOn: new Set() });
 
+/**
+ * Lookups holding, for a bulk request, the lessons its operations name that are live lessons, with their last
+ * sort keys, read in one query up front rather than one lesson at a time as its operations run: what the first
+ * operation naming each would have read and kept. Any other lesson is read, and refused, by the operation.
+ */
+export async function prefetchedLessonPageLookups(db: Db, organisationId: string, lessonIds: ReadonlySet<string>): Promise<LessonPageLookups> {
+  const lookups = lessonPageLookups();
+  for (const lesson of await lessonPagesRepository.lessonsWithLastKeys(db, organisationId, [...lessonIds])) {
+    if (lesson.type !== 'lesson' || lesson.deleted_at !== null) continue;
+    lookups.lessons.set(lesson.id, lesson.course_id);
+    lookups.lastKeys.set(lesson.id, lesson.last_sort_key ?? null);
+  }
+  return lookups;
+}
+
 export function toLessonPageView(row: LessonPageRow): LessonPageView {
   return {
     id: row.id,
