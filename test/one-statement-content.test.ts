@@ -64,6 +64,10 @@ describe('PATCH and DELETE of content by id: the change, its event and its audit
     assert.deepEqual(await successEntries(made.id), [[action, 204]]);
   }
 
+  /** A bulk request (operation 8 or 9) to `collection`, with the Idempotency-Key it requires. */
+  const bulk = (collection: string, body: unknown) =>
+    t.api.request({ host: caller.org.address, key: caller.key, method: 'POST', path: `/${collection}/bulk`, headers: { 'idempotency-key': `content-${crypto.randomUUID()}` }, body });
+
   /** The refusal's status and code, and that it left no event and no success entry behind. */
   async function refused(res: { status: number; body: { code?: string } }, id: string, status: number, code: string, eventsBefore: number) {
     assert.equal(res.status, status, JSON.stringify(res.body));
@@ -535,42 +539,32 @@ describe('PATCH and DELETE of content by id: the change, its event and its audit
       const sending = await t.make.emailMessage(caller.org, { subject: 'Sending', person_ids: people });
       await t.database.db.updateTable('email_messages').set({ status: 'sending' }).where('id', '=', sending.id).execute();
       const data = (subject: string, audience: unknown = { type: 'people', person_ids: people }) => ({ subject, body: { format: 'plain', content: 'Hello' }, audience });
-      const res = await t.api.request({
-        host: caller.org.address,
-        key: caller.key,
-        method: 'POST',
-        path: '/email_messages/bulk',
-        headers: { 'idempotency-key': `content-${crypto.randomUUID()}` },
-        body: {
-          operations: [
-            { ref: 'new', op: 'create', data: { ...data('New'), external_id: `new-${course.id}` } },
-            { ref: 'course', op: 'upsert', external_id: `course-${course.id}`, data: data('To the course', { type: 'course', course_id: course.id }) },
-            { ref: 'again', op: 'upsert', external_id: `new-${course.id}`, data: data('New, revised') },
-            { ref: 'taken', op: 'create', data: { ...data('Taken'), external_id: existing.external_id } },
-            { ref: 'existing', op: 'upsert', external_id: existing.external_id!, data: { ...data('Existing'), body: existing.body } },
-            { ref: 'changed', op: 'upsert', external_id: existing.external_id!, data: data('Existing, changed') },
-            { ref: 'sending', op: 'upsert', external_id: sending.external_id!, data: data('Too late') },
-            { ref: 'nobody', op: 'create', data: data('Nobody', { type: 'people', person_ids: [people[0], crypto.randomUUID()] }) },
-            { ref: 'gone', op: 'create', data: data('Gone', { type: 'course', course_id: goneCourse.id }) },
-          ],
-        },
+      const res = await bulk('email_messages', {
+        operations: [
+          { ref: 'new', op: 'create', data: { ...data('New'), external_id: `new-${course.id}` } },
+          { ref: 'course', op: 'upsert', external_id: `course-${course.id}`, data: data('To the course', { type: 'course', course_id: course.id }) },
+          { ref: 'again', op: 'upsert', external_id: `new-${course.id}`, data: data('New, revised') },
+          { ref: 'taken', op: 'create', data: { ...data('Taken'), external_id: existing.external_id } },
+          { ref: 'existing', op: 'upsert', external_id: existing.external_id!, data: { ...data('Existing'), body: existing.body } },
+          { ref: 'changed', op: 'upsert', external_id: existing.external_id!, data: data('Existing, changed') },
+          { ref: 'sending', op: 'upsert', external_id: sending.external_id!, data: data('Too late') },
+          { ref: 'nobody', op: 'create', data: data('Nobody', { type: 'people', person_ids: [people[0], crypto.randomUUID()] }) },
+          { ref: 'gone', op: 'create', data: data('Gone', { type: 'course', course_id: goneCourse.id }) },
+        ],
       });
       assert.equal(res.status, 200, res.raw);
       const results = res.body.results as Array<{ ref: string; status: number; data?: { id: string; subject: string }; error?: { code: string; detail: string } }>;
-      assert.deepEqual(
-        results.map((r) => [r.ref, r.status, r.error?.code ?? null]),
-        [
-          ['new', 201, null],
-          ['course', 201, null],
-          ['again', 200, null],
-          ['taken', 409, 'resource.external_id_taken'],
-          ['existing', 200, null],
-          ['changed', 200, null],
-          ['sending', 409, 'email_message.sending'],
-          ['nobody', 422, 'validation.invalid_body'],
-          ['gone', 409, 'course.deleted'],
-        ],
-      );
+      assert.deepEqual(results.map((r) => `${r.ref} ${r.status}${r.error ? ` ${r.error.code}` : ''}`), [
+        'new 201',
+        'course 201',
+        'again 200',
+        'taken 409 resource.external_id_taken',
+        'existing 200',
+        'changed 200',
+        'sending 409 email_message.sending',
+        'nobody 422 validation.invalid_body',
+        'gone 409 course.deleted',
+      ]);
       assert.match(results[7].error!.detail, /\/operations\/7\/data\/audience\/person_ids\/1/);
       // What each message's last operation answered is what a read shows.
       const last = new Map(results.filter((r) => r.data).map((r) => [r.data!.id, r.data]));
@@ -597,14 +591,7 @@ describe('PATCH and DELETE of content by id: the change, its event and its audit
       assert.equal((await call('DELETE', `/activities/${gone.id}`)).status, 204);
       const wiki = await t.make.activity(caller.org);
       const create = (ref: string, lessonId: string) => ({ ref, op: 'create', data: { lesson_id: lessonId, title: ref } });
-      const res = await t.api.request({
-        host: caller.org.address,
-        key: caller.key,
-        method: 'POST',
-        path: '/lesson_pages/bulk',
-        headers: { 'idempotency-key': `content-${crypto.randomUUID()}` },
-        body: { operations: [create('one', lesson.id), create('gone', gone.id), create('wiki', wiki.id), create('absent', crypto.randomUUID()), create('two', lesson.id)] },
-      });
+      const res = await bulk('lesson_pages', { operations: [create('one', lesson.id), create('gone', gone.id), create('wiki', wiki.id), create('absent', crypto.randomUUID()), create('two', lesson.id)] });
       assert.equal(res.status, 200, res.raw);
       const results = res.body.results as Array<{ ref: string; status: number; data?: { id: string; sort_key: string }; error?: { code: string; detail: string } }>;
       assert.deepEqual(results.map((r) => [r.ref, r.status, r.error?.code ?? null]), [

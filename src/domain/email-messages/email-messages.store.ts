@@ -60,20 +60,21 @@ export async function batchedStore(db: Db, organisationId: string, events: Event
     emailMessagesRepository.courses(db, organisationId, [...named.courseIds]),
     emailMessagesRepository.existingPeople(db, organisationId, [...named.personIds]),
   ]);
-  const byExternal = new Map<string, EmailMessageRow>();
-  const byId = new Map<string, EmailMessageRow>();
+  const courseMap = new Map(courses.map((c) => [c.id, c]));
+  // The messages known, as read or as this request's operations left them: by id, and the id of each external id.
+  const byId = new Map(messages.map((m) => [m.id, m]));
+  const idOfExternal = new Map(messages.map((m) => [m.external_id!, m.id]));
   const remember = (row: EmailMessageRow) => {
     byId.set(row.id, row);
-    if (row.external_id !== null) byExternal.set(row.external_id, row);
+    if (row.external_id !== null) idOfExternal.set(row.external_id, row.id);
   };
-  messages.forEach(remember);
-  const courseMap = new Map(courses.map((c) => [c.id, c]));
+  const byExternal = (externalId: string) => byId.get(idOfExternal.get(externalId) ?? '');
   const { externalIds: namedExternal, courseIds: namedCourses, personIds: namedPeople } = named;
   const writes = new BatchWrites(events);
   const store: EmailMessageStore = {
     course: (id) => (namedCourses.has(id) ? Promise.resolve(courseMap.get(id)) : direct.course(id)),
     existingPeople: (ids) => (ids.every((id) => namedPeople.has(id)) ? Promise.resolve(new Set(ids.filter((id) => people.has(id)))) : direct.existingPeople(ids)),
-    byExternalId: (externalId) => (namedExternal.has(externalId) || byExternal.has(externalId) ? Promise.resolve(byExternal.get(externalId)) : direct.byExternalId(externalId)),
+    byExternalId: (externalId) => (namedExternal.has(externalId) || idOfExternal.has(externalId) ? Promise.resolve(byExternal(externalId)) : direct.byExternalId(externalId)),
     forChange: (id) => (byId.has(id) ? Promise.resolve(byId.get(id)) : direct.forChange(id)),
     async insert(row) {
       if (row.external_id !== null && (await store.byExternalId(row.external_id))) throw externalIdTaken('email message', row.external_id);
