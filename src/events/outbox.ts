@@ -37,12 +37,12 @@ export interface RowEvent {
 /**
  * PostgreSQL: `INSERT INTO outbox_events … FROM u`, for a `WITH u AS (UPDATE … RETURNING *)` statement that makes
  * a change and its event at once (db/final-statement.ts). The data is the text EventRecorder.record writes,
- * `{"id":…,…}`, byte for byte.
+ * `{"id":…,…}`, byte for byte. `from` is where the members read, `u` (one row per event) or a join of it.
  */
-export function eventOfChangedRow(organisationId: string, event: RowEvent): RawBuilder<unknown> {
+export function eventOfChangedRow(organisationId: string, event: RowEvent, from: RawBuilder<unknown> = sql`u`): RawBuilder<unknown> {
   const data = event.members.reduce((json, [name, value]) => sql`${json} || ${`,${JSON.stringify(name)}:`}::text || to_json((${value})::text)::text`, sql`'{"id":' || to_json(u.id::text)::text`);
   return sql`insert into outbox_events (id, organisation_id, type, occurred_at, data, dispatched_at)
-    select ${newId()}::uuid, ${organisationId}::uuid, ${event.type}::text, ${event.occurredAt}::timestamptz, ${data} || '}', null from u`;
+    select ${newId()}::uuid, ${organisationId}::uuid, ${event.type}::text, ${event.occurredAt}::timestamptz, ${data} || '}', null from ${from}`;
 }
 
 export function createEventRecorder(deps: { clock: Clock }) {

@@ -1,8 +1,9 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import type { CategoriesTable, CoursesTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
+import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 
 export type CourseRow = Selectable<CoursesTable>;
 export type CategoryRow = Selectable<CategoriesTable>;
@@ -18,3 +19,51 @@ export function deleteCategoryInOneStatement(db: Db, organisationId: string, id:
     members: [['summary', sql`'Category ' || to_json(u.name)::text || ' deleted.'`]],
   });
 }
+
+/** The SQL type of each column a PATCH may set. */
+const courseColumns = { fullname: 'text', shortname: 'text', category_id: 'uuid', visible: 'boolean' } as const;
+const categoryColumns = { name: 'text', parent_id: 'uuid' } as const;
+
+/** The fields of a patch as typed column changes, in the patch's order (the order its event names them in). */
+function asked(patch: Record<string, unknown>, types: Record<string, string>): ColumnChange[] {
+  return Object.entries(patch)
+    .filter(([, value]) => value !== undefined)
+    .map(([column, value]) => {
+      if (types[column] === undefined) throw new Error(`no column ${column} to patch`);
+      return [column, sql`${value}::${sql.raw(types[column])}`] as const;
+    });
+}
+
+/** A category referenced by a patch is a live one of the organisation (else the full path answers 422). */
+const liveCategory = (organisationId: string, id: string): RawBuilder<boolean> =>
+  sql<boolean>`exists(select 1 from categories where organisation_id = ${organisationId} and id = ${id}::uuid and deleted_at is null)`;
+
+/**
+ * PostgreSQL, as a final statement (one-statement-update.repository.ts): a course's or a category's PATCH and its
+ * event, worded as the service words it (`<Label> "<name before the change>" changed: <fields that changed, in
+ * the patch's order>.`); the category it asks to refer to, if any, must be live.
+ */
+function patchInOneStatement<Row>(
+  db: Db,
+  kind: { table: 'courses' | 'categories'; event: 'course.updated' | 'category.updated'; label: string; named: string; columns: Record<string, string> },
+  organisationId: string,
+  id: string,
+  patch: Record<string, unknown>,
+  referenced: string | null | undefined,
+  at: string,
+): Promise<Row> {
+  const changes = asked(patch, kind.columns);
+  const summary = sql`${`${kind.label} `}::text || to_json(${sql.ref(`b.${kind.named}`)})::text || ' changed: ' || ${changedColumnsSql(changes.map(([c]) => c))} || '.'`;
+  return updateLiveInOneStatement<Row>(db, kind.table, organisationId, id, changes, { type: kind.event, occurredAt: at, members: [['summary', summary]] }, {
+    premises: referenced ? [liveCategory(organisationId, referenced)] : [],
+  });
+}
+
+const course = { table: 'courses', event: 'course.updated', label: 'Course', named: 'shortname', columns: courseColumns } as const;
+const category = { table: 'categories', event: 'category.updated', label: 'Category', named: 'name', columns: categoryColumns } as const;
+
+export const updateCourseInOneStatement = (db: Db, organisationId: string, id: string, patch: Partial<Pick<CourseRow, 'fullname' | 'shortname' | 'category_id' | 'visible'>>, at: string) =>
+  patchInOneStatement<CourseRow>(db, course, organisationId, id, patch, patch.category_id, at);
+
+export const updateCategoryInOneStatement = (db: Db, organisationId: string, id: string, patch: Partial<Pick<CategoryRow, 'name' | 'parent_id'>>, at: string) =>
+  patchInOneStatement<CategoryRow>(db, category, organisationId, id, patch, patch.parent_id, at);
