@@ -16,13 +16,17 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
   });
   after(() => t?.close());
 
-  const call = (method: string, path: string, body?: unknown) => t.api.request({ host: caller.org.address, key: caller.key, method, path, ...(body === undefined ? {} : { body }) });
+  type Method = 'GET' | 'PATCH' | 'DELETE' | 'POST';
+  const callAs = (who: Caller, method: Method, path: string, body?: unknown) => t.api.request({ host: who.org.address, key: who.key, method, path, ...(body === undefined ? {} : { body }) });
+  const call = (method: Method, path: string, body?: unknown) => callAs(caller, method, path, body);
   const eventsOf = async (id: string) =>
     (await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('data', 'like', `%"id":"${id}"%`).orderBy('id').execute()).map((e) => ({ ...e }));
   const successEntries = async (id: string) =>
     (await t.database.db.selectFrom('audit_events').select(['action', 'status', 'changed_fields']).where('target_id', '=', id).where('outcome', '=', 'success').orderBy('id').execute()).map((e) => ({ ...e }));
   const tombstonesOf = async (id: string) => (await t.database.db.selectFrom('deletions').select(['resource_type', 'external_id']).where('resource_id', '=', id).execute()).map((r) => ({ ...r }));
   const epoch = async () => Number((await t.database.db.selectFrom('organisations').select('credentials_epoch').where('id', '=', caller.org.id).executeTakeFirstOrThrow()).credentials_epoch);
+  /** A millisecond passes, so that a change's updated_at is later than its creation's. */
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
   const names = ['Plain', 'Quotes " and \\ and\nnew line', 'Ünïcödé ☃ 𝄞 and \u2028', 'x'.repeat(120)];
 
   describe('PATCH /courses/{id}', () => {
@@ -30,6 +34,7 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
       for (const shortname of names) {
         const category = await t.make.category(caller.org);
         const course = await t.make.course(caller.org, { shortname });
+        await tick();
         const res = await call('PATCH', `/courses/${course.id}`, { visible: false, fullname: 'Renamed', shortname: 'NEW', category_id: category.id });
         assert.equal(res.status, 200);
         assert.deepEqual({ ...res.body, updated_at: undefined }, { ...course, visible: false, fullname: 'Renamed', shortname: 'NEW', category_id: category.id, updated_at: undefined });
@@ -88,6 +93,7 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
       for (const name of names) {
         const parent = await t.make.category(caller.org);
         const category = await t.make.category(caller.org, { name });
+        await tick();
         const res = await call('PATCH', `/categories/${category.id}`, { parent_id: parent.id, name: 'Renamed' });
         assert.equal(res.status, 200);
         assert.deepEqual({ ...res.body, updated_at: undefined }, { ...category, parent_id: parent.id, name: 'Renamed', updated_at: undefined });
@@ -124,6 +130,99 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
       }
       assert.deepEqual((await call('GET', `/categories/${category.id}`)).body, category);
       assert.deepEqual((await eventsOf(category.id)).map((e) => e.type), ['category.created']);
+    });
+  });
+
+  describe('PATCH /users/{id}', () => {
+    const sessionFor = (personId: string) =>
+      t.database.db
+        .insertInto('sessions')
+        .values({ id: crypto.randomUUID(), token_hash: crypto.randomUUID(), organisation_id: caller.org.id, person_id: personId, created_at: new Date().toISOString(), last_seen_at: new Date().toISOString(), expires_at: new Date(Date.now() + 3600_000).toISOString(), flash: null })
+        .execute();
+    const sessionsOf = async (personId: string) => (await t.database.db.selectFrom('sessions').select('id').where('person_id', '=', personId).execute()).length;
+
+    test('a change of name and address answers the person as changed; its event names the new name and the fields changed; no epoch bump', async () => {
+      for (const name of names) {
+        const person = (await call('POST', '/users', { email: `n-${crypto.randomUUID()}@example.test`, name: 'Before' })).body;
+        const before = await epoch();
+        await tick();
+        const res = await call('PATCH', `/users/${person.id}`, { email: `New-${person.id}@Example.TEST`, name });
+        assert.equal(res.status, 200);
+        assert.deepEqual({ ...res.body, updated_at: undefined }, { ...person, name, email: `new-${person.id}@example.test`, updated_at: undefined });
+        assert.ok(res.body.updated_at > person.updated_at);
+        const events = await eventsOf(person.id);
+        assert.deepEqual(events.map((e) => e.type), ['user.created', 'user.updated']);
+        assert.equal(events[1].data, JSON.stringify({ id: person.id, summary: `User ${JSON.stringify(name)} changed (name, email).` }));
+        assert.deepEqual((await successEntries(person.id)).map((e) => [e.action, e.status]), [['createUser', 201], ['updateUser', 200]]);
+        assert.deepEqual((await call('GET', `/users/${person.id}`)).body, res.body);
+        assert.equal(await epoch(), before);
+      }
+    });
+
+    test('a suspension ends the person’s sessions and refuses their key on the next request; made active again, the key works again', async () => {
+      const member = await t.make.caller({ org: caller.org, roles: ['teacher'] });
+      await sessionFor(member.personId);
+      assert.equal((await callAs(member, 'GET', '/me')).status, 200);
+      const before = await epoch();
+      const res = await call('PATCH', `/users/${member.personId}`, { status: 'suspended' });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.status, 'suspended');
+      assert.equal(await sessionsOf(member.personId), 0);
+      assert.equal(await epoch(), before + 1);
+      assert.equal((await callAs(member, 'GET', '/me')).status, 401);
+      const events = await eventsOf(member.personId);
+      assert.equal(events.at(-1)!.data, JSON.stringify({ id: member.personId, summary: `User ${JSON.stringify(res.body.name)} changed (status).` }));
+
+      const back = await call('PATCH', `/users/${member.personId}`, { status: 'active', name: 'Back again' });
+      assert.equal(back.status, 200);
+      assert.equal(await epoch(), before + 2);
+      assert.equal((await callAs(member, 'GET', '/me')).status, 200);
+      assert.equal((await eventsOf(member.personId)).at(-1)!.data, JSON.stringify({ id: member.personId, summary: 'User "Back again" changed (name, status).' }));
+    });
+
+    test('a PATCH that changes nothing: no event, no new updated_at, no epoch bump, sessions kept', async () => {
+      const person = (await call('POST', '/users', { email: `same-${crypto.randomUUID()}@example.test`, name: 'Same' })).body;
+      await sessionFor(person.id);
+      const before = await epoch();
+      const res = await call('PATCH', `/users/${person.id}`, { name: 'Same', email: person.email.toUpperCase(), status: 'active' });
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body, person);
+      assert.deepEqual((await eventsOf(person.id)).map((e) => e.type), ['user.created']);
+      assert.equal(await epoch(), before);
+      assert.equal(await sessionsOf(person.id), 1);
+    });
+
+    test('absent 404, removed 409, an address taken (by a removed person too) 409, oneself suspended 409, the last administrator suspended 409', async () => {
+      const absent = await call('PATCH', `/users/${crypto.randomUUID()}`, { name: 'Nobody' });
+      assert.deepEqual([absent.status, absent.body.code], [404, 'user.not_found']);
+
+      const removed = (await call('POST', '/users', { email: `gone-${crypto.randomUUID()}@example.test`, name: 'Gone' })).body;
+      assert.equal((await call('DELETE', `/users/${removed.id}`)).status, 204);
+      const gone = await call('PATCH', `/users/${removed.id}`, { name: 'Too late' });
+      assert.deepEqual([gone.status, gone.body.code], [409, 'user.deleted']);
+
+      const person = (await call('POST', '/users', { email: `mine-${crypto.randomUUID()}@example.test`, name: 'Mine' })).body;
+      const other = (await call('POST', '/users', { email: `other-${crypto.randomUUID()}@example.test`, name: 'Other' })).body;
+      for (const email of [other.email.toUpperCase(), removed.email]) {
+        const taken = await call('PATCH', `/users/${person.id}`, { name: 'Renamed', email });
+        assert.deepEqual([taken.status, taken.body.code], [409, 'user.email_taken']);
+      }
+      assert.deepEqual((await call('GET', `/users/${person.id}`)).body, person);
+      assert.deepEqual((await eventsOf(person.id)).map((e) => e.type), ['user.created']);
+
+      const self = await call('PATCH', `/users/${caller.personId}`, { status: 'suspended' });
+      assert.deepEqual([self.status, self.body.code], [409, 'user.self']);
+
+      const org = await t.make.org();
+      const onlyAdmin = await t.make.person(org, { roles: ['admin'] });
+      const manager = await t.make.caller({ org, roles: ['manager'], platformAdmin: false });
+      const last = await callAs(manager, 'PATCH', `/users/${onlyAdmin.id}`, { status: 'suspended' });
+      assert.deepEqual([last.status, last.body.code], [409, 'user.last_admin']);
+      assert.equal((await callAs(manager, 'GET', `/users/${onlyAdmin.id}`)).body.status, 'active');
+      // With another administrator, one may be suspended (the full path, under the organisation's lock).
+      await t.make.person(org, { roles: ['admin'] });
+      const allowed = await callAs(manager, 'PATCH', `/users/${onlyAdmin.id}`, { status: 'suspended' });
+      assert.deepEqual([allowed.status, allowed.body.status], [200, 'suspended']);
     });
   });
 });

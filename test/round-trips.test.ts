@@ -63,7 +63,6 @@ const budgets: Record<string, number> = {
   'DELETE /email_messages/{id} with Idempotency-Key': 3,
   'POST /users': 3,
   'POST /users with Idempotency-Key': 3,
-  'PATCH /users/{id}': 2,
   'DELETE /users/{id}': 5,
   'DELETE /users/{id} with Idempotency-Key': 5,
   'POST /roles': 3,

@@ -1,8 +1,9 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { isPostgres } from '../../db/column-types.ts';
 import type { Db } from '../../db/database.ts';
 import type { InvitationsTable, PeopleTable } from '../../db/tables.ts';
 import { tenantRows, type RowPageQuery } from '../../db/tenant-rows.ts';
+import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 
 export type UserRow = Selectable<PeopleTable>;
 
@@ -12,7 +13,13 @@ const rows = tenantRows('people');
  * `roles` (a JSON array of keys) holds `key`. Keys may hold `_`, a `like` wildcard: it is escaped, so that
  * `lib_a` never matches a holder of `libxa`.
  */
-export const holdsRole = (key: string) => sql<boolean>`roles like ${`%${JSON.stringify(key).replace(/[!%_]/g, '!$&')}%`} escape '!'`;
+export const holdsRole = (key: string, roles: RawBuilder<unknown> = sql`roles`) => sql<boolean>`${roles} like ${`%${JSON.stringify(key).replace(/[!%_]/g, '!$&')}%`} escape '!'`;
+
+/** The person before a change (`b`, one-statement-update.repository.ts) is no active administrator, so no last-administrator rule applies. */
+const wasNoActiveAdmin = sql<boolean>`not (b.status = 'active' and ${holdsRole('admin', sql`b.roles`)})`;
+
+/** What a PATCH of a person may change in one statement: not their roles (their checks read the organisation's roles). */
+export type OneStatementUserPatch = Partial<Pick<UserRow, 'name' | 'email' | 'status'>>;
 
 export const usersRepository = {
   ...rows,
@@ -45,6 +52,38 @@ export const usersRepository = {
       .limit(1)
       .execute();
     return found.length;
+  },
+
+  /**
+   * PostgreSQL, as a final statement (one-statement-update.repository.ts): a person's PATCH of name, address or
+   * status, with its event as the service words it (`User "<name>" changed (<fields>).`), in one statement that
+   * changes nothing unless the address is free and, for a suspension, the person is no active administrator
+   * (the full path then applies the last-administrator rule under the organisation's lock). A suspension ends
+   * the person's sessions, and any change of status bumps the credentials epoch (credential-epoch.ts), with it.
+   */
+  updateInOneStatement(db: Db, organisationId: string, id: string, patch: OneStatementUserPatch, at: string): Promise<UserRow> {
+    // In the order the service names them (changesOf).
+    const changes: ColumnChange[] = [];
+    if (patch.name !== undefined) changes.push(['name', sql`${patch.name}::text`]);
+    if (patch.email !== undefined) changes.push(['email', sql`${patch.email}::text`]);
+    if (patch.status !== undefined) changes.push(['status', sql`${patch.status}::text`]);
+    const premises: RawBuilder<boolean>[] = [];
+    if (patch.email !== undefined) premises.push(sql`not exists(select 1 from people other where other.organisation_id = ${organisationId} and other.email = ${patch.email} and other.id <> ${id})`);
+    if (patch.status === 'suspended') premises.push(wasNoActiveAdmin);
+    const statusChanged = sql`exists(select 1 from u cross join b where u.status is distinct from b.status)`;
+    const effects = [
+      sql`delete from sessions where person_id = (select u.id from u cross join b where u.status = 'suspended' and b.status <> 'suspended')`,
+      sql`update organisations set credentials_epoch = credentials_epoch + 1 where id = ${organisationId} and ${statusChanged}`,
+    ];
+    return updateLiveInOneStatement<UserRow>(
+      db,
+      'people',
+      organisationId,
+      id,
+      changes,
+      { type: 'user.updated', occurredAt: at, members: [['summary', sql`'User ' || to_json(u.name)::text || ' changed (' || ${changedColumnsSql(changes.map(([c]) => c))} || ').'`]] },
+      { premises, effects: patch.status === undefined ? [] : effects },
+    );
   },
 
   insertInvitation(db: Db, row: InvitationsTable) {

@@ -30,6 +30,7 @@ import { MIN_PASSWORD_LENGTH } from '../people/people.service.ts';
 import { customRoleCapabilities } from '../roles/role-capabilities.ts';
 import type { CreateUser, UpdateUser, UpsertUser, User } from './users.schemas.ts';
 import { usersRepository, type UserRow } from './users.repository.ts';
+import { finalStatementOffered } from '../../db/final-statement.ts';
 
 export type UserView = Static<typeof User>;
 
@@ -202,6 +203,14 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
   }
 
   async function update(db: Db, organisationId: string, by: Authority, id: string, patch: Static<typeof UpdateUser>): Promise<UserView> {
+    // One round trip (PostgreSQL, db/final-statement.ts): a change of name, address or status and its event go
+    // with the COMMIT; a person not changed (absent, removed, already so, the address taken, an administrator
+    // suspended) refuses it, so that the request runs again down here. Roles, and suspending oneself, always
+    // take this path: their checks read the organisation's roles, or refuse at once.
+    if (finalStatementOffered() && patch.roles === undefined && (patch.name !== undefined || patch.email !== undefined || patch.status !== undefined) && !(patch.status === 'suspended' && by.personId === id)) {
+      const asked = { name: patch.name, email: patch.email === undefined ? undefined : normaliseEmail(patch.email), status: patch.status };
+      return toUserView(await usersRepository.updateInOneStatement(db, organisationId, id, asked, clock.now().toISOString()));
+    }
     return (await applyPatch(db, organisationId, by, await live(db, organisationId, id), patch)).view;
   }
 
