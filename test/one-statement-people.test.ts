@@ -225,4 +225,86 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
       assert.deepEqual([allowed.status, allowed.body.status], [200, 'suspended']);
     });
   });
+
+  describe('PATCH and DELETE /roles/{key}', () => {
+    // A role's name is at most 100 characters.
+    const roleNames = names.map((name) => name.slice(0, 100));
+    const role = async (name = 'Custom role', capabilities = ['course/view']) => (await call('POST', '/roles', { key: `r_${crypto.randomUUID().slice(0, 8)}`, name, capabilities })).body;
+    const roleEvents = async (key: string) =>
+      (await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('data', 'like', `%"key":"${key}"%`).orderBy('id').execute()).map((e) => ({ ...e }));
+    /** A person holding `key`, and their API key. */
+    const holder = async (key: string): Promise<Caller> => {
+      const person = (await call('POST', '/users', { email: `h-${crypto.randomUUID()}@example.test`, name: 'Holder', roles: [key] })).body;
+      const apiKey = await t.make.apiKey(caller.org, person.id);
+      return { org: caller.org, personId: person.id, key: apiKey.key, keyId: apiKey.id };
+    };
+
+    test('a change answers the role as changed; its event names the new name and the fields changed; new capabilities apply on the holder’s next request', async () => {
+      for (const name of roleNames) {
+        const created = await role('Before', ['course/view']);
+        const member = await holder(created.key);
+        assert.equal((await callAs(member, 'GET', '/courses')).status, 200);
+        const before = await epoch();
+        await tick();
+        const res = await call('PATCH', `/roles/${created.key}`, { capabilities: ['course/create', 'course/update'], name });
+        assert.equal(res.status, 200);
+        assert.deepEqual({ ...res.body, updated_at: undefined }, { ...created, name, capabilities: ['course/create', 'course/update'], updated_at: undefined });
+        assert.ok(res.body.updated_at > created.updated_at);
+        assert.deepEqual((await call('GET', `/roles/${created.key}`)).body, res.body);
+        assert.equal(await epoch(), before + 1);
+        assert.equal((await callAs(member, 'GET', '/courses')).status, 403);
+        const events = await roleEvents(created.key);
+        assert.deepEqual(events.map((e) => e.type), ['role.created', 'role.updated']);
+        const id = JSON.parse(events[0].data).id;
+        assert.equal(events[1].data, JSON.stringify({ id, key: created.key, summary: `Role ${JSON.stringify(name)} changed (name, capabilities).` }));
+      }
+    });
+
+    test('a new name alone bumps no epoch; capabilities in a new order are no change', async () => {
+      const created = await role('Before', ['course/view', 'course/create']);
+      const before = await epoch();
+      const renamed = await call('PATCH', `/roles/${created.key}`, { name: 'After', capabilities: ['course/create', 'course/view'] });
+      assert.equal(renamed.status, 200);
+      assert.deepEqual(renamed.body.capabilities, ['course/view', 'course/create']);
+      assert.equal(await epoch(), before);
+      assert.equal((await roleEvents(created.key)).at(-1)!.data.endsWith(`"summary":"Role \\"After\\" changed (name)."}`), true);
+
+      const same = await call('PATCH', `/roles/${created.key}`, { name: 'After', capabilities: ['course/create', 'course/view'] });
+      assert.equal(same.status, 200);
+      assert.deepEqual(same.body, renamed.body);
+      assert.deepEqual((await roleEvents(created.key)).map((e) => e.type), ['role.created', 'role.updated']);
+      assert.equal(await epoch(), before);
+    });
+
+    test('PATCH: absent 404, built in 409, no event', async () => {
+      const absent = await call('PATCH', '/roles/nobody_here', { name: 'Nobody' });
+      assert.deepEqual([absent.status, absent.body.code], [404, 'role.not_found']);
+      const builtIn = await call('PATCH', '/roles/teacher', { name: 'Teachers' });
+      assert.deepEqual([builtIn.status, builtIn.body.code], [409, 'role.built_in']);
+      assert.equal((await call('GET', '/roles/teacher')).body.name, 'Teacher');
+    });
+
+    test('a delete: the role gone, its event; absent 404, built in 409, still held 409 (by a removed person no more)', async () => {
+      for (const name of roleNames) {
+        const created = await role(name);
+        const res = await call('DELETE', `/roles/${created.key}`);
+        assert.equal(res.status, 204);
+        assert.equal((await call('GET', `/roles/${created.key}`)).status, 404);
+        const events = await roleEvents(created.key);
+        assert.deepEqual(events.map((e) => e.type), ['role.created', 'role.deleted']);
+        assert.equal(events[1].data, JSON.stringify({ id: JSON.parse(events[0].data).id, key: created.key, summary: `Role ${JSON.stringify(name)} deleted.` }));
+        assert.deepEqual([(await call('DELETE', `/roles/${created.key}`)).status], [404]);
+      }
+      const builtIn = await call('DELETE', '/roles/teacher');
+      assert.deepEqual([builtIn.status, builtIn.body.code], [409, 'role.built_in']);
+
+      const held = await role();
+      const member = await holder(held.key);
+      const inUse = await call('DELETE', `/roles/${held.key}`);
+      assert.deepEqual([inUse.status, inUse.body.code], [409, 'role.in_use']);
+      assert.deepEqual((await roleEvents(held.key)).map((e) => e.type), ['role.created']);
+      assert.equal((await call('DELETE', `/users/${member.personId}`)).status, 204);
+      assert.equal((await call('DELETE', `/roles/${held.key}`)).status, 204);
+    });
+  });
 });

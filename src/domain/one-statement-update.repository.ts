@@ -5,9 +5,12 @@
 // which tells 404 from 409 from 422 from "nothing to change" (and answers the row as it is, with no event).
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { TenantTableName } from '../db/tenant-rows.ts';
+import type { Tables } from '../db/tables.ts';
 import { runFinalStatement } from '../db/final-statement.ts';
 import { eventOfChangedRow, type RowEvent } from '../events/outbox.ts';
+
+/** A table of organisations' rows, each with an id and an updated_at (and a deleted_at, where soft-deleted). */
+export type UpdatableTableName = { [K in keyof Tables]: Tables[K] extends { organisation_id: string; id: string; updated_at: string } ? K : never }[keyof Tables];
 
 /**
  * A column and the typed value asked for it, e.g. `['title', sql\`${title}::text\`]`; with `differs`, what tells
@@ -47,7 +50,7 @@ export function changedColumnsSql(columns: readonly string[]): RawBuilder<string
  */
 export async function updateLiveInOneStatement<Row>(
   db: Db,
-  table: TenantTableName,
+  table: UpdatableTableName,
   organisationId: string,
   id: string,
   changes: readonly ColumnChange[],
