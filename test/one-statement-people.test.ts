@@ -307,4 +307,66 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
       assert.equal((await call('DELETE', `/roles/${held.key}`)).status, 204);
     });
   });
+
+  describe('DELETE /courses/{id}', () => {
+    const uuidV7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+    test('a course deleted ends its live enrolments, each with its tombstone and event, before the course’s own event, which counts them', async () => {
+      for (const shortname of names) {
+        const course = await t.make.course(caller.org, { shortname });
+        const enrolments = [await t.make.enrolment(caller.org, { course_id: course.id }), await t.make.enrolment(caller.org, { course_id: course.id }), await t.make.enrolment(caller.org, { course_id: course.id })];
+        assert.equal((await call('DELETE', `/enrolments/${enrolments[2].id}`)).status, 204);
+        const other = await t.make.enrolment(caller.org);
+        const res = await call('DELETE', `/courses/${course.id}`);
+        assert.equal(res.status, 204);
+
+        const ended = enrolments.slice(0, 2);
+        const events = (await t.database.db.selectFrom('outbox_events').select(['id', 'type', 'data']).where('organisation_id', '=', caller.org.id).where('type', 'in', ['enrolment.deleted', 'course.deleted']).orderBy('id').execute()).filter((e) => e.data.includes(course.id));
+        // The enrolment already ended has its own earlier event, not a second one.
+        const endedNow = events.filter((e) => !e.data.includes(enrolments[2].id));
+        assert.deepEqual(endedNow.map((e) => e.type), ['enrolment.deleted', 'enrolment.deleted', 'course.deleted']);
+        assert.deepEqual(
+          endedNow.slice(0, 2).map((e) => JSON.parse(e.data).id).sort(),
+          ended.map((e) => e.id).sort(),
+        );
+        for (const e of endedNow.slice(0, 2)) {
+          const enrolment = ended.find((x) => x.id === JSON.parse(e.data).id)!;
+          assert.equal(e.data, JSON.stringify({ id: enrolment.id, course_id: course.id, user_id: enrolment.user_id, summary: 'Enrolment ended: the course was deleted.' }));
+        }
+        assert.equal(endedNow[2].data, JSON.stringify({ id: course.id, summary: `Course ${JSON.stringify(shortname)} deleted; 2 enrolment(s) ended.` }));
+        assert.ok(endedNow.every((e) => uuidV7.test(e.id)), endedNow.map((e) => e.id).join(' '));
+
+        for (const e of ended) {
+          const read = await call('GET', `/enrolments/${e.id}`);
+          assert.ok(read.body.deleted_at);
+        }
+        assert.equal((await call('GET', `/enrolments/${other.id}`)).body.deleted_at, null);
+        assert.ok((await call('GET', `/courses/${course.id}`)).body.deleted_at);
+        // Tombstones: the course's first, then its enrolments'.
+        const tombstones = await t.database.db.selectFrom('deletions').select(['id', 'resource_type', 'resource_id', 'external_id']).where('resource_id', 'in', [course.id, ...ended.map((e) => e.id)]).orderBy('id').execute();
+        assert.deepEqual(tombstones.map((r) => r.resource_type), ['course', 'enrolment', 'enrolment']);
+        assert.deepEqual(tombstones.slice(1).map((r) => r.external_id).sort(), ended.map((e) => e.external_id).sort());
+        assert.ok(tombstones.every((r) => uuidV7.test(r.id)));
+        assert.deepEqual((await successEntries(course.id)).map((e) => [e.action, e.status]), [['deleteCourse', 204]]);
+        const listed = await call('GET', '/enrolments/deletions');
+        assert.ok(ended.every((e) => listed.body.data.some((d: { id: string }) => d.id === e.id)));
+      }
+    });
+
+    test('a course without enrolments: its event says so; deleted again 409; absent 404', async () => {
+      const course = await t.make.course(caller.org);
+      assert.equal((await call('DELETE', `/courses/${course.id}`)).status, 204);
+      assert.deepEqual(await eventsOf(course.id), [
+        { type: 'course.created', data: JSON.stringify({ id: course.id, summary: `Course ${JSON.stringify(course.shortname)} created.` }) },
+        { type: 'course.deleted', data: JSON.stringify({ id: course.id, summary: `Course ${JSON.stringify(course.shortname)} deleted.` }) },
+      ]);
+      assert.deepEqual(await tombstonesOf(course.id), [{ resource_type: 'course', external_id: course.external_id }]);
+      const again = await call('DELETE', `/courses/${course.id}`);
+      assert.deepEqual([again.status, again.body.code], [409, 'course.deleted']);
+      const absent = await call('DELETE', `/courses/${crypto.randomUUID()}`);
+      assert.deepEqual([absent.status, absent.body.code], [404, 'course.not_found']);
+      assert.equal((await eventsOf(course.id)).length, 2);
+      assert.equal((await tombstonesOf(course.id)).length, 1);
+    });
+  });
 });

@@ -30,9 +30,15 @@ export interface OneStatementUpdateOptions {
    * path, which answers the refusal.
    */
   premises?: RawBuilder<boolean>[];
-  /** Further writes of the change, as CTEs that may read the changed row `u` and the row before it `b` (an epoch's bump). */
-  effects?: RawBuilder<unknown>[];
+  /** Further writes of the change (an epoch's bump), as named CTEs that may read the changed row `u` and the row before it `b`. */
+  effects?: readonly NamedStatement[];
 }
+
+/** A CTE of a one-statement write: its name, and its statement, which may read the CTEs named before it. */
+export type NamedStatement = readonly [name: string, statement: RawBuilder<unknown>];
+
+/** `, name as (statement)` for each: CTEs after the change's own, before its event (which may read them). */
+export const namedStatementsSql = (statements: readonly NamedStatement[]) => sql.join(statements.map(([name, statement]) => sql`, ${sql.id(name)} as (${statement})`), sql``);
 
 /**
  * `case when <column> changed then '<column>' end` for each column, joined with `, `: the columns the statement
@@ -71,7 +77,6 @@ export async function updateLiveInOneStatement<Row>(
   );
   const live = softDeleted ? sql` and deleted_at is null` : sql``;
   const held = premises.length === 0 ? sql`` : sql` and ${sql.join(premises, sql` and `)}`;
-  const more = effects.map((effect, i) => sql`, ${sql.raw(`x${i}`)} as (${effect})`);
   // `b` is the row as it is, locked, so that the row before and the row changed are one row's two states.
   const query = sql<Row>`with b as (
       select * from ${sql.table(table)} where organisation_id = ${organisationId} and ${sql.ref(identity)} = ${id}${live} for update
@@ -79,7 +84,7 @@ export async function updateLiveInOneStatement<Row>(
       update ${sql.table(table)} set ${set}, updated_at = ${event.occurredAt}::timestamptz
       from b where ${own('id')} = b.id and (${anyDiffers})${held}
       returning ${sql.table(table)}.*
-    ), e as (${eventOfChangedRow(organisationId, event, sql`u cross join b`)})${sql.join(more, sql``)}
+    )${namedStatementsSql(effects)}, e as (${eventOfChangedRow(organisationId, event, sql`u cross join b`)})
     select u.* from (select atrium_require(exists(select 1 from u), ${`${table} row changed`}::text) as held) as premise left join u on true where premise.held`.compile(db);
   const { rows } = await runFinalStatement(db, query);
   return rows[0];

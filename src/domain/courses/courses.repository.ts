@@ -3,6 +3,8 @@ import type { Db } from '../../db/database.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import type { CategoriesTable, CoursesTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
+import { newId } from '../../ids.ts';
+import { enrolmentsRepository } from '../enrolments/enrolments.repository.ts';
 import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 
 export type CourseRow = Selectable<CoursesTable>;
@@ -18,6 +20,26 @@ export function deleteCategoryInOneStatement(db: Db, organisationId: string, id:
     occurredAt: at,
     members: [['summary', sql`'Category ' || to_json(u.name)::text || ' deleted.'`]],
   });
+}
+
+/**
+ * PostgreSQL, as a final statement: a course's soft delete with its tombstone and event, and the end of its
+ * enrolments, each with its tombstone and event (enrolments.repository.ts), as the service makes them: the
+ * course's tombstone first, its event last, which counts the enrolments ended.
+ */
+export function deleteCourseInOneStatement(db: Db, organisationId: string, id: string, at: string): Promise<void> {
+  const tombstoneId = newId();
+  const effects = enrolmentsRepository.endAllInStatement(organisationId, 'course_id', sql`select id from u`, at);
+  const ended = sql`(select case when count(*) > 0 then '; ' || count(*) || ' enrolment(s) ended' else '' end from ended)`;
+  return deletionsRepository.softDeleteInOneStatement(
+    db,
+    'courses',
+    'course',
+    organisationId,
+    id,
+    { type: 'course.deleted', occurredAt: at, members: [['summary', sql`'Course ' || to_json(u.shortname)::text || ' deleted' || ${ended} || '.'`]] },
+    { tombstoneId, effects },
+  );
 }
 
 /** The SQL type of each column a PATCH may set. */

@@ -66,7 +66,7 @@ export const rolesRepository = {
       {
         identity: 'key',
         softDeleted: false,
-        effects: [sql`update organisations set credentials_epoch = credentials_epoch + 1 where id = ${organisationId} and exists(select 1 from u cross join b where u.capabilities is distinct from b.capabilities)`],
+        effects: [['epoch_bumped', sql`update organisations set credentials_epoch = credentials_epoch + 1 where id = ${organisationId} and exists(select 1 from u cross join b where u.capabilities is distinct from b.capabilities)`]],
       },
     );
   },

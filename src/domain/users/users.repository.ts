@@ -3,7 +3,7 @@ import { isPostgres } from '../../db/column-types.ts';
 import type { Db } from '../../db/database.ts';
 import type { InvitationsTable, PeopleTable } from '../../db/tables.ts';
 import { tenantRows, type RowPageQuery } from '../../db/tenant-rows.ts';
-import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange, type NamedStatement } from '../one-statement-update.repository.ts';
 
 export type UserRow = Selectable<PeopleTable>;
 
@@ -71,9 +71,9 @@ export const usersRepository = {
     if (patch.email !== undefined) premises.push(sql`not exists(select 1 from people other where other.organisation_id = ${organisationId} and other.email = ${patch.email} and other.id <> ${id})`);
     if (patch.status === 'suspended') premises.push(wasNoActiveAdmin);
     const statusChanged = sql`exists(select 1 from u cross join b where u.status is distinct from b.status)`;
-    const effects = [
-      sql`delete from sessions where person_id = (select u.id from u cross join b where u.status = 'suspended' and b.status <> 'suspended')`,
-      sql`update organisations set credentials_epoch = credentials_epoch + 1 where id = ${organisationId} and ${statusChanged}`,
+    const effects: NamedStatement[] = [
+      ['sessions_ended', sql`delete from sessions where person_id = (select u.id from u cross join b where u.status = 'suspended' and b.status <> 'suspended')`],
+      ['epoch_bumped', sql`update organisations set credentials_epoch = credentials_epoch + 1 where id = ${organisationId} and ${statusChanged}`],
     ];
     return updateLiveInOneStatement<UserRow>(
       db,
