@@ -369,4 +369,69 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
       assert.equal((await tombstonesOf(course.id)).length, 1);
     });
   });
+
+  describe('DELETE /users/{id}', () => {
+    test('a person removed: sessions ended, key refused on the next request, live enrolments ended with tombstones and events before the person’s own', async () => {
+      for (const name of names) {
+        const member = await t.make.caller({ org: caller.org, roles: ['teacher'] });
+        await t.database.db.updateTable('people').set({ name }).where('id', '=', member.personId).execute();
+        await t.database.db
+          .insertInto('sessions')
+          .values({ id: crypto.randomUUID(), token_hash: crypto.randomUUID(), organisation_id: caller.org.id, person_id: member.personId, created_at: new Date().toISOString(), last_seen_at: new Date().toISOString(), expires_at: new Date(Date.now() + 3600_000).toISOString(), flash: null })
+          .execute();
+        const enrolments = [await t.make.enrolment(caller.org, { user_id: member.personId }), await t.make.enrolment(caller.org, { user_id: member.personId })];
+        const other = await t.make.enrolment(caller.org, { course_id: enrolments[0].course_id });
+        assert.equal((await callAs(member, 'GET', '/me')).status, 200);
+        const before = await epoch();
+
+        const res = await call('DELETE', `/users/${member.personId}`);
+        assert.equal(res.status, 204);
+        assert.equal((await callAs(member, 'GET', '/me')).status, 401);
+        assert.equal(await epoch(), before + 1);
+        assert.equal((await t.database.db.selectFrom('sessions').select('id').where('person_id', '=', member.personId).execute()).length, 0);
+        assert.ok((await call('GET', `/users/${member.personId}`)).body.deleted_at);
+        for (const e of enrolments) assert.ok((await call('GET', `/enrolments/${e.id}`)).body.deleted_at);
+        assert.equal((await call('GET', `/enrolments/${other.id}`)).body.deleted_at, null);
+
+        const events = (await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('type', 'in', ['enrolment.deleted', 'user.deleted']).orderBy('id').execute()).filter((e) => e.data.includes(member.personId));
+        assert.deepEqual(events.map((e) => e.type), ['enrolment.deleted', 'enrolment.deleted', 'user.deleted']);
+        for (const e of events.slice(0, 2)) {
+          const enrolment = enrolments.find((x) => x.id === JSON.parse(e.data).id)!;
+          assert.equal(e.data, JSON.stringify({ id: enrolment.id, course_id: enrolment.course_id, user_id: member.personId, summary: 'Enrolment ended: the user was deleted.' }));
+        }
+        assert.equal(events[2].data, JSON.stringify({ id: member.personId, summary: `User ${JSON.stringify(name)} removed.` }));
+        // Tombstones: the enrolments' first, then the person's.
+        const tombstones = await t.database.db.selectFrom('deletions').select(['resource_type', 'external_id']).where('resource_id', 'in', [member.personId, ...enrolments.map((e) => e.id)]).orderBy('id').execute();
+        assert.deepEqual(tombstones.map((r) => r.resource_type), ['enrolment', 'enrolment', 'user']);
+        assert.deepEqual((await successEntries(member.personId)).map((e) => [e.action, e.status]), [['deleteUser', 204]]);
+      }
+    });
+
+    test('absent 404, removed 409, oneself 409, the last active administrator 409; another administrator may go', async () => {
+      const absent = await call('DELETE', `/users/${crypto.randomUUID()}`);
+      assert.deepEqual([absent.status, absent.body.code], [404, 'user.not_found']);
+      const person = (await call('POST', '/users', { email: `twice-${crypto.randomUUID()}@example.test`, name: 'Twice' })).body;
+      assert.equal((await call('DELETE', `/users/${person.id}`)).status, 204);
+      const again = await call('DELETE', `/users/${person.id}`);
+      assert.deepEqual([again.status, again.body.code], [409, 'user.deleted']);
+      assert.deepEqual((await eventsOf(person.id)).map((e) => e.type), ['user.created', 'user.deleted']);
+      assert.deepEqual(await tombstonesOf(person.id), [{ resource_type: 'user', external_id: null }]);
+
+      const self = await call('DELETE', `/users/${caller.personId}`);
+      assert.deepEqual([self.status, self.body.code], [409, 'user.self']);
+
+      const org = await t.make.org();
+      const onlyAdmin = await t.make.person(org, { roles: ['admin'] });
+      const manager = await t.make.caller({ org, roles: ['manager'], platformAdmin: false });
+      const last = await callAs(manager, 'DELETE', `/users/${onlyAdmin.id}`);
+      assert.deepEqual([last.status, last.body.code], [409, 'user.last_admin']);
+      assert.equal((await callAs(manager, 'GET', `/users/${onlyAdmin.id}`)).body.deleted_at, null);
+      await t.make.person(org, { roles: ['admin'] });
+      assert.equal((await callAs(manager, 'DELETE', `/users/${onlyAdmin.id}`)).status, 204);
+      // A suspended administrator is no active one: removed without the rule.
+      const suspendedAdmin = await t.make.person(org, { roles: ['admin'] });
+      assert.equal((await callAs(manager, 'PATCH', `/users/${suspendedAdmin.id}`, { status: 'suspended' })).status, 200);
+      assert.equal((await callAs(manager, 'DELETE', `/users/${suspendedAdmin.id}`)).status, 204);
+    });
+  });
 });

@@ -3,6 +3,8 @@ import { isPostgres } from '../../db/column-types.ts';
 import type { Db } from '../../db/database.ts';
 import type { InvitationsTable, PeopleTable } from '../../db/tables.ts';
 import { tenantRows, type RowPageQuery } from '../../db/tenant-rows.ts';
+import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { enrolmentsRepository } from '../enrolments/enrolments.repository.ts';
 import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange, type NamedStatement } from '../one-statement-update.repository.ts';
 
 export type UserRow = Selectable<PeopleTable>;
@@ -15,8 +17,11 @@ const rows = tenantRows('people');
  */
 export const holdsRole = (key: string, roles: RawBuilder<unknown> = sql`roles`) => sql<boolean>`${roles} like ${`%${JSON.stringify(key).replace(/[!%_]/g, '!$&')}%`} escape '!'`;
 
-/** The person before a change (`b`, one-statement-update.repository.ts) is no active administrator, so no last-administrator rule applies. */
-const wasNoActiveAdmin = sql<boolean>`not (b.status = 'active' and ${holdsRole('admin', sql`b.roles`)})`;
+/**
+ * The person `row` names (`b`, the row before a change, or the table's own row) is no active administrator, so no
+ * last-administrator rule applies (the full path applies it, under the organisation's lock).
+ */
+const noActiveAdmin = (row: 'b' | 'people') => sql<boolean>`not (${sql.ref(`${row}.status`)} = 'active' and ${holdsRole('admin', sql.ref(`${row}.roles`))})`;
 
 /** What a PATCH of a person may change in one statement: not their roles (their checks read the organisation's roles). */
 export type OneStatementUserPatch = Partial<Pick<UserRow, 'name' | 'email' | 'status'>>;
@@ -69,7 +74,7 @@ export const usersRepository = {
     if (patch.status !== undefined) changes.push(['status', sql`${patch.status}::text`]);
     const premises: RawBuilder<boolean>[] = [];
     if (patch.email !== undefined) premises.push(sql`not exists(select 1 from people other where other.organisation_id = ${organisationId} and other.email = ${patch.email} and other.id <> ${id})`);
-    if (patch.status === 'suspended') premises.push(wasNoActiveAdmin);
+    if (patch.status === 'suspended') premises.push(noActiveAdmin('b'));
     const statusChanged = sql`exists(select 1 from u cross join b where u.status is distinct from b.status)`;
     const effects: NamedStatement[] = [
       ['sessions_ended', sql`delete from sessions where person_id = (select u.id from u cross join b where u.status = 'suspended' and b.status <> 'suspended')`],
@@ -83,6 +88,29 @@ export const usersRepository = {
       changes,
       { type: 'user.updated', occurredAt: at, members: [['summary', sql`'User ' || to_json(u.name)::text || ' changed (' || ${changedColumnsSql(changes.map(([c]) => c))} || ').'`]] },
       { premises, effects: patch.status === undefined ? [] : effects },
+    );
+  },
+
+  /**
+   * PostgreSQL, as a final statement (deletions.repository.ts): a person's removal as the service makes it, in
+   * one statement that removes nothing unless the person is live and no active administrator: their sessions
+   * end, the credentials epoch moves, their live enrolments end with their tombstones and events, then their
+   * own tombstone and `user.deleted` event.
+   */
+  removeInOneStatement(db: Db, organisationId: string, id: string, at: string): Promise<void> {
+    const effects: NamedStatement[] = [
+      ['sessions_ended', sql`delete from sessions where person_id in (select id from u)`],
+      ['epoch_bumped', sql`update organisations set credentials_epoch = credentials_epoch + 1 where id = ${organisationId} and exists(select 1 from u)`],
+      ...enrolmentsRepository.endAllInStatement(organisationId, 'person_id', sql`select id from u`, at),
+    ];
+    return deletionsRepository.softDeleteInOneStatement(
+      db,
+      'people',
+      'user',
+      organisationId,
+      id,
+      { type: 'user.deleted', occurredAt: at, members: [['summary', sql`'User ' || to_json(u.name)::text || ' removed.'`]] },
+      { premises: [noActiveAdmin('people')], effects },
     );
   },
 

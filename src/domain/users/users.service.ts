@@ -215,6 +215,10 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
   }
 
   async function remove(db: Db, organisationId: string, by: Authority, id: string): Promise<void> {
+    // One round trip (PostgreSQL, db/final-statement.ts): the removal and all it ends go with the COMMIT; a person
+    // absent, removed or an active administrator refuses it, so that the request runs again down here (404, 409,
+    // or the last-administrator rule under the organisation's lock). Removing oneself always comes down here.
+    if (finalStatementOffered() && by.personId !== id) return usersRepository.removeInOneStatement(db, organisationId, id, clock.now().toISOString());
     const row = await live(db, organisationId, id);
     await checkLeaving(db, organisationId, by, row, 'remove');
     const at = clock.now().toISOString();
