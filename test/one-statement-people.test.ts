@@ -434,4 +434,39 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
       assert.equal((await callAs(manager, 'DELETE', `/users/${suspendedAdmin.id}`)).status, 204);
     });
   });
+
+  describe('POST /users and POST /roles: the insert a deferred write, its refusals as before', () => {
+    test('a person created: the answer, the row, the event; an address taken 409 (saying when by a removed person), an external id taken 409', async () => {
+      const email = `new-${crypto.randomUUID()}@example.test`;
+      const res = await call('POST', '/users', { email: email.toUpperCase(), name: 'New "one"', roles: ['teacher'], external_id: `ext-${email}` });
+      assert.equal(res.status, 201);
+      assert.deepEqual((await call('GET', `/users/${res.body.id}`)).body, res.body);
+      assert.equal(res.body.email, email);
+      assert.deepEqual(await eventsOf(res.body.id), [{ type: 'user.created', data: JSON.stringify({ id: res.body.id, summary: 'User "New \\"one\\"" added.' }) }]);
+
+      const taken = await call('POST', '/users', { email, name: 'Again' });
+      assert.deepEqual([taken.status, taken.body.code, taken.body.detail], [409, 'user.email_taken', `Another user of this organisation has the e-mail address ${email}.`]);
+      assert.equal((await call('DELETE', `/users/${res.body.id}`)).status, 204);
+      const takenByRemoved = await call('POST', '/users', { email, name: 'Again' });
+      assert.deepEqual([takenByRemoved.status, takenByRemoved.body.code, takenByRemoved.body.detail], [409, 'user.email_taken', `Another user of this organisation (removed) has the e-mail address ${email}.`]);
+
+      const externalTaken = await call('POST', '/users', { email: `other-${email}`, name: 'Other', external_id: `ext-${email}` });
+      assert.deepEqual([externalTaken.status, externalTaken.body.code], [409, 'resource.external_id_taken']);
+      assert.equal((await call('GET', `/users?email=other-${email}`)).body.data.length, 0);
+    });
+
+    test('a role created: the answer, the event; a key taken 409, a built-in key 409, nothing written', async () => {
+      const key = `k_${crypto.randomUUID().slice(0, 8)}`;
+      const res = await call('POST', '/roles', { key, name: 'Keyed', capabilities: ['course/view'] });
+      assert.equal(res.status, 201);
+      assert.deepEqual((await call('GET', `/roles/${key}`)).body, res.body);
+      const taken = await call('POST', '/roles', { key, name: 'Again', capabilities: [] });
+      assert.deepEqual([taken.status, taken.body.code], [409, 'role.key_taken']);
+      assert.equal((await call('GET', `/roles/${key}`)).body.name, 'Keyed');
+      const builtIn = await call('POST', '/roles', { key: 'teacher', name: 'Teachers', capabilities: [] });
+      assert.deepEqual([builtIn.status, builtIn.body.code], [409, 'role.key_taken']);
+      const events = (await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('data', 'like', `%"key":"${key}"%`).execute()).map((e) => e.type);
+      assert.deepEqual(events, ['role.created']);
+    });
+  });
 });

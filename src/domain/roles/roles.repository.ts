@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { CustomRolesTable } from '../../db/tables.ts';
 import { runFinalStatement } from '../../db/final-statement.ts';
-import { deferredWrite } from '../../db/deferred-writes.ts';
+import { deferredWrite, type FailureTranslation } from '../../db/deferred-writes.ts';
 import { eventOfChangedRow } from '../../events/outbox.ts';
 import { holdsRole } from '../users/users.repository.ts';
 import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
@@ -24,8 +24,9 @@ export const rolesRepository = {
     if (keys.length === 0) return Promise.resolve([]);
     return db.selectFrom('custom_roles').select(['key', 'capabilities']).where('organisation_id', '=', organisationId).where('key', 'in', keys).execute();
   },
-  insert(db: Db, row: CustomRoleRow) {
-    return db.insertInto('custom_roles').values(row).execute();
+  /** A deferred write: its failure surfaces as `onFailure` says (deferred-writes.ts). */
+  insert(db: Db, row: CustomRoleRow, onFailure: FailureTranslation) {
+    return deferredWrite(db, db.insertInto('custom_roles').values(row), onFailure);
   },
   // Deferred (db/deferred-writes.ts): the service read the role first, and nobody reads what these return.
   update(db: Db, organisationId: string, key: string, patch: Partial<Pick<CustomRoleRow, 'name' | 'capabilities' | 'updated_at'>>) {

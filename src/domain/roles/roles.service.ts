@@ -8,6 +8,7 @@ import { newId } from '../../ids.ts';
 import { capabilityDescriptions, isRoleName, organisationCapabilities, platformCapabilities, roleNames, roles as builtInRoles, type RoleName } from '../../access/capabilities.ts';
 import { bumpCredentialEpoch } from '../../access/credential-epoch.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import { foundOr404 } from '../resource-rows.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
@@ -73,12 +74,13 @@ export function createRoleService(deps: { clock: Clock; cursors: CursorCodec; ev
     },
 
     async create(db: Db, organisationId: string, input: Static<typeof CreateRole>): Promise<RoleView> {
-      if (isRoleName(input.key) || (await rolesRepository.findByKey(db, organisationId, input.key))) {
-        throw new ApiError('role.key_taken', `A role with key ${input.key} exists already.`);
-      }
+      const taken = () => new ApiError('role.key_taken', `A role with key ${input.key} exists already.`);
+      if (isRoleName(input.key)) throw taken();
       const at = clock.now().toISOString();
       const row: CustomRoleRow = { id: newId(), organisation_id: organisationId, key: input.key, name: input.name, capabilities: JSON.stringify(input.capabilities), created_at: at, updated_at: at };
-      await rolesRepository.insert(db, row);
+      // A deferred write (db/deferred-writes.ts): its only unique key (but its id) is the organisation's key, so
+      // its failure is the 409, without reading first.
+      await rolesRepository.insert(db, row, (err) => (isUniqueViolation(err) ? taken() : err));
       await events.record(db, organisationId, 'role.created', { id: row.id, key: row.key, summary: `Role ${JSON.stringify(row.name)} created.` });
       return customView(row);
     },

@@ -72,6 +72,17 @@ export function toUserView(row: UserRow): UserView {
   };
 }
 
+function emailTaken(email: string, byRemoved: boolean): ApiError {
+  const detail = `Another user of this organisation${byRemoved ? ' (removed)' : ''} has the e-mail address ${email}.`;
+  return new ApiError('user.email_taken', detail, { errors: [{ path: '/email', code: 'taken', detail }] });
+}
+
+/** A unique violation of the address's key (PostgreSQL names the constraint, SQLite the columns); else it is the external id's. */
+const isAddressClash = (err: unknown) => {
+  const e = err as { constraint?: string; message?: string };
+  return e.constraint === 'people_org_email_unique' || /people\.email\b/.test(e.message ?? '');
+};
+
 export type InvitationState = { state: 'valid'; personId: string; email: string; name: string } | { state: 'gone' };
 
 export function createUserService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder; db: Db; mail: Mailer; publicOrigin: PublicOriginSettings; enrolments: Pick<EnrolmentService, 'endEnrolmentsOfUser'> }) {
@@ -92,10 +103,7 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
 
   async function checkEmailFree(db: Db, organisationId: string, email: string, selfId?: string): Promise<void> {
     const other = await usersRepository.findByEmail(db, organisationId, email);
-    if (other && other.id !== selfId) {
-      const detail = `Another user of this organisation${other.deleted_at ? ' (removed)' : ''} has the e-mail address ${email}.`;
-      throw new ApiError('user.email_taken', detail, { errors: [{ path: '/email', code: 'taken', detail }] });
-    }
+    if (other && other.id !== selfId) throw emailTaken(email, other.deleted_at !== null);
   }
 
   /**
@@ -156,14 +164,13 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
       status: input.status ?? 'active',
       last_sign_in_at: null,
     };
-    try {
-      await usersRepository.insert(db, row);
-    } catch (err) {
-      // Two requests with the same address or external id at once: the loser's insert meets the unique index.
-      if (!isUniqueViolation(err)) throw err;
-      await checkEmailFree(db, organisationId, email);
-      throw new ApiError('resource.external_id_taken', `Another user has external_id ${JSON.stringify(input.external_id)}.`);
-    }
+    // A deferred write (db/deferred-writes.ts): nobody reads its result. Its unique keys are the address, read
+    // free above (taken meanwhile by a request at the same time, so by a live person), and the external id.
+    await usersRepository.insert(db, row, (err) => {
+      if (!isUniqueViolation(err)) return err;
+      if (isAddressClash(err)) return emailTaken(email, false);
+      return new ApiError('resource.external_id_taken', `Another user has external_id ${JSON.stringify(input.external_id)}.`);
+    });
     await events.record(db, organisationId, 'user.created', { id: row.id, summary: `User ${JSON.stringify(row.name)} added.` });
     return toUserView(row);
   }
