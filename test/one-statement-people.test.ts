@@ -469,4 +469,55 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
       assert.deepEqual(events, ['role.created']);
     });
   });
+
+  describe('DELETE with an Idempotency-Key (on PostgreSQL one statement that answers, then the record)', () => {
+    const keyed = (who: Caller, path: string, key: string) => t.api.request({ host: who.org.address, key: who.key, method: 'DELETE', path, headers: { 'idempotency-key': key } });
+
+    test('a course: its enrolments end with their events and tombstones; the key replays; absent 404, deleted 409', async () => {
+      const course = await t.make.course(caller.org);
+      const enrolment = await t.make.enrolment(caller.org, { course_id: course.id });
+      const key = `k-${crypto.randomUUID()}`;
+      assert.equal((await keyed(caller, `/courses/${course.id}`, key)).status, 204);
+      const replay = await keyed(caller, `/courses/${course.id}`, key);
+      assert.equal(replay.status, 204);
+      assert.equal(replay.headers['idempotency-replayed'], 'true');
+      const events = (await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('type', 'in', ['enrolment.deleted', 'course.deleted']).orderBy('id').execute()).filter((e) => e.data.includes(course.id));
+      assert.deepEqual(
+        events.map((e) => e.data),
+        [
+          JSON.stringify({ id: enrolment.id, course_id: course.id, user_id: enrolment.user_id, summary: 'Enrolment ended: the course was deleted.' }),
+          JSON.stringify({ id: course.id, summary: `Course ${JSON.stringify(course.shortname)} deleted; 1 enrolment(s) ended.` }),
+        ],
+      );
+      const tombstones = await t.database.db.selectFrom('deletions').select('resource_type').where('resource_id', 'in', [course.id, enrolment.id]).orderBy('id').execute();
+      assert.deepEqual(tombstones.map((r) => r.resource_type), ['course', 'enrolment']);
+      assert.deepEqual((await successEntries(course.id)).map((e) => [e.action, e.status]), [['deleteCourse', 204]]);
+      const again = await keyed(caller, `/courses/${course.id}`, `k-${crypto.randomUUID()}`);
+      assert.deepEqual([again.status, again.body.code], [409, 'course.deleted']);
+      const absent = await keyed(caller, `/courses/${crypto.randomUUID()}`, `k-${crypto.randomUUID()}`);
+      assert.deepEqual([absent.status, absent.body.code], [404, 'course.not_found']);
+    });
+
+    test('a person: sessions, epoch, enrolments as without a key; the last active administrator 409', async () => {
+      const member = await t.make.caller({ org: caller.org, roles: ['teacher'] });
+      const enrolment = await t.make.enrolment(caller.org, { user_id: member.personId });
+      const before = await epoch();
+      assert.equal((await keyed(caller, `/users/${member.personId}`, `k-${crypto.randomUUID()}`)).status, 204);
+      assert.equal(await epoch(), before + 1);
+      assert.equal((await callAs(member, 'GET', '/me')).status, 401);
+      assert.ok((await call('GET', `/enrolments/${enrolment.id}`)).body.deleted_at);
+      const events = (await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('type', 'in', ['enrolment.deleted', 'user.deleted']).orderBy('id').execute()).filter((e) => e.data.includes(member.personId));
+      assert.deepEqual(events.map((e) => e.type), ['enrolment.deleted', 'user.deleted']);
+      const tombstones = await t.database.db.selectFrom('deletions').select('resource_type').where('resource_id', 'in', [member.personId, enrolment.id]).orderBy('id').execute();
+      assert.deepEqual(tombstones.map((r) => r.resource_type), ['enrolment', 'user']);
+
+      const org = await t.make.org();
+      const onlyAdmin = await t.make.person(org, { roles: ['admin'] });
+      const manager = await t.make.caller({ org, roles: ['manager'], platformAdmin: false });
+      const last = await keyed(manager, `/users/${onlyAdmin.id}`, `k-${crypto.randomUUID()}`);
+      assert.deepEqual([last.status, last.body.code], [409, 'user.last_admin']);
+      const gone = await keyed(caller, `/users/${member.personId}`, `k-${crypto.randomUUID()}`);
+      assert.deepEqual([gone.status, gone.body.code], [409, 'user.deleted']);
+    });
+  });
 });

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { deletionsRepository, type SoftDeleteOptions } from '../deletions/deletions.repository.ts';
+import type { RowEvent } from '../../events/outbox.ts';
 import type { CategoriesTable, CoursesTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { newId } from '../../ids.ts';
@@ -23,24 +24,24 @@ export function deleteCategoryInOneStatement(db: Db, organisationId: string, id:
 }
 
 /**
- * PostgreSQL, as a final statement: a course's soft delete with its tombstone and event, and the end of its
- * enrolments, each with its tombstone and event (enrolments.repository.ts), as the service makes them: the
- * course's tombstone first, its event last, which counts the enrolments ended.
+ * PostgreSQL: a course's soft delete with its tombstone and event, and the end of its enrolments, each with its
+ * tombstone and event (enrolments.repository.ts), as the service makes them: the course's tombstone first, its
+ * event last, which counts the enrolments ended.
  */
-export function deleteCourseInOneStatement(db: Db, organisationId: string, id: string, at: string): Promise<void> {
+function courseDeletion(organisationId: string, at: string): [RowEvent, SoftDeleteOptions] {
   const tombstoneId = newId();
   const effects = enrolmentsRepository.endAllInStatement(organisationId, 'course_id', sql`select id from u`, at);
   const ended = sql`(select case when count(*) > 0 then '; ' || count(*) || ' enrolment(s) ended' else '' end from ended)`;
-  return deletionsRepository.softDeleteInOneStatement(
-    db,
-    'courses',
-    'course',
-    organisationId,
-    id,
-    { type: 'course.deleted', occurredAt: at, members: [['summary', sql`'Course ' || to_json(u.shortname)::text || ' deleted' || ${ended} || '.'`]] },
-    { tombstoneId, effects },
-  );
+  return [{ type: 'course.deleted', occurredAt: at, members: [['summary', sql`'Course ' || to_json(u.shortname)::text || ' deleted' || ${ended} || '.'`]] }, { tombstoneId, effects }];
 }
+
+/** As a final statement (deletions.repository.ts). */
+export const deleteCourseInOneStatement = (db: Db, organisationId: string, id: string, at: string): Promise<void> =>
+  deletionsRepository.softDeleteInOneStatement(db, 'courses', 'course', organisationId, id, ...courseDeletion(organisationId, at));
+
+/** As an ordinary statement that answers whether it deleted (deletions.repository.ts: softDeleteAtOnce). */
+export const deleteCourseAtOnce = (db: Db, organisationId: string, id: string, at: string): Promise<boolean> =>
+  deletionsRepository.softDeleteAtOnce(db, 'courses', 'course', organisationId, id, ...courseDeletion(organisationId, at));
 
 /** The SQL type of each column a PATCH may set. */
 const courseColumns = { fullname: 'text', shortname: 'text', category_id: 'uuid', visible: 'boolean' } as const;

@@ -11,7 +11,7 @@ import { finalStatementOffered } from '../../db/final-statement.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { resourceList, type ListParams } from '../../operations/listing.ts';
 import type { Category, Course, CreateCategory, CreateCourse, UpdateCategory, UpdateCourse } from './courses.schemas.ts';
-import { categoriesRepository, coursesRepository, deleteCategoryInOneStatement, deleteCourseInOneStatement, updateCategoryInOneStatement, updateCourseInOneStatement, type CategoryRow, type CourseRow } from './courses.repository.ts';
+import { categoriesRepository, coursesRepository, deleteCategoryInOneStatement, deleteCourseAtOnce, deleteCourseInOneStatement, updateCategoryInOneStatement, updateCourseInOneStatement, type CategoryRow, type CourseRow } from './courses.repository.ts';
 import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
 
 type CourseView = Static<typeof Course>;
@@ -150,6 +150,9 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
       // One round trip (PostgreSQL, db/final-statement.ts): the delete, its enrolments' ends, the tombstones and
       // events go with the COMMIT; a course not live refuses it, so that the request runs again down here (404 or 409).
       if (finalStatementOffered()) return deleteCourseInOneStatement(db, organisationId, id, clock.now().toISOString());
+      // With an Idempotency-Key, on PostgreSQL: the same statement, which says whether it deleted; if not, the
+      // request goes on down here in its transaction (404 or 409).
+      if (await deleteCourseAtOnce(db, organisationId, id, clock.now().toISOString())) return;
       const row = await liveCourse(db, organisationId, id);
       await softDelete(db, organisationId, 'course', row, clock.now().toISOString(), (patch) => coursesRepository.update(db, organisationId, id, patch));
       // Its enrolments end with it, in this transaction, each with its own event (docs/api-guide.md#enrolments-and-roster-sync).

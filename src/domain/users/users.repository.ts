@@ -3,7 +3,8 @@ import { isPostgres } from '../../db/column-types.ts';
 import type { Db } from '../../db/database.ts';
 import type { InvitationsTable, PeopleTable } from '../../db/tables.ts';
 import { tenantRows, type RowPageQuery } from '../../db/tenant-rows.ts';
-import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { deletionsRepository, type SoftDeleteOptions } from '../deletions/deletions.repository.ts';
+import type { RowEvent } from '../../events/outbox.ts';
 import { enrolmentsRepository } from '../enrolments/enrolments.repository.ts';
 import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange, type NamedStatement } from '../one-statement-update.repository.ts';
 
@@ -25,6 +26,20 @@ const noActiveAdmin = (row: 'b' | 'people') => sql<boolean>`not (${sql.ref(`${ro
 
 /** What a PATCH of a person may change in one statement: not their roles (their checks read the organisation's roles). */
 export type OneStatementUserPatch = Partial<Pick<UserRow, 'name' | 'email' | 'status'>>;
+
+/**
+ * PostgreSQL: a person's removal as the service makes it, in one statement that removes nothing unless the
+ * person is live and no active administrator: their sessions end, the credentials epoch moves, their live
+ * enrolments end with their tombstones and events, then their own tombstone and `user.deleted` event.
+ */
+function personRemoval(organisationId: string, at: string): [RowEvent, SoftDeleteOptions] {
+  const effects: NamedStatement[] = [
+    ['sessions_ended', sql`delete from sessions where person_id in (select id from u)`],
+    ['epoch_bumped', sql`update organisations set credentials_epoch = credentials_epoch + 1 where id = ${organisationId} and exists(select 1 from u)`],
+    ...enrolmentsRepository.endAllInStatement(organisationId, 'person_id', sql`select id from u`, at),
+  ];
+  return [{ type: 'user.deleted', occurredAt: at, members: [['summary', sql`'User ' || to_json(u.name)::text || ' removed.'`]] }, { premises: [noActiveAdmin('people')], effects }];
+}
 
 export const usersRepository = {
   ...rows,
@@ -91,28 +106,13 @@ export const usersRepository = {
     );
   },
 
-  /**
-   * PostgreSQL, as a final statement (deletions.repository.ts): a person's removal as the service makes it, in
-   * one statement that removes nothing unless the person is live and no active administrator: their sessions
-   * end, the credentials epoch moves, their live enrolments end with their tombstones and events, then their
-   * own tombstone and `user.deleted` event.
-   */
-  removeInOneStatement(db: Db, organisationId: string, id: string, at: string): Promise<void> {
-    const effects: NamedStatement[] = [
-      ['sessions_ended', sql`delete from sessions where person_id in (select id from u)`],
-      ['epoch_bumped', sql`update organisations set credentials_epoch = credentials_epoch + 1 where id = ${organisationId} and exists(select 1 from u)`],
-      ...enrolmentsRepository.endAllInStatement(organisationId, 'person_id', sql`select id from u`, at),
-    ];
-    return deletionsRepository.softDeleteInOneStatement(
-      db,
-      'people',
-      'user',
-      organisationId,
-      id,
-      { type: 'user.deleted', occurredAt: at, members: [['summary', sql`'User ' || to_json(u.name)::text || ' removed.'`]] },
-      { premises: [noActiveAdmin('people')], effects },
-    );
-  },
+  /** As a final statement (deletions.repository.ts): a person's removal (personRemoval). */
+  removeInOneStatement: (db: Db, organisationId: string, id: string, at: string): Promise<void> =>
+    deletionsRepository.softDeleteInOneStatement(db, 'people', 'user', organisationId, id, ...personRemoval(organisationId, at)),
+
+  /** As an ordinary statement that answers whether it removed the person (deletions.repository.ts: softDeleteAtOnce). */
+  removeAtOnce: (db: Db, organisationId: string, id: string, at: string): Promise<boolean> =>
+    deletionsRepository.softDeleteAtOnce(db, 'people', 'user', organisationId, id, ...personRemoval(organisationId, at)),
 
   insertInvitation(db: Db, row: InvitationsTable) {
     return db.insertInto('invitations').values(row).execute();

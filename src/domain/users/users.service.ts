@@ -225,7 +225,12 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     // One round trip (PostgreSQL, db/final-statement.ts): the removal and all it ends go with the COMMIT; a person
     // absent, removed or an active administrator refuses it, so that the request runs again down here (404, 409,
     // or the last-administrator rule under the organisation's lock). Removing oneself always comes down here.
-    if (finalStatementOffered() && by.personId !== id) return usersRepository.removeInOneStatement(db, organisationId, id, clock.now().toISOString());
+    // With an Idempotency-Key, on PostgreSQL: the same statement, which says whether it removed the person; if
+    // not, the request goes on down here in its transaction.
+    if (by.personId !== id) {
+      if (finalStatementOffered()) return usersRepository.removeInOneStatement(db, organisationId, id, clock.now().toISOString());
+      if (await usersRepository.removeAtOnce(db, organisationId, id, clock.now().toISOString())) return;
+    }
     const row = await live(db, organisationId, id);
     await checkLeaving(db, organisationId, by, row, 'remove');
     const at = clock.now().toISOString();
