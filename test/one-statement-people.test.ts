@@ -9,12 +9,13 @@ import type { Caller } from './support/factories.ts';
 
 describe('PATCH and DELETE of courses, categories, users and roles: in one statement or on the full path, alike', () => {
   let t: TestContext;
+  /** An administrator of the organisation every test works in. */
   let caller: Caller;
+  after(() => t?.close());
   before(async () => {
     t = await startTestApp();
     caller = await t.make.caller();
   });
-  after(() => t?.close());
 
   type Method = 'GET' | 'PATCH' | 'DELETE' | 'POST';
   const callAs = (who: Caller, method: Method, path: string, body?: unknown) => t.api.request({ host: who.org.address, key: who.key, method, path, ...(body === undefined ? {} : { body }) });
@@ -25,8 +26,35 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
     (await t.database.db.selectFrom('audit_events').select(['action', 'status', 'changed_fields']).where('target_id', '=', id).where('outcome', '=', 'success').orderBy('id').execute()).map((e) => ({ ...e }));
   const tombstonesOf = async (id: string) => (await t.database.db.selectFrom('deletions').select(['resource_type', 'external_id']).where('resource_id', '=', id).execute()).map((r) => ({ ...r }));
   const epoch = async () => Number((await t.database.db.selectFrom('organisations').select('credentials_epoch').where('id', '=', caller.org.id).executeTakeFirstOrThrow()).credentials_epoch);
-  /** A millisecond passes, so that a change's updated_at is later than its creation's. */
-  const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
+  /** PATCH of an absent row: 404 `<kind>.not_found`; of the row `deletedId`, deleted here first: 409 `<kind>.deleted`. */
+  const patchRefusedWhenAbsentOrDeleted = async (collection: string, kind: string, deletedId: string, body: unknown) => {
+    const absent = await call('PATCH', `/${collection}/${crypto.randomUUID()}`, body);
+    assert.deepEqual([absent.status, absent.body.code], [404, `${kind}.not_found`]);
+    assert.equal((await call('DELETE', `/${collection}/${deletedId}`)).status, 204);
+    const gone = await call('PATCH', `/${collection}/${deletedId}`, body);
+    assert.deepEqual([gone.status, gone.body.code], [409, `${kind}.deleted`]);
+  };
+  /** PATCH `path` with `body`, which asks for what `row` already is: the row as it is, no event, one audit entry. */
+  const patchChangesNothing = async (path: string, row: { id: string }, body: unknown, created: string) => {
+    const res = await call('PATCH', path, body);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, row);
+    assert.deepEqual((await eventsOf(row.id)).map((e) => e.type), [created]);
+    assert.equal((await successEntries(row.id)).filter((e) => e.action.startsWith('update')).length, 1);
+  };
+  /**
+   * PATCH `path` with `body` (a millisecond after `before` was made, so that its updated_at can be later): the
+   * answer is `before` with `expected` and a later updated_at, and reads back as answered.
+   */
+  const patchAnswers = async (path: string, before: { updated_at: string }, body: unknown, expected: Record<string, unknown>) => {
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    const res = await call('PATCH', path, body);
+    assert.equal(res.status, 200, res.raw);
+    assert.deepEqual({ ...res.body, updated_at: undefined }, { ...before, ...expected, updated_at: undefined });
+    assert.ok(res.body.updated_at > before.updated_at);
+    assert.deepEqual((await call('GET', path)).body, res.body);
+    return res;
+  };
   const names = ['Plain', 'Quotes " and \\ and\nnew line', 'Ünïcödé ☃ 𝄞 and \u2028', 'x'.repeat(120)];
 
   describe('PATCH /courses/{id}', () => {
@@ -34,16 +62,12 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
       for (const shortname of names) {
         const category = await t.make.category(caller.org);
         const course = await t.make.course(caller.org, { shortname });
-        await tick();
-        const res = await call('PATCH', `/courses/${course.id}`, { visible: false, fullname: 'Renamed', shortname: 'NEW', category_id: category.id });
-        assert.equal(res.status, 200);
-        assert.deepEqual({ ...res.body, updated_at: undefined }, { ...course, visible: false, fullname: 'Renamed', shortname: 'NEW', category_id: category.id, updated_at: undefined });
-        assert.ok(res.body.updated_at > course.updated_at);
+        const asked = { visible: false, fullname: 'Renamed', shortname: 'NEW', category_id: category.id };
+        await patchAnswers(`/courses/${course.id}`, course, asked, asked);
         const events = await eventsOf(course.id);
         assert.deepEqual(events.map((e) => e.type), ['course.created', 'course.updated']);
         assert.equal(events[1].data, JSON.stringify({ id: course.id, summary: `Course ${JSON.stringify(shortname)} changed: visible, fullname, shortname, category_id.` }));
         assert.deepEqual(await successEntries(course.id), [{ action: 'updateCourse', status: 200, changed_fields: '["visible","fullname","shortname","category_id"]' }]);
-        assert.deepEqual((await call('GET', `/courses/${course.id}`)).body, res.body);
       }
     });
 
@@ -58,21 +82,11 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
 
     test('a PATCH that changes nothing answers the course as it is: no event, no new updated_at', async () => {
       const course = await t.make.course(caller.org, { fullname: 'Same' });
-      const res = await call('PATCH', `/courses/${course.id}`, { fullname: 'Same', visible: true });
-      assert.equal(res.status, 200);
-      assert.deepEqual(res.body, course);
-      assert.deepEqual((await eventsOf(course.id)).map((e) => e.type), ['course.created']);
-      assert.equal((await successEntries(course.id)).length, 1);
+      await patchChangesNothing(`/courses/${course.id}`, course, { fullname: 'Same', visible: true }, 'course.created');
     });
 
     test('absent 404, deleted 409, a category absent or deleted 422, each with no event and no change', async () => {
-      const absent = await call('PATCH', `/courses/${crypto.randomUUID()}`, { fullname: 'Nobody' });
-      assert.deepEqual([absent.status, absent.body.code], [404, 'course.not_found']);
-
-      const deleted = await t.make.course(caller.org);
-      assert.equal((await call('DELETE', `/courses/${deleted.id}`)).status, 204);
-      const gone = await call('PATCH', `/courses/${deleted.id}`, { fullname: 'Too late' });
-      assert.deepEqual([gone.status, gone.body.code], [409, 'course.deleted']);
+      await patchRefusedWhenAbsentOrDeleted('courses', 'course', (await t.make.course(caller.org)).id, { fullname: 'Too late' });
 
       const course = await t.make.course(caller.org);
       const removedCategory = await t.make.category(caller.org);
@@ -93,34 +107,23 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
       for (const name of names) {
         const parent = await t.make.category(caller.org);
         const category = await t.make.category(caller.org, { name });
-        await tick();
-        const res = await call('PATCH', `/categories/${category.id}`, { parent_id: parent.id, name: 'Renamed' });
-        assert.equal(res.status, 200);
-        assert.deepEqual({ ...res.body, updated_at: undefined }, { ...category, parent_id: parent.id, name: 'Renamed', updated_at: undefined });
-        assert.ok(res.body.updated_at > category.updated_at);
+        const asked = { parent_id: parent.id, name: 'Renamed' };
+        await patchAnswers(`/categories/${category.id}`, category, asked, asked);
         const events = await eventsOf(category.id);
         assert.deepEqual(events.map((e) => e.type), ['category.created', 'category.updated']);
         assert.equal(events[1].data, JSON.stringify({ id: category.id, summary: `Category ${JSON.stringify(name)} changed: parent_id, name.` }));
         assert.deepEqual(await successEntries(category.id), [{ action: 'updateCategory', status: 200, changed_fields: '["parent_id","name"]' }]);
-        assert.deepEqual((await call('GET', `/categories/${category.id}`)).body, res.body);
       }
     });
 
     test('a PATCH that changes nothing: no event, no new updated_at', async () => {
       const category = await t.make.category(caller.org, { name: 'Same' });
-      const res = await call('PATCH', `/categories/${category.id}`, { name: 'Same', parent_id: null });
-      assert.equal(res.status, 200);
-      assert.deepEqual(res.body, category);
-      assert.deepEqual((await eventsOf(category.id)).map((e) => e.type), ['category.created']);
+      await patchChangesNothing(`/categories/${category.id}`, category, { name: 'Same', parent_id: null }, 'category.created');
     });
 
     test('absent 404, deleted 409, its own parent 422, a parent absent or deleted 422', async () => {
-      const absent = await call('PATCH', `/categories/${crypto.randomUUID()}`, { name: 'Nobody' });
-      assert.deepEqual([absent.status, absent.body.code], [404, 'category.not_found']);
       const deleted = await t.make.category(caller.org);
-      assert.equal((await call('DELETE', `/categories/${deleted.id}`)).status, 204);
-      const gone = await call('PATCH', `/categories/${deleted.id}`, { name: 'Too late' });
-      assert.deepEqual([gone.status, gone.body.code], [409, 'category.deleted']);
+      await patchRefusedWhenAbsentOrDeleted('categories', 'category', deleted.id, { name: 'Too late' });
 
       const category = await t.make.category(caller.org);
       for (const parentId of [category.id, crypto.randomUUID(), deleted.id]) {
@@ -145,16 +148,11 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
       for (const name of names) {
         const person = (await call('POST', '/users', { email: `n-${crypto.randomUUID()}@example.test`, name: 'Before' })).body;
         const before = await epoch();
-        await tick();
-        const res = await call('PATCH', `/users/${person.id}`, { email: `New-${person.id}@Example.TEST`, name });
-        assert.equal(res.status, 200);
-        assert.deepEqual({ ...res.body, updated_at: undefined }, { ...person, name, email: `new-${person.id}@example.test`, updated_at: undefined });
-        assert.ok(res.body.updated_at > person.updated_at);
+        await patchAnswers(`/users/${person.id}`, person, { email: `New-${person.id}@Example.TEST`, name }, { name, email: `new-${person.id}@example.test` });
         const events = await eventsOf(person.id);
         assert.deepEqual(events.map((e) => e.type), ['user.created', 'user.updated']);
         assert.equal(events[1].data, JSON.stringify({ id: person.id, summary: `User ${JSON.stringify(name)} changed (name, email).` }));
         assert.deepEqual((await successEntries(person.id)).map((e) => [e.action, e.status]), [['createUser', 201], ['updateUser', 200]]);
-        assert.deepEqual((await call('GET', `/users/${person.id}`)).body, res.body);
         assert.equal(await epoch(), before);
       }
     });
@@ -184,10 +182,7 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
       const person = (await call('POST', '/users', { email: `same-${crypto.randomUUID()}@example.test`, name: 'Same' })).body;
       await sessionFor(person.id);
       const before = await epoch();
-      const res = await call('PATCH', `/users/${person.id}`, { name: 'Same', email: person.email.toUpperCase(), status: 'active' });
-      assert.equal(res.status, 200);
-      assert.deepEqual(res.body, person);
-      assert.deepEqual((await eventsOf(person.id)).map((e) => e.type), ['user.created']);
+      await patchChangesNothing(`/users/${person.id}`, person, { name: 'Same', email: person.email.toUpperCase(), status: 'active' }, 'user.created');
       assert.equal(await epoch(), before);
       assert.equal(await sessionsOf(person.id), 1);
     });
@@ -245,12 +240,8 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
         const member = await holder(created.key);
         assert.equal((await callAs(member, 'GET', '/courses')).status, 200);
         const before = await epoch();
-        await tick();
-        const res = await call('PATCH', `/roles/${created.key}`, { capabilities: ['course/create', 'course/update'], name });
-        assert.equal(res.status, 200);
-        assert.deepEqual({ ...res.body, updated_at: undefined }, { ...created, name, capabilities: ['course/create', 'course/update'], updated_at: undefined });
-        assert.ok(res.body.updated_at > created.updated_at);
-        assert.deepEqual((await call('GET', `/roles/${created.key}`)).body, res.body);
+        const asked = { capabilities: ['course/create', 'course/update'], name };
+        await patchAnswers(`/roles/${created.key}`, created, asked, asked);
         assert.equal(await epoch(), before + 1);
         assert.equal((await callAs(member, 'GET', '/courses')).status, 403);
         const events = await roleEvents(created.key);
