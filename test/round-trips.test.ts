@@ -75,7 +75,6 @@ const budgets: Record<string, number> = {
 const bulkGrowth: Record<string, { base: number; perOperation: number }> = {
   '/lesson_pages/bulk': { base: 2, perOperation: 3 },
   '/email_messages/bulk': { base: 1, perOperation: 2 },
-  '/users/bulk': { base: 1, perOperation: 2 },
 };
 
 /** Resource kinds: the collections the registry can read by id, with the operations of the five actions they have. */

@@ -55,6 +55,23 @@ export const usersRepository = {
     return db.selectFrom('people').selectAll().where('organisation_id', '=', organisationId).where('email', '=', email).executeTakeFirst();
   },
 
+  /** The organisation's people (removed ones too) with any of these ids, external ids or addresses: what a bulk request names, in one read. */
+  named(db: Db, organisationId: string, q: { ids: string[]; externalIds: string[]; emails: string[] }): Promise<UserRow[]> {
+    if (q.ids.length + q.externalIds.length + q.emails.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom('people')
+      .selectAll()
+      .where('organisation_id', '=', organisationId)
+      .where((eb) =>
+        eb.or([
+          ...(q.ids.length > 0 ? [eb('id', 'in', q.ids)] : []),
+          ...(q.externalIds.length > 0 ? [eb('external_id', 'in', q.externalIds)] : []),
+          ...(q.emails.length > 0 ? [eb('email', 'in', q.emails)] : []),
+        ]),
+      )
+      .execute();
+  },
+
   /**
    * The organisation's other active administrators. On PostgreSQL the organisation's row is locked first, so
    * that two requests cannot each remove one of the last two administrators (SQLite has one writer at a time).
