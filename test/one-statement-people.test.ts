@@ -511,4 +511,105 @@ describe('PATCH and DELETE of courses, categories, users and roles: in one state
       assert.deepEqual([gone.status, gone.body.code], [409, 'user.deleted']);
     });
   });
+
+  describe('POST /users/bulk in batch: the answers, rows and events of the one-by-one run', () => {
+    const bulk = async (operations: unknown[]) => {
+      const res = await t.api.request({ method: 'POST', path: '/users/bulk', host: caller.org.address, key: caller.key, headers: { 'idempotency-key': `b-${crypto.randomUUID()}` }, body: { operations } });
+      assert.equal(res.status, 200, res.raw);
+      return res.body.results as Array<{ ref: string; status: number; data?: { id: string; name: string; email: string; roles: string[] }; error?: { code: string; detail: string }; unchanged?: true }>;
+    };
+    const suffix = () => crypto.randomUUID().slice(0, 8);
+
+    test('creates, upserts and updates, with every refusal a batch decides in memory', async () => {
+      const s = suffix();
+      const existing = (await call('POST', '/users', { email: `have-${s}@example.test`, name: 'Have', external_id: `have-${s}`, roles: ['teacher'] })).body;
+      const removed = (await call('POST', '/users', { email: `removed-${s}@example.test`, name: 'Removed', external_id: `removed-${s}` })).body;
+      assert.equal((await call('DELETE', `/users/${removed.id}`)).status, 204);
+      const custom = await call('POST', '/roles', { key: `c_${s}`, name: 'Custom', capabilities: ['course/view'] });
+      assert.equal(custom.status, 201);
+      const results = await bulk([
+        { ref: 'a', op: 'create', data: { email: `a-${s}@example.test`, name: 'A', roles: [`c_${s}`], external_id: `a-${s}` } },
+        { ref: 'twin', op: 'create', data: { email: `A-${s}@Example.test`, name: 'A twin' } },
+        { ref: 'taken', op: 'create', data: { email: `have-${s}@example.test`, name: 'Taken' } },
+        { ref: 'taken-by-removed', op: 'create', data: { email: `removed-${s}@example.test`, name: 'Taken' } },
+        { ref: 'ext-taken', op: 'create', external_id: `removed-${s}`, data: { email: `ext-${s}@example.test`, name: 'Ext' } },
+        { ref: 'unknown-role', op: 'create', data: { email: `role-${s}@example.test`, name: 'Role', roles: ['nobody_here'] } },
+        { ref: 'rename', op: 'update', external_id: `have-${s}`, data: { name: 'Have renamed', email: `have-new-${s}@example.test` } },
+        { ref: 'absent', op: 'update', id: crypto.randomUUID(), data: { name: 'Nobody' } },
+        { ref: 'gone', op: 'update', id: removed.id, data: { name: 'Too late' } },
+        { ref: 'new-upsert', op: 'upsert', external_id: `up-${s}`, data: { email: `up-${s}@example.test`, name: 'Up' } },
+        { ref: 'same-upsert', op: 'upsert', external_id: `same-${s}`, data: { email: `same-${s}@example.test`, name: 'Same' } },
+      ]);
+      const outcome = results.map((r) => [r.ref, r.status, r.error?.code ?? null]);
+      assert.deepEqual(outcome, [
+        ['a', 201, null],
+        ['twin', 409, 'user.email_taken'],
+        ['taken', 409, 'user.email_taken'],
+        ['taken-by-removed', 409, 'user.email_taken'],
+        ['ext-taken', 409, 'resource.external_id_taken'],
+        ['unknown-role', 422, 'validation.invalid_body'],
+        ['rename', 200, null],
+        ['absent', 404, 'user.not_found'],
+        ['gone', 409, 'user.deleted'],
+        ['new-upsert', 201, null],
+        ['same-upsert', 201, null],
+      ]);
+      assert.match(results[3].error!.detail, /\(removed\)/);
+      assert.deepEqual(results[0].data!.roles, [`c_${s}`]);
+      for (const r of results.filter((x) => x.status < 300)) assert.deepEqual((await call('GET', `/users/${r.data!.id}`)).body, r.data);
+      const events = (await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).orderBy('id').execute()).filter((e) => results.some((r) => r.data && e.data.includes(r.data.id)));
+      assert.deepEqual(
+        events.map((e) => e.data),
+        [
+          JSON.stringify({ id: existing.id, summary: 'User "Have" added.' }),
+          JSON.stringify({ id: results[0].data!.id, summary: 'User "A" added.' }),
+          JSON.stringify({ id: existing.id, summary: 'User "Have renamed" changed (name, email).' }),
+          JSON.stringify({ id: results[9].data!.id, summary: 'User "Up" added.' }),
+          JSON.stringify({ id: results[10].data!.id, summary: 'User "Same" added.' }),
+        ],
+      );
+
+      // An address given up by one operation and taken by a later one: the batch's INSERT, written before its
+      // UPDATE, meets the unique key, and the operations run one by one, in order, as they would have.
+      const swap = await bulk([
+        { ref: 'give-up', op: 'update', external_id: `have-${s}`, data: { email: `have-newer-${s}@example.test` } },
+        { ref: 'take', op: 'create', data: { email: `have-new-${s}@example.test`, name: 'Old address' } },
+      ]);
+      assert.deepEqual(swap.map((r) => [r.ref, r.status]), [['give-up', 200], ['take', 201]]);
+      assert.equal((await call('GET', `/users/${existing.id}`)).body.email, `have-newer-${s}@example.test`);
+
+      // The same request again, the addresses as they now are: all in batch this time.
+      const again = await bulk([
+        { ref: 'same-upsert', op: 'upsert', external_id: `same-${s}`, data: { email: `same-${s}@example.test`, name: 'Same' } },
+        { ref: 'renamed-upsert', op: 'upsert', external_id: `up-${s}`, data: { email: `up-${s}@example.test`, name: 'Up renamed' } },
+        { ref: 'second', op: 'create', data: { email: `second-${s}@example.test`, name: 'Second' } },
+      ]);
+      assert.deepEqual(again.map((r) => [r.ref, r.status, r.unchanged ?? false]), [['same-upsert', 200, true], ['renamed-upsert', 200, false], ['second', 201, false]]);
+      assert.equal(again[1].data!.name, 'Up renamed');
+    });
+
+    test('what a batch leaves to the one-by-one run: a change of roles or status (the epoch moves), a delete, an external id named twice', async () => {
+      const s = suffix();
+      const member = await t.make.caller({ org: caller.org, roles: ['teacher'] });
+      const person = (await call('GET', `/users/${member.personId}`)).body;
+      const before = await epoch();
+      const results = await bulk([
+        { ref: 'suspend', op: 'update', id: member.personId, data: { status: 'suspended' } },
+        { ref: 'new', op: 'create', data: { email: `n-${s}@example.test`, name: 'New', external_id: `n-${s}` } },
+      ]);
+      assert.deepEqual(results.map((r) => r.status), [200, 201]);
+      assert.equal(await epoch(), before + 1);
+      assert.equal((await callAs(member, 'GET', '/me')).status, 401);
+      assert.deepEqual((await eventsOf(person.id)).map((e) => e.type), ['user.updated']);
+
+      const twice = await bulk([
+        { ref: 'one', op: 'create', external_id: `t-${s}`, data: { email: `t1-${s}@example.test`, name: 'One' } },
+        { ref: 'two', op: 'upsert', external_id: `t-${s}`, data: { email: `t2-${s}@example.test`, name: 'Two' } },
+        { ref: 'bye', op: 'delete', external_id: `n-${s}` },
+      ]);
+      assert.deepEqual(twice.map((r) => r.status), [201, 200, 204]);
+      assert.equal(twice[1].data!.id, twice[0].data!.id);
+      assert.equal(twice[1].data!.email, `t2-${s}@example.test`);
+    });
+  });
 });
