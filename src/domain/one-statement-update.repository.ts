@@ -1,40 +1,90 @@
 // PostgreSQL: a PATCH by id in one statement, sent as its transaction's final one (db/final-statement.ts). The
 // UPDATE of a live row, only where some asked value really differs, and the event of the row it changed, in one
 // `WITH u AS (UPDATE … RETURNING *)` statement that fails (atrium_require) when it changed no row: absent,
-// deleted, or already so. Refused, the request runs again on its full path, which tells 404 from 409 from
-// "nothing to change" (and answers the row as it is, with no event).
+// deleted, already so, or a premise of the change not holding. Refused, the request runs again on its full path,
+// which tells 404 from 409 from 422 from "nothing to change" (and answers the row as it is, with no event).
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { TenantTableName } from '../db/tenant-rows.ts';
+import type { Tables } from '../db/tables.ts';
 import { runFinalStatement } from '../db/final-statement.ts';
 import { eventOfChangedRow, type RowEvent } from '../events/outbox.ts';
 
-/** A column and the typed value asked for it, e.g. `['title', sql\`${title}::text\`]`. */
-export type ColumnChange = readonly [column: string, value: RawBuilder<unknown>];
+/** A table of organisations' rows, each with an id and an updated_at (and a deleted_at, where soft-deleted). */
+export type UpdatableTableName = { [K in keyof Tables]: Tables[K] extends { organisation_id: string; id: string; updated_at: string } ? K : never }[keyof Tables];
+
+/**
+ * A column and the typed value asked for it, e.g. `['title', sql\`${title}::text\`]`; with `differs`, what tells
+ * that the value asked is a change (over the row before it, `b`; e.g. a set compared without its order): where
+ * it does not, the column keeps its value, even when another column changes.
+ */
+export type ColumnChange = readonly [column: string, value: RawBuilder<unknown>, differs?: RawBuilder<boolean>];
+
+export interface OneStatementUpdateOptions {
+  /** The column naming the row, when not `id` (a role's `key`). */
+  identity?: string;
+  /** False for a table without soft deletes (no `deleted_at`). */
+  softDeleted?: boolean;
+  /**
+   * Conditions that must hold for the change to be made, over the row before it (`b`) or any table (a referenced
+   * row still live, an address still free): where one does not, nothing changes and the request takes its full
+   * path, which answers the refusal.
+   */
+  premises?: RawBuilder<boolean>[];
+  /** Further writes of the change (an epoch's bump), as named CTEs that may read the changed row `u` and the row before it `b`. */
+  effects?: readonly NamedStatement[];
+}
+
+/** A CTE of a one-statement write: its name, and its statement, which may read the CTEs named before it. */
+export type NamedStatement = readonly [name: string, statement: RawBuilder<unknown>];
+
+/** `, name as (statement)` for each: CTEs after the change's own, before its event (which may read them). */
+export const namedStatementsSql = (statements: readonly NamedStatement[]) => sql.join(statements.map(([name, statement]) => sql`, ${sql.id(name)} as (${statement})`), sql``);
+
+/**
+ * `case when <column> changed then '<column>' end` for each column, joined with `, `: the columns the statement
+ * changed, named in the order given, for an event's summary (`u` the changed row, `b` the row before it).
+ */
+export function changedColumnsSql(columns: readonly string[]): RawBuilder<string> {
+  const named = columns.map((c) => sql`case when ${sql.ref(`u.${c}`)} is distinct from ${sql.ref(`b.${c}`)} then ${c}::text end`);
+  return sql<string>`concat_ws(', ', ${sql.join(named)})`;
+}
 
 /**
  * Sets `changes` (and updated_at = the event's time) on the live row `id` of `table` where at least one of them
- * differs, records `event` of the changed row (its members may read `u.<column>`), and returns the row as changed.
+ * differs and every premise holds, records `event` of the changed row (its members may read `u.<column>`, the
+ * row as changed, and `b.<column>`, the row before), makes the `effects`, and returns the row as changed.
  */
 export async function updateLiveInOneStatement<Row>(
   db: Db,
-  table: TenantTableName,
+  table: UpdatableTableName,
   organisationId: string,
   id: string,
   changes: readonly ColumnChange[],
   event: RowEvent,
+  options: OneStatementUpdateOptions = {},
 ): Promise<Row> {
   if (changes.length === 0) throw new Error('updateLiveInOneStatement: nothing to change');
-  const set = sql.join(changes.map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
-  const differs = sql.join(
-    changes.map(([column, value]) => sql`${sql.ref(column)} is distinct from ${value}`),
+  const { identity = 'id', softDeleted = true, premises = [], effects = [] } = options;
+  // The table's own column, not the row before's (`b` has the same columns).
+  const own = (column: string) => sql.ref(`${table}.${column}`);
+  const differs = (column: string, value: RawBuilder<unknown>, custom?: RawBuilder<boolean>) => custom ?? sql<boolean>`${own(column)} is distinct from ${value}`;
+  const set = sql.join(
+    changes.map(([column, value, custom]) => (custom ? sql`${sql.ref(column)} = case when ${custom} then ${value} else ${own(column)} end` : sql`${sql.ref(column)} = ${value}`)),
+  );
+  const anyDiffers = sql.join(
+    changes.map(([column, value, custom]) => differs(column, value, custom)),
     sql` or `,
   );
-  const query = sql<Row>`with u as (
+  const live = softDeleted ? sql` and deleted_at is null` : sql``;
+  const held = premises.length === 0 ? sql`` : sql` and ${sql.join(premises, sql` and `)}`;
+  // `b` is the row as it is, locked, so that the row before and the row changed are one row's two states.
+  const query = sql<Row>`with b as (
+      select * from ${sql.table(table)} where organisation_id = ${organisationId} and ${sql.ref(identity)} = ${id}${live} for update
+    ), u as (
       update ${sql.table(table)} set ${set}, updated_at = ${event.occurredAt}::timestamptz
-      where organisation_id = ${organisationId} and id = ${id} and deleted_at is null and (${differs})
-      returning *
-    ), e as (${eventOfChangedRow(organisationId, event)})
+      from b where ${own('id')} = b.id and (${anyDiffers})${held}
+      returning ${sql.table(table)}.*
+    )${namedStatementsSql(effects)}, e as (${eventOfChangedRow(organisationId, event, sql`u cross join b`)})
     select u.* from (select atrium_require(exists(select 1 from u), ${`${table} row changed`}::text) as held) as premise left join u on true where premise.held`.compile(db);
   const { rows } = await runFinalStatement(db, query);
   return rows[0];

@@ -1,13 +1,22 @@
-import type { Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { EnrolmentsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { preparedQuery } from '../../db/prepared.ts';
+import { eventOfChangedRow, orderedIds } from '../../events/outbox.ts';
+import type { NamedStatement } from '../one-statement-update.repository.ts';
 
 export type EnrolmentRow = Selectable<EnrolmentsTable>;
 /** What ending an enrolment needs to say: its tombstone and its event. */
 export type EndedEnrolment = Pick<EnrolmentRow, 'id' | 'external_id' | 'course_id' | 'person_id'>;
 export type EndedBy = { course_id: string } | { person_id: string } | { enrolment_method_id: string };
+
+/** Why enrolments end with what they belong to, as their `enrolment.deleted` events say. */
+export const endedBecause = {
+  course_id: 'the course was deleted',
+  person_id: 'the user was deleted',
+  enrolment_method_id: 'its enrolment method was deleted',
+} as const;
 
 const insertRow = preparedQuery(
   (db: Db, ...v: [string, string, string, string, string, string | null, string, string, string | null, string | null, string, string]) =>
@@ -102,6 +111,27 @@ export const enrolmentsRepository = {
       .where('deleted_at', 'is', null)
       .returning(['id', 'external_id', 'course_id', 'person_id'])
       .execute();
+  },
+
+  /**
+   * PostgreSQL, in a one-statement delete (deletions.repository.ts): endAll of the rows `owners` names (a
+   * subquery over the deleted row, `select id from u`), with each enrolment's tombstone and `enrolment.deleted`
+   * event, as the service writes them: tombstones first, then events, each in the enrolments' order, their ids
+   * after every id made before this call (orderedIds). The CTE `ended` holds the enrolments ended.
+   */
+  endAllInStatement(organisationId: string, column: keyof typeof endedBecause, owners: RawBuilder<unknown>, at: string): NamedStatement[] {
+    const tombstoneIds = orderedIds();
+    const eventIds = orderedIds();
+    const event = { type: 'enrolment.deleted' as const, occurredAt: at, members: [['course_id', sql`u.course_id`], ['user_id', sql`u.person_id`], ['summary', sql`${`Enrolment ended: ${endedBecause[column]}.`}::text`]] as Array<[string, RawBuilder<unknown>]> };
+    return [
+      ['ended', sql`update enrolments set deleted_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
+        where organisation_id = ${organisationId} and ${sql.ref(column)} in (${owners}) and deleted_at is null
+        returning id, external_id, course_id, person_id`],
+      ['ended_in_order', sql`select ended.*, row_number() over (order by ended.id) as n from ended`],
+      ['ended_tombstones', sql`insert into deletions (id, organisation_id, resource_type, resource_id, external_id, deleted_at)
+        select ${tombstoneIds(sql`u.n`)}, ${organisationId}::uuid, 'enrolment', u.id, u.external_id, ${at}::timestamptz from ended_in_order u`],
+      ['ended_events', eventOfChangedRow(organisationId, event, sql`ended_in_order u`, eventIds(sql`u.n`))],
+    ];
   },
 
   async countLive(db: Db, organisationId: string, by: EndedBy): Promise<number> {

@@ -13,7 +13,7 @@ import { resourceList, type ListParams } from '../../operations/listing.ts';
 import { BatchWrites } from '../bulk/batch-writes.ts';
 import { directLookups, prefetchedLookups, type EnrolmentLookups, type NamedInBulk } from './enrolments.lookups.ts';
 import { batchedWrites, directWrites, type EnrolmentStore } from './enrolments.writes.ts';
-import { enrolmentsRepository, type EndedBy, type EndedEnrolment, type EnrolmentRow } from './enrolments.repository.ts';
+import { endedBecause, enrolmentsRepository, type EndedBy, type EndedEnrolment, type EnrolmentRow } from './enrolments.repository.ts';
 import type { CreateEnrolment, Enrolment, UpdateEnrolment, UpsertEnrolment } from './enrolments.schemas.ts';
 
 export type EnrolmentView = Static<typeof Enrolment>;
@@ -214,9 +214,9 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
       return { store: { ...look, ...batchedWrites(writes, organisationId, look) }, writes };
     },
     /** For the users area (deleting a user) and `atrium person remove`: call it in the deletion's transaction. */
-    endEnrolmentsOfUser: (trx: Db, organisationId: string, userId: string) => endAll(trx, organisationId, { person_id: userId }, 'the user was deleted'),
-    endEnrolmentsOfCourse: (trx: Db, organisationId: string, courseId: string) => endAll(trx, organisationId, { course_id: courseId }, 'the course was deleted'),
-    endEnrolmentsOfMethod: (trx: Db, organisationId: string, methodId: string) => endAll(trx, organisationId, { enrolment_method_id: methodId }, 'its enrolment method was deleted'),
+    endEnrolmentsOfUser: (trx: Db, organisationId: string, userId: string) => endAll(trx, organisationId, { person_id: userId }, endedBecause.person_id),
+    endEnrolmentsOfCourse: (trx: Db, organisationId: string, courseId: string) => endAll(trx, organisationId, { course_id: courseId }, endedBecause.course_id),
+    endEnrolmentsOfMethod: (trx: Db, organisationId: string, methodId: string) => endAll(trx, organisationId, { enrolment_method_id: methodId }, endedBecause.enrolment_method_id),
     countLiveOfMethod: (db: Db, organisationId: string, methodId: string) => enrolmentsRepository.countLive(db, organisationId, { enrolment_method_id: methodId }),
   };
 }
