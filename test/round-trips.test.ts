@@ -31,8 +31,6 @@ const budgets: Record<string, number> = {
   'POST /sections': 2,
   'POST /enrolment_methods': 3,
   'POST /enrolment_methods with Idempotency-Key': 3,
-  'PATCH /enrolment_methods/{id}': 2,
-  'DELETE /enrolment_methods/{id}': 3,
   'DELETE /enrolment_methods/{id} with Idempotency-Key': 3,
   'POST /files': 3,
   'POST /files with Idempotency-Key': 3,
@@ -76,9 +74,7 @@ const budgets: Record<string, number> = {
   'DELETE /roles/{key} with Idempotency-Key': 4,
   'POST /enrolments': 6,
   'POST /enrolments with Idempotency-Key': 6,
-  'PATCH /enrolments/{id}': 3,
   'PATCH /enrolments/{id} with Idempotency-Key': 3,
-  'DELETE /enrolments/{id}': 3,
   'DELETE /enrolments/{id} with Idempotency-Key': 3,
 };
 

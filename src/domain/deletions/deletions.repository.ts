@@ -1,6 +1,6 @@
 // Tombstones: one row per deleted resource, written in the transaction of the delete, read by
 // `GET /<resource>/deletions` so that a client syncing with `updated_since` also learns what went away.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { TenantTableName } from '../../db/tenant-rows.ts';
 import { runFinalStatement } from '../../db/final-statement.ts';
@@ -38,18 +38,32 @@ export const deletionsRepository = {
    * PostgreSQL, as its transaction's final statement (db/final-statement.ts): the soft delete of a live row of
    * `table`, its tombstone and its event, in one statement that fails (atrium_require) when no live row was
    * deleted, so that it can travel with the COMMIT; refused, the request runs again on its full path
-   * (soft-delete.ts), which tells 404 from 409.
+   * (soft-delete.ts), which tells 404 from 409. An area's `premises` (conditions on the row, its columns
+   * unqualified) are its refusals: one not met deletes nothing, and the full path answers it. `set` are columns
+   * the delete changes besides deleted_at and updated_at; `effects` are further data-modifying CTEs (`name AS
+   * (…)`) that read the deleted row `u`.
    */
-  async softDeleteInOneStatement(db: Db, table: TenantTableName, resourceType: string, organisationId: string, id: string, event: RowEvent): Promise<void> {
+  async softDeleteInOneStatement(
+    db: Db,
+    table: TenantTableName,
+    resourceType: string,
+    organisationId: string,
+    id: string,
+    event: RowEvent,
+    options: { premises?: RawBuilder<unknown>[]; set?: ReadonlyArray<readonly [column: string, value: RawBuilder<unknown>]>; effects?: RawBuilder<unknown>[] } = {},
+  ): Promise<void> {
     const at = event.occurredAt;
+    const set = (options.set ?? []).map(([column, value]) => sql`, ${sql.ref(column)} = ${value}`);
+    const premises = (options.premises ?? []).map((premise) => sql` and (${premise})`);
+    const effects = (options.effects ?? []).map((effect) => sql`, ${effect}`);
     const query = sql`with u as (
-        update ${sql.table(table)} set deleted_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
-        where organisation_id = ${organisationId} and id = ${id} and deleted_at is null
+        update ${sql.table(table)} set deleted_at = ${at}::timestamptz, updated_at = ${at}::timestamptz${sql.join(set, sql``)}
+        where organisation_id = ${organisationId} and id = ${id} and deleted_at is null${sql.join(premises, sql``)}
         returning *
       ), d as (
         insert into deletions (id, organisation_id, resource_type, resource_id, external_id, deleted_at)
         select ${newId()}::uuid, ${organisationId}::uuid, ${resourceType}::text, u.id, u.external_id, ${at}::timestamptz from u
-      ), e as (${eventOfChangedRow(organisationId, event)})
+      ), e as (${eventOfChangedRow(organisationId, event)})${sql.join(effects, sql``)}
       select atrium_require(exists(select 1 from u), ${`${resourceType} deleted`}::text) as held`.compile(db);
     await runFinalStatement(db, query);
   },

@@ -14,6 +14,7 @@ import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
 import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
 import { resourceList, type ListParams } from '../../operations/listing.ts';
+import { finalStatementOffered } from '../../db/final-statement.ts';
 import type { CreateEnrolmentMethod, EnrolmentMethod, MethodSettings, UpdateEnrolmentMethod } from './enrolment-methods.schemas.ts';
 import { enrolmentMethodsRepository, type EnrolmentMethodRow } from './enrolment-methods.repository.ts';
 
@@ -28,14 +29,21 @@ const settingsByType: Record<string, { allowed: (keyof Settings)[]; required: (k
   cohort: { allowed: ['cohort_id'], required: ['cohort_id'] },
 };
 
-function checkSettings(type: string, settings: Settings): void {
+/** Why `settings` do not suit a method of `type` (a 422), or undefined when they do. */
+function settingsProblem(type: string, settings: Settings): ApiError | undefined {
   const rule = settingsByType[type];
   for (const key of Object.keys(settings) as (keyof Settings)[]) {
-    if (!rule.allowed.includes(key)) throw fieldError(`/settings/${key}`, 'not_applicable', `\`${key}\` does not apply to ${type} enrolment.`);
+    if (!rule.allowed.includes(key)) return fieldError(`/settings/${key}`, 'not_applicable', `\`${key}\` does not apply to ${type} enrolment.`);
   }
   for (const key of rule.required) {
-    if (settings[key] === undefined) throw fieldError(`/settings/${key}`, 'required', `${type} enrolment needs \`${key}\`.`);
+    if (settings[key] === undefined) return fieldError(`/settings/${key}`, 'required', `${type} enrolment needs \`${key}\`.`);
   }
+  return undefined;
+}
+
+function checkSettings(type: string, settings: Settings): void {
+  const problem = settingsProblem(type, settings);
+  if (problem) throw problem;
 }
 
 const label = (row: { type: string; name: string | null }) => (row.name ? `${JSON.stringify(row.name)} (${row.type})` : row.type);
@@ -92,6 +100,16 @@ export function createEnrolmentMethodService(deps: {
   }
 
   async function update(db: Db, organisationId: string, id: string, patch: Static<typeof UpdateEnrolmentMethod>): Promise<View> {
+    // One round trip (PostgreSQL, db/final-statement.ts): the change and its event go with the COMMIT; a method
+    // not changed (absent, deleted, already so, or of a type the settings do not suit) refuses it, so that the
+    // request runs again down here (404, 409, 422, or the method as it is).
+    if (finalStatementOffered() && (patch.name !== undefined || patch.status !== undefined || patch.role !== undefined || patch.settings !== undefined)) {
+      const { name, status, role } = patch;
+      const settings = patch.settings;
+      const typesTakingSettings = settings === undefined ? undefined : Object.keys(settingsByType).filter((type) => settingsProblem(type, settings) === undefined);
+      const changes = { name, status, role, settings: settings === undefined ? undefined : JSON.stringify(settings) };
+      return toEnrolmentMethodView(await enrolmentMethodsRepository.updateInOneStatement(db, organisationId, id, changes, typesTakingSettings, clock.now().toISOString()));
+    }
     const row = await live(db, organisationId, id);
     const changes: Partial<EnrolmentMethodRow> = {};
     if (patch.name !== undefined && patch.name !== row.name) changes.name = patch.name;
@@ -147,6 +165,13 @@ export function createEnrolmentMethodService(deps: {
      * otherwise 409. Deletion is soft (a tombstone appears in /enrolment_methods/deletions).
      */
     async remove(db: Db, organisationId: string, id: string, opts: { unenrol: boolean }): Promise<void> {
+      // One round trip (PostgreSQL, db/final-statement.ts) for a method through which nobody is enrolled: the
+      // delete, its tombstone and its event go with the COMMIT; a method not live, or one that has enrolments,
+      // refuses it, so that the request runs again down here (404, 409). A caller who says `unenrol` expects
+      // enrolments to end, each with its tombstone and event: that request takes the full path at once.
+      if (finalStatementOffered() && !opts.unenrol) {
+        return enrolmentMethodsRepository.deleteUnusedInOneStatement(db, organisationId, id, clock.now().toISOString());
+      }
       const row = await live(db, organisationId, id);
       const active = await enrolments.countLiveOfMethod(db, organisationId, id);
       if (active > 0 && !opts.unenrol) {

@@ -1,13 +1,21 @@
-import type { Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { EnrolmentsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { preparedQuery } from '../../db/prepared.ts';
+import { changedColumnNames, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { deletionsRepository } from '../deletions/deletions.repository.ts';
 
 export type EnrolmentRow = Selectable<EnrolmentsTable>;
 /** What ending an enrolment needs to say: its tombstone and its event. */
 export type EndedEnrolment = Pick<EnrolmentRow, 'id' | 'external_id' | 'course_id' | 'person_id'>;
 export type EndedBy = { course_id: string } | { person_id: string } | { enrolment_method_id: string };
+/** What a PATCH asks of an enrolment, its dates as ISO instants. */
+export type EnrolmentChanges = Partial<Pick<EnrolmentRow, 'role' | 'status' | 'starts_at' | 'ends_at'>>;
+
+// The order in which the service lists what changed.
+const UPDATABLE = ['role', 'status', 'starts_at', 'ends_at'] as const;
+const DATES = new Set<string>(['starts_at', 'ends_at']);
 
 const insertRow = preparedQuery(
   (db: Db, ...v: [string, string, string, string, string, string | null, string, string, string | null, string | null, string, string]) =>
@@ -89,6 +97,40 @@ export const enrolmentsRepository = {
   /** Changes a live enrolment; undefined when it is not live any more. */
   async updateLive(db: Db, organisationId: string, id: string, patch: Partial<EnrolmentRow>): Promise<EnrolmentRow | undefined> {
     return db.updateTable('enrolments').set(patch).where('organisation_id', '=', organisationId).where('id', '=', id).where('deleted_at', 'is', null).returningAll().executeTakeFirst();
+  },
+
+  /**
+   * PostgreSQL, as a final statement (db/final-statement.ts): the PATCH of a live enrolment and its event
+   * `{"id","course_id","user_id","summary"}`, worded as the service words it. The premise: the dates it would have
+   * are in order (otherwise the full path's 422).
+   */
+  updateInOneStatement(db: Db, organisationId: string, id: string, changes: EnrolmentChanges, at: string): Promise<EnrolmentRow> {
+    const value = (column: (typeof UPDATABLE)[number]) => sql`${changes[column]}::${sql.raw(DATES.has(column) ? 'timestamptz' : 'text')}`;
+    const asked: ColumnChange[] = UPDATABLE.filter((column) => changes[column] !== undefined).map((column) => [column, value(column)]);
+    const after = (column: 'starts_at' | 'ends_at'): RawBuilder<unknown> => (changes[column] !== undefined ? value(column) : sql.ref(column));
+    const datesInOrder = sql`not (${after('starts_at')} is not null and ${after('ends_at')} is not null and ${after('ends_at')} < ${after('starts_at')})`;
+    return updateLiveInOneStatement<EnrolmentRow>(
+      db,
+      'enrolments',
+      organisationId,
+      id,
+      asked,
+      {
+        type: 'enrolment.updated',
+        occurredAt: at,
+        members: [['course_id', sql`u.course_id`], ['user_id', sql`u.person_id`], ['summary', sql`'Enrolment changed: ' || ${changedColumnNames(UPDATABLE)} || '.'`]],
+      },
+      { premises: [datesInOrder] },
+    );
+  },
+
+  /** PostgreSQL, as a final statement: a live enrolment ended (soft deleted), with its tombstone and event. */
+  deleteInOneStatement(db: Db, organisationId: string, id: string, at: string): Promise<void> {
+    return deletionsRepository.softDeleteInOneStatement(db, 'enrolments', 'enrolment', organisationId, id, {
+      type: 'enrolment.deleted',
+      occurredAt: at,
+      members: [['course_id', sql`u.course_id`], ['user_id', sql`u.person_id`], ['summary', sql`'Enrolment ended.'`]],
+    });
   },
 
   /** Ends every live enrolment of a course, a person or a method in one statement; returns those it ended. */

@@ -10,6 +10,7 @@ import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { resourceList, type ListParams } from '../../operations/listing.ts';
+import { finalStatementOffered } from '../../db/final-statement.ts';
 import { BatchWrites } from '../bulk/batch-writes.ts';
 import { directLookups, prefetchedLookups, type EnrolmentLookups, type NamedInBulk } from './enrolments.lookups.ts';
 import { batchedWrites, directWrites, type EnrolmentStore } from './enrolments.writes.ts';
@@ -138,6 +139,13 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
   }
 
   async function update(db: Db, organisationId: string, target: Target, patch: Patch, look: EnrolmentStore = direct(db, organisationId)): Promise<EnrolmentView> {
+    // One round trip (PostgreSQL, db/final-statement.ts): the change and its event go with the COMMIT; an
+    // enrolment not changed (absent, deleted, already so, or its dates would be out of order) refuses it, so that
+    // the request runs again down here (404, 409, 422, or the enrolment as it is).
+    if ('id' in target && finalStatementOffered() && Object.values(patch).some((value) => value !== undefined)) {
+      const changes = { role: patch.role, status: patch.status, starts_at: instant(patch.starts_at), ends_at: instant(patch.ends_at) };
+      return toEnrolmentView(await enrolmentsRepository.updateInOneStatement(db, organisationId, target.id, changes, clock.now().toISOString()));
+    }
     return (await applyPatch(await live(look, target), patch, look)).view;
   }
 
@@ -165,6 +173,9 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
   }
 
   async function remove(db: Db, organisationId: string, target: Target, look: EnrolmentStore = direct(db, organisationId)): Promise<void> {
+    // One round trip (PostgreSQL): the end, its tombstone and its event go with the COMMIT; an enrolment not live
+    // refuses it, so that the request runs again down here (404 or 409).
+    if ('id' in target && finalStatementOffered()) return enrolmentsRepository.deleteInOneStatement(db, organisationId, target.id, clock.now().toISOString());
     const row = await live(look, target);
     const at = clock.now().toISOString();
     const ended = await look.update(row, { deleted_at: at, updated_at: at });

@@ -1,0 +1,196 @@
+// The PATCH and DELETE of an enrolment method, an enrolment and a webhook subscription without an Idempotency-Key
+// are, on PostgreSQL, one statement sent with the audit entry and COMMIT (src/db/final-statement.ts): the change,
+// its event (and a delete's tombstone) made by the database, their refusals (404, 409, 422) stated as premises
+// that send the request down its full path. On SQLite the same request takes that path at once. This file runs on
+// both and holds them to the same answers, events byte for byte, tombstones and audit entries.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestApp, type TestContext } from './support/harness.ts';
+import type { Caller } from './support/factories.ts';
+
+describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscriptions: in one statement or on the full path, alike', () => {
+  let t: TestContext;
+  let caller: Caller;
+  before(async () => {
+    t = await startTestApp();
+    caller = await t.make.caller();
+  });
+  after(() => t?.close());
+
+  const request = (method: 'GET' | 'PATCH' | 'DELETE', path: string, body?: unknown) => t.api.request({ host: caller.org.address, key: caller.key, method, path, ...(body === undefined ? {} : { body }) });
+  const eventsOf = async (id: string) =>
+    (await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('data', 'like', `%"id":"${id}"%`).orderBy('id').execute()).map((e) => ({ ...e }));
+  const successEntries = async (id: string) =>
+    (await t.database.db.selectFrom('audit_events').select(['action', 'status']).where('target_id', '=', id).where('outcome', '=', 'success').orderBy('id').execute()).map((e) => [e.action, e.status]);
+  const tombstones = async (id: string) => (await t.database.db.selectFrom('deletions').select(['resource_type', 'external_id']).where('resource_id', '=', id).execute()).map((r) => ({ ...r }));
+  /** A refusal: its status and code, and nothing written (the events and success entries as before). */
+  async function refused(res: Awaited<ReturnType<typeof request>>, status: number, code: string, id: string, eventsBefore: unknown, entriesBefore: unknown) {
+    assert.equal(res.status, status, res.raw);
+    assert.equal(res.body.code, code);
+    assert.deepEqual(await eventsOf(id), eventsBefore);
+    assert.deepEqual(await successEntries(id), entriesBefore);
+  }
+
+  describe('enrolment methods', () => {
+    const label = (name: string | null, type: string) => (name ? `${JSON.stringify(name)} (${type})` : type);
+
+    test('a change answers the method as changed; its event lists what differed and names the method as it is now', async () => {
+      for (const name of ['Plain', 'Quotes " and \\ and\nnew line', 'Ünïcödé ☃ 𝄞 and \u2028', null]) {
+        const method = await t.make.enrolmentMethod(caller.org, { type: 'self', name: 'Before', settings: { enrolment_key: 'k1' } });
+        const res = await request('PATCH', `/enrolment_methods/${method.id}`, { name, status: 'disabled', role: 'student', settings: { enrolment_key: 'k2', max_enrolments: 5 } });
+        assert.equal(res.status, 200, res.raw);
+        assert.equal(res.body.name, name);
+        assert.equal(res.body.status, 'disabled');
+        assert.deepEqual(res.body.settings, { enrolment_key: 'k2', max_enrolments: 5 });
+        assert.ok(res.body.updated_at > method.updated_at);
+        const events = await eventsOf(method.id);
+        assert.deepEqual(events.map((e) => e.type), ['enrolment_method.created', 'enrolment_method.updated']);
+        // role was already student: not listed.
+        assert.equal(events[1].data, JSON.stringify({ id: method.id, course_id: method.course_id, summary: `Enrolment method ${label(name, 'self')} changed: name, status, settings.` }));
+        assert.deepEqual(await successEntries(method.id), [['updateEnrolmentMethod', 200]]);
+        assert.deepEqual((await request('GET', `/enrolment_methods/${method.id}`)).body, res.body);
+      }
+    });
+
+    test('a change of one field among others already so lists that field alone', async () => {
+      const method = await t.make.enrolmentMethod(caller.org, { name: 'Manual' });
+      const res = await request('PATCH', `/enrolment_methods/${method.id}`, { name: 'Manual', status: 'enabled', role: 'teacher' });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.role, 'teacher');
+      const events = await eventsOf(method.id);
+      assert.equal(events.at(-1)!.data, JSON.stringify({ id: method.id, course_id: method.course_id, summary: 'Enrolment method "Manual" (manual) changed: role.' }));
+    });
+
+    test('a PATCH that changes nothing answers the method as it is, with no event and no new updated_at', async () => {
+      const method = await t.make.enrolmentMethod(caller.org, { type: 'self', name: 'Same', settings: { enrolment_key: 'k' } });
+      const res = await request('PATCH', `/enrolment_methods/${method.id}`, { name: 'Same', status: 'enabled', settings: { enrolment_key: 'k' } });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.updated_at, method.updated_at);
+      assert.deepEqual((await eventsOf(method.id)).map((e) => e.type), ['enrolment_method.created']);
+      assert.deepEqual(await successEntries(method.id), [['updateEnrolmentMethod', 200]]);
+    });
+
+    test('refusals: absent 404, deleted 409, settings that do not suit the type 422 (even when nothing else would change)', async () => {
+      const absent = crypto.randomUUID();
+      await refused(await request('PATCH', `/enrolment_methods/${absent}`, { name: 'Nobody' }), 404, 'enrolment_method.not_found', absent, [], []);
+
+      const self = await t.make.enrolmentMethod(caller.org, { type: 'self' });
+      const events = await eventsOf(self.id);
+      const notApplicable = await request('PATCH', `/enrolment_methods/${self.id}`, { name: 'New', settings: { password: 'x' } });
+      await refused(notApplicable, 422, 'validation.invalid_body', self.id, events, []);
+      assert.deepEqual(notApplicable.body.errors.map((e: { path: string; code: string }) => [e.path, e.code]), [['/settings/password', 'not_applicable']]);
+      const cohort = await t.make.enrolmentMethod(caller.org, { type: 'cohort', settings: { cohort_id: 'c1' } });
+      const required = await request('PATCH', `/enrolment_methods/${cohort.id}`, { settings: {} });
+      await refused(required, 422, 'validation.invalid_body', cohort.id, await eventsOf(cohort.id), []);
+      assert.deepEqual(required.body.errors.map((e: { path: string; code: string }) => [e.path, e.code]), [['/settings/cohort_id', 'required']]);
+      // The same settings as it has, of a type they do not suit, is still a 422 (checked before "nothing to change").
+      assert.equal((await request('PATCH', `/enrolment_methods/${self.id}`, { settings: { cohort_id: 'c' } })).status, 422);
+
+      assert.equal((await request('DELETE', `/enrolment_methods/${self.id}`)).status, 204);
+      const deletedEvents = await eventsOf(self.id);
+      await refused(await request('PATCH', `/enrolment_methods/${self.id}`, { name: 'Too late' }), 409, 'enrolment_method.deleted', self.id, deletedEvents, [['deleteEnrolmentMethod', 204]]);
+    });
+
+    test('a delete of a method nobody is enrolled through: readable as deleted, its tombstone, its event; again 409, absent 404', async () => {
+      for (const name of ['Plain', 'Tab\tand "quotes"', null]) {
+        const method = await t.make.enrolmentMethod(caller.org, { type: 'guest', name });
+        const res = await request('DELETE', `/enrolment_methods/${method.id}`);
+        assert.equal(res.status, 204, res.raw);
+        const events = await eventsOf(method.id);
+        assert.deepEqual(events.map((e) => e.type), ['enrolment_method.created', 'enrolment_method.deleted']);
+        assert.equal(events[1].data, JSON.stringify({ id: method.id, course_id: method.course_id, summary: `Enrolment method ${label(name, 'guest')} deleted.` }));
+        assert.ok((await request('GET', `/enrolment_methods/${method.id}`)).body.deleted_at);
+        assert.deepEqual(await tombstones(method.id), [{ resource_type: 'enrolment_method', external_id: method.external_id }]);
+        assert.deepEqual(await successEntries(method.id), [['deleteEnrolmentMethod', 204]]);
+        await refused(await request('DELETE', `/enrolment_methods/${method.id}`), 409, 'enrolment_method.deleted', method.id, events, [['deleteEnrolmentMethod', 204]]);
+      }
+      const absent = crypto.randomUUID();
+      await refused(await request('DELETE', `/enrolment_methods/${absent}`), 404, 'enrolment_method.not_found', absent, [], []);
+    });
+
+    test('a method with a live enrolment: 409 has_enrolments, nothing written; with unenrol=true it goes, and the enrolment ends; one whose enrolments ended goes without', async () => {
+      const enrolment = await t.make.enrolment(caller.org);
+      const methodId = enrolment.enrolment_method_id;
+      const events = await eventsOf(methodId);
+      await refused(await request('DELETE', `/enrolment_methods/${methodId}`), 409, 'enrolment_method.has_enrolments', methodId, events, []);
+      assert.equal((await request('GET', `/enrolment_methods/${methodId}`)).body.deleted_at, null);
+      assert.deepEqual(await tombstones(methodId), []);
+
+      assert.equal((await request('DELETE', `/enrolment_methods/${methodId}?unenrol=true`)).status, 204);
+      const after = await eventsOf(methodId);
+      assert.deepEqual(after.map((e) => e.type), ['enrolment_method.created', 'enrolment_method.deleted']);
+      assert.equal(after[1].data, JSON.stringify({ id: methodId, course_id: enrolment.course_id, summary: 'Enrolment method manual deleted; 1 enrolment(s) ended.' }));
+      assert.ok((await request('GET', `/enrolments/${enrolment.id}`)).body.deleted_at);
+
+      const ended = await t.make.enrolment(caller.org);
+      assert.equal((await request('DELETE', `/enrolments/${ended.id}`)).status, 204);
+      assert.equal((await request('DELETE', `/enrolment_methods/${ended.enrolment_method_id}`)).status, 204);
+      assert.deepEqual(await tombstones(ended.enrolment_method_id), [{ resource_type: 'enrolment_method', external_id: (await request('GET', `/enrolment_methods/${ended.enrolment_method_id}`)).body.external_id }]);
+    });
+  });
+
+  describe('enrolments', () => {
+    test('a change answers the enrolment as changed; its event lists what differed, as instants', async () => {
+      const enrolment = await t.make.enrolment(caller.org);
+      const res = await request('PATCH', `/enrolments/${enrolment.id}`, { role: 'student', status: 'suspended', starts_at: '2027-01-01T00:00:00+01:00', ends_at: '2027-06-30T23:59:59Z' });
+      assert.equal(res.status, 200, res.raw);
+      assert.equal(res.body.status, 'suspended');
+      assert.equal(res.body.starts_at, '2026-12-31T23:00:00.000Z');
+      assert.equal(res.body.ends_at, '2027-06-30T23:59:59.000Z');
+      assert.ok(res.body.updated_at > enrolment.updated_at);
+      const events = await eventsOf(enrolment.id);
+      assert.deepEqual(events.map((e) => e.type), ['enrolment.created', 'enrolment.updated']);
+      assert.equal(events[1].data, JSON.stringify({ id: enrolment.id, course_id: enrolment.course_id, user_id: enrolment.user_id, summary: 'Enrolment changed: status, starts_at, ends_at.' }));
+      assert.deepEqual(await successEntries(enrolment.id), [['updateEnrolment', 200]]);
+      assert.deepEqual((await request('GET', `/enrolments/${enrolment.id}`)).body, res.body);
+
+      // The same instant written otherwise is no change; a date set back to null is.
+      const again = await request('PATCH', `/enrolments/${enrolment.id}`, { starts_at: '2026-12-31T23:00:00Z', ends_at: null });
+      assert.equal(again.body.ends_at, null);
+      assert.equal((await eventsOf(enrolment.id)).at(-1)!.data, JSON.stringify({ id: enrolment.id, course_id: enrolment.course_id, user_id: enrolment.user_id, summary: 'Enrolment changed: ends_at.' }));
+    });
+
+    test('a PATCH that changes nothing answers the enrolment as it is, with no event and no new updated_at', async () => {
+      const enrolment = await t.make.enrolment(caller.org, { role: 'teacher' });
+      const res = await request('PATCH', `/enrolments/${enrolment.id}`, { role: 'teacher', status: 'active', starts_at: null });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.updated_at, enrolment.updated_at);
+      assert.deepEqual((await eventsOf(enrolment.id)).map((e) => e.type), ['enrolment.created']);
+      assert.deepEqual(await successEntries(enrolment.id), [['updateEnrolment', 200]]);
+    });
+
+    test('refusals: absent 404, deleted 409, dates out of order 422 (against the dates it has)', async () => {
+      const absent = crypto.randomUUID();
+      await refused(await request('PATCH', `/enrolments/${absent}`, { status: 'suspended' }), 404, 'enrolment.not_found', absent, [], []);
+
+      const enrolment = await t.make.enrolment(caller.org);
+      assert.equal((await request('PATCH', `/enrolments/${enrolment.id}`, { starts_at: '2027-02-01T00:00:00Z' })).status, 200);
+      const events = await eventsOf(enrolment.id);
+      const entries = await successEntries(enrolment.id);
+      const early = await request('PATCH', `/enrolments/${enrolment.id}`, { ends_at: '2027-01-01T00:00:00Z' });
+      await refused(early, 422, 'validation.invalid_body', enrolment.id, events, entries);
+      assert.deepEqual(early.body.errors.map((e: { path: string; code: string }) => [e.path, e.code]), [['/ends_at', 'before_start']]);
+      await refused(await request('PATCH', `/enrolments/${enrolment.id}`, { starts_at: '2027-03-01T00:00:00Z', ends_at: '2027-02-15T00:00:00Z' }), 422, 'validation.invalid_body', enrolment.id, events, entries);
+
+      assert.equal((await request('DELETE', `/enrolments/${enrolment.id}`)).status, 204);
+      const deleted = await eventsOf(enrolment.id);
+      const deletedEntries = await successEntries(enrolment.id);
+      await refused(await request('PATCH', `/enrolments/${enrolment.id}`, { status: 'suspended' }), 409, 'enrolment.deleted', enrolment.id, deleted, deletedEntries);
+    });
+
+    test('a delete leaves the enrolment readable as ended, its tombstone and its event; again 409, absent 404', async () => {
+      const enrolment = await t.make.enrolment(caller.org);
+      const res = await request('DELETE', `/enrolments/${enrolment.id}`);
+      assert.equal(res.status, 204, res.raw);
+      const events = await eventsOf(enrolment.id);
+      assert.deepEqual(events.map((e) => e.type), ['enrolment.created', 'enrolment.deleted']);
+      assert.equal(events[1].data, JSON.stringify({ id: enrolment.id, course_id: enrolment.course_id, user_id: enrolment.user_id, summary: 'Enrolment ended.' }));
+      assert.ok((await request('GET', `/enrolments/${enrolment.id}`)).body.deleted_at);
+      assert.deepEqual(await tombstones(enrolment.id), [{ resource_type: 'enrolment', external_id: enrolment.external_id }]);
+      assert.deepEqual(await successEntries(enrolment.id), [['deleteEnrolment', 204]]);
+      await refused(await request('DELETE', `/enrolments/${enrolment.id}`), 409, 'enrolment.deleted', enrolment.id, events, [['deleteEnrolment', 204]]);
+      const absent = crypto.randomUUID();
+      await refused(await request('DELETE', `/enrolments/${absent}`), 404, 'enrolment.not_found', absent, [], []);
+    });
+  });
+});
