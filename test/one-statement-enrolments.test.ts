@@ -42,7 +42,8 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
         assert.equal(res.body.name, name);
         assert.equal(res.body.status, 'disabled');
         assert.deepEqual(res.body.settings, { enrolment_key: 'k2', max_enrolments: 5 });
-        assert.ok(res.body.updated_at > method.updated_at);
+        // Changed in the same millisecond it was made, perhaps: not before it.
+        assert.ok(res.body.updated_at >= method.updated_at);
         const events = await eventsOf(method.id);
         assert.deepEqual(events.map((e) => e.type), ['enrolment_method.created', 'enrolment_method.updated']);
         // role was already student: not listed.
@@ -137,7 +138,8 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
       assert.equal(res.body.status, 'suspended');
       assert.equal(res.body.starts_at, '2026-12-31T23:00:00.000Z');
       assert.equal(res.body.ends_at, '2027-06-30T23:59:59.000Z');
-      assert.ok(res.body.updated_at > enrolment.updated_at);
+      // Changed in the same millisecond it was made, perhaps: not before it.
+      assert.ok(res.body.updated_at >= enrolment.updated_at);
       const events = await eventsOf(enrolment.id);
       assert.deepEqual(events.map((e) => e.type), ['enrolment.created', 'enrolment.updated']);
       assert.equal(events[1].data, JSON.stringify({ id: enrolment.id, course_id: enrolment.course_id, user_id: enrolment.user_id, summary: 'Enrolment changed: status, starts_at, ends_at.' }));
@@ -191,6 +193,119 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
       await refused(await request('DELETE', `/enrolments/${enrolment.id}`), 409, 'enrolment.deleted', enrolment.id, events, [['deleteEnrolment', 204]]);
       const absent = crypto.randomUUID();
       await refused(await request('DELETE', `/enrolments/${absent}`), 404, 'enrolment.not_found', absent, [], []);
+    });
+  });
+
+  describe('webhook subscriptions', () => {
+    const summaryOf = async (id: string) => JSON.parse((await eventsOf(id)).at(-1)!.data);
+    const rowOf = (id: string) => t.database.db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+    test('a change answers the subscription as changed; its event lists what differed, in the service’s order', async () => {
+      const subscription = await t.make.webhookSubscription(caller.org, { event_types: ['section.*'] });
+      const res = await request('PATCH', `/webhook_subscriptions/${subscription.id}`, {
+        event_types: ['course.*', 'course.*', 'section.*'],
+        description: 'Sync "quoted"',
+        notification_emails: ['ops@example.com'],
+        rate_limit_per_minute: 600,
+        filters: { course_id: subscription.id },
+      });
+      assert.equal(res.status, 200, res.raw);
+      assert.deepEqual(res.body.event_types, ['course.*', 'section.*']);
+      assert.equal(res.body.rate_limit_per_minute, 600);
+      // Changed in the same millisecond it was made, perhaps: not before it.
+      assert.ok(res.body.updated_at >= subscription.updated_at);
+      const events = await eventsOf(subscription.id);
+      assert.deepEqual(events.map((e) => e.type), ['webhook_subscription.created', 'webhook_subscription.updated']);
+      assert.equal(events[1].data, JSON.stringify({ id: subscription.id, summary: 'Webhook subscription changed: event_types, filters, description, notification_emails, rate_limit_per_minute.' }));
+      assert.deepEqual(await successEntries(subscription.id), [['updateWebhookSubscription', 200]]);
+      assert.deepEqual((await request('GET', `/webhook_subscriptions/${subscription.id}`)).body, res.body);
+    });
+
+    test('disabling sets the reason; enabling an auto-disabled one clears the reason and the failure streak', async () => {
+      const subscription = await t.make.webhookSubscription(caller.org);
+      const disabled = await request('PATCH', `/webhook_subscriptions/${subscription.id}`, { status: 'disabled', description: null });
+      assert.equal(disabled.status, 200);
+      assert.equal(disabled.body.disabled_reason, 'Disabled through the API.');
+      assert.deepEqual(await summaryOf(subscription.id), { id: subscription.id, summary: 'Webhook subscription changed: status, disabled_reason.' });
+
+      await t.database.db.updateTable('webhook_subscriptions').set({ status: 'auto_disabled', disabled_reason: 'Failing.', consecutive_failures: 7 }).where('id', '=', subscription.id).execute();
+      const enabled = await request('PATCH', `/webhook_subscriptions/${subscription.id}`, { status: 'enabled' });
+      assert.equal(enabled.status, 200);
+      assert.deepEqual([enabled.body.status, enabled.body.disabled_reason, enabled.body.consecutive_failures], ['enabled', null, 0]);
+      assert.deepEqual(await summaryOf(subscription.id), { id: subscription.id, summary: 'Webhook subscription changed: status, disabled_reason, consecutive_failures.' });
+      // Asked while already so: the reason and the streak stay as they are.
+      await t.database.db.updateTable('webhook_subscriptions').set({ consecutive_failures: 2 }).where('id', '=', subscription.id).execute();
+      const again = await request('PATCH', `/webhook_subscriptions/${subscription.id}`, { status: 'enabled', rate_limit_per_minute: 60 });
+      assert.equal(again.body.consecutive_failures, 2);
+      assert.deepEqual(await summaryOf(subscription.id), { id: subscription.id, summary: 'Webhook subscription changed: rate_limit_per_minute.' });
+    });
+
+    test('a new URL, verified, takes its verification time; a URL another subscription has is a 409', async () => {
+      const subscription = await t.make.webhookSubscription(caller.org);
+      const url = `${t.make.webhookUrl}/hooks/moved-${crypto.randomUUID()}`;
+      const res = await request('PATCH', `/webhook_subscriptions/${subscription.id}`, { url });
+      assert.equal(res.status, 200, res.raw);
+      assert.equal(res.body.url, url);
+      assert.ok(res.body.verified_at > subscription.verified_at!);
+      assert.deepEqual(await summaryOf(subscription.id), { id: subscription.id, summary: 'Webhook subscription changed: url.' });
+
+      const other = await t.make.webhookSubscription(caller.org);
+      const events = await eventsOf(subscription.id);
+      await refused(await request('PATCH', `/webhook_subscriptions/${subscription.id}`, { url: other.url, description: 'x' }), 409, 'webhook_subscription.url_taken', subscription.id, events, [['updateWebhookSubscription', 200]]);
+      assert.equal((await rowOf(subscription.id)).description, null);
+    });
+
+    test('a PATCH that changes nothing answers the subscription as it is, with no event and no new updated_at', async () => {
+      const subscription = await t.make.webhookSubscription(caller.org, { event_types: ['*'] });
+      const res = await request('PATCH', `/webhook_subscriptions/${subscription.id}`, { event_types: ['*'], status: 'enabled', url: subscription.url, rate_limit_per_minute: subscription.rate_limit_per_minute });
+      assert.equal(res.status, 200, res.raw);
+      assert.equal(res.body.updated_at, subscription.updated_at);
+      assert.deepEqual((await eventsOf(subscription.id)).map((e) => e.type), ['webhook_subscription.created']);
+      assert.deepEqual(await successEntries(subscription.id), [['updateWebhookSubscription', 200]]);
+    });
+
+    test('absent or deleted: 404, nothing written', async () => {
+      const absent = crypto.randomUUID();
+      await refused(await request('PATCH', `/webhook_subscriptions/${absent}`, { description: 'x' }), 404, 'webhook_subscription.not_found', absent, [], []);
+      await refused(await request('DELETE', `/webhook_subscriptions/${absent}`), 404, 'webhook_subscription.not_found', absent, [], []);
+      const subscription = await t.make.webhookSubscription(caller.org);
+      assert.equal((await request('DELETE', `/webhook_subscriptions/${subscription.id}`)).status, 204);
+      const events = await eventsOf(subscription.id);
+      await refused(await request('PATCH', `/webhook_subscriptions/${subscription.id}`, { description: 'x' }), 404, 'webhook_subscription.not_found', subscription.id, events, [['deleteWebhookSubscription', 204]]);
+      await refused(await request('DELETE', `/webhook_subscriptions/${subscription.id}`), 404, 'webhook_subscription.not_found', subscription.id, events, [['deleteWebhookSubscription', 204]]);
+    });
+
+    test('a delete: the row disabled and deleted, its tombstone, its pending deliveries abandoned, its event naming the host as URL writes it', async () => {
+      const urls = [
+        'https://Hooks.Example.COM/a',
+        'https://hooks.example.com:443/x',
+        'https://hooks.example.com:8443?x=1',
+        'https://h-1.example.org#f',
+        'https://10.1.2.3/hooks',
+        'https://0x7f.1/hooks',
+        'https://1.2.3/hooks',
+        'https://xn--bcher-kva.example/',
+        'https://bücher.example/',
+        'https://user:pw@hooks.example.net/',
+        'https://hooks.example.com.:0443/',
+        'https://[::1]:8443/',
+      ];
+      for (const url of urls) {
+        const subscription = await t.make.webhookSubscription(caller.org, { url });
+        const delivery = await t.app.services.webhooks.sendTest(t.database.db, caller.org.id, subscription.id);
+        const res = await request('DELETE', `/webhook_subscriptions/${subscription.id}`);
+        assert.equal(res.status, 204, `${url}: ${res.raw}`);
+        const events = await eventsOf(subscription.id);
+        assert.deepEqual(events.map((e) => e.type), ['webhook_subscription.created', 'webhook_subscription.test_sent', 'webhook_subscription.deleted']);
+        assert.equal(events[2].data, JSON.stringify({ id: subscription.id, summary: `Webhook subscription to ${new URL(url).host} deleted.` }), url);
+        const row = await rowOf(subscription.id);
+        assert.ok(row.deleted_at);
+        assert.deepEqual([row.status, row.disabled_reason], ['disabled', 'Deleted.']);
+        assert.deepEqual(await tombstones(subscription.id), [{ resource_type: 'webhook_subscription', external_id: null }]);
+        const abandoned = await t.database.db.selectFrom('webhook_deliveries').select(['status', 'last_error', 'leased_until']).where('id', '=', delivery.id).executeTakeFirstOrThrow();
+        assert.deepEqual({ ...abandoned }, { status: 'failed', last_error: 'The subscription was deleted.', leased_until: null });
+        assert.deepEqual(await successEntries(subscription.id), [['deleteWebhookSubscription', 204]]);
+      }
     });
   });
 });
