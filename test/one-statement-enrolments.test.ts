@@ -131,6 +131,49 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
   });
 
   describe('enrolments', () => {
+    test('a create, its reads made in one query: the enrolment, its event; every refusal as before', async () => {
+      const post = (body: Record<string, unknown>) => t.api.request({ host: caller.org.address, key: caller.key, method: 'POST', path: '/enrolments', body });
+      const course = await t.make.course(caller.org);
+      const method = await t.make.enrolmentMethod(caller.org, { course_id: course.id });
+      const person = await t.make.person(caller.org, { roles: [] });
+      const named = { course_id: course.id, user_id: person.id, enrolment_method_id: method.id };
+      const created = await post({ ...named, external_id: `one-${crypto.randomUUID()}` });
+      assert.equal(created.status, 201, created.raw);
+      assert.equal(created.body.role, 'student');
+      const events = await eventsOf(created.body.id);
+      assert.deepEqual(events, [{ type: 'enrolment.created', data: JSON.stringify({ id: created.body.id, course_id: course.id, user_id: person.id, summary: 'User enrolled as student.' }) }]);
+      assert.deepEqual(await successEntries(created.body.id), [['createEnrolment', 201]]);
+
+      const expectRefusal = async (body: Record<string, unknown>, status: number, code: string, pointer?: string) => {
+        const res = await post(body);
+        assert.equal(res.status, status, `${JSON.stringify(body)}: ${res.raw}`);
+        assert.equal(res.body.code, code);
+        if (pointer) assert.deepEqual(res.body.errors.map((e: { path: string }) => e.path), [pointer]);
+      };
+      await expectRefusal(named, 409, 'enrolment.exists');
+      await expectRefusal({ ...named, course_id: crypto.randomUUID() }, 422, 'validation.invalid_body', '/course_id');
+      await expectRefusal({ ...named, user_id: crypto.randomUUID() }, 422, 'validation.invalid_body', '/user_id');
+      await expectRefusal({ ...named, enrolment_method_id: crypto.randomUUID() }, 422, 'validation.invalid_body', '/enrolment_method_id');
+      const elsewhere = await t.make.enrolmentMethod(caller.org);
+      await expectRefusal({ ...named, enrolment_method_id: elsewhere.id }, 422, 'validation.invalid_body', '/enrolment_method_id');
+      // The external id is checked by the database, with the INSERT that rides with the COMMIT on PostgreSQL.
+      const other = await t.make.person(caller.org, { roles: [] });
+      await expectRefusal({ ...named, user_id: other.id, external_id: created.body.external_id }, 409, 'resource.external_id_taken');
+      assert.equal((await t.database.db.selectFrom('enrolments').select('id').where('person_id', '=', other.id).execute()).length, 0);
+
+      assert.equal((await request('PATCH', `/enrolment_methods/${method.id}`, { status: 'disabled' })).status, 200);
+      await expectRefusal({ ...named, user_id: other.id }, 409, 'enrolment_method.disabled');
+      const open = await t.make.enrolmentMethod(caller.org, { course_id: course.id });
+      assert.equal((await t.api.request({ host: caller.org.address, key: caller.key, method: 'DELETE', path: `/users/${other.id}` })).status, 204);
+      await expectRefusal({ ...named, user_id: other.id, enrolment_method_id: open.id }, 409, 'user.deleted');
+      assert.equal((await t.api.request({ host: caller.org.address, key: caller.key, method: 'DELETE', path: `/enrolment_methods/${open.id}` })).status, 204);
+      await expectRefusal({ ...named, user_id: (await t.make.person(caller.org, { roles: [] })).id, enrolment_method_id: open.id }, 409, 'enrolment_method.disabled');
+      const gone = await t.make.course(caller.org);
+      const goneMethod = await t.make.enrolmentMethod(caller.org, { course_id: gone.id });
+      assert.equal((await t.api.request({ host: caller.org.address, key: caller.key, method: 'DELETE', path: `/courses/${gone.id}` })).status, 204);
+      await expectRefusal({ course_id: gone.id, user_id: person.id, enrolment_method_id: goneMethod.id }, 409, 'course.deleted');
+    });
+
     test('a change answers the enrolment as changed; its event lists what differed, as instants', async () => {
       const enrolment = await t.make.enrolment(caller.org);
       const res = await request('PATCH', `/enrolments/${enrolment.id}`, { role: 'student', status: 'suspended', starts_at: '2027-01-01T00:00:00+01:00', ends_at: '2027-06-30T23:59:59Z' });

@@ -70,8 +70,7 @@ const budgets: Record<string, number> = {
   'PATCH /roles/{key} with Idempotency-Key': 4,
   'DELETE /roles/{key}': 4,
   'DELETE /roles/{key} with Idempotency-Key': 4,
-  'POST /enrolments': 6,
-  'POST /enrolments with Idempotency-Key': 6,
+  'POST /enrolments': 2,
   'PATCH /enrolments/{id} with Idempotency-Key': 3,
   'DELETE /enrolments/{id} with Idempotency-Key': 3,
 };

@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { EnrolmentsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { preparedQuery } from '../../db/prepared.ts';
+import { deferredWrite, type FailureTranslation } from '../../db/deferred-writes.ts';
 import { changedColumnNames, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 
@@ -10,6 +11,14 @@ export type EnrolmentRow = Selectable<EnrolmentsTable>;
 /** What ending an enrolment needs to say: its tombstone and its event. */
 export type EndedEnrolment = Pick<EnrolmentRow, 'id' | 'external_id' | 'course_id' | 'person_id'>;
 export type EndedBy = { course_id: string } | { person_id: string } | { enrolment_method_id: string };
+/** What a create names, read at once: the course, the person and the method (each if there), and whether that person is enrolled through that method. */
+export interface NamedInCreate {
+  course?: { id: string; deleted_at: string | null };
+  person?: { id: string; deleted_at: string | null };
+  method?: { id: string; course_id: string; status: 'enabled' | 'disabled'; role: string; deleted_at: string | null };
+  enrolled: boolean;
+}
+
 /** What a PATCH asks of an enrolment, its dates as ISO instants. */
 export type EnrolmentChanges = Partial<Pick<EnrolmentRow, 'role' | 'status' | 'starts_at' | 'ends_at'>>;
 
@@ -48,8 +57,42 @@ const byIdsIn = (db: Db, table: 'courses' | 'people' | 'enrolment_methods' | 'en
 export const enrolmentsRepository = {
   ...tenantRows('enrolments'),
 
-  async insertRow(db: Db, r: EnrolmentRow): Promise<void> {
-    await insertRow(db, r.id, r.organisation_id, r.enrolment_method_id, r.course_id, r.person_id, r.external_id, r.role, r.status, r.starts_at, r.ends_at, r.created_at, r.updated_at);
+  /**
+   * A deferred write (db/deferred-writes.ts): on PostgreSQL it rides with the transaction's next statement, and
+   * its failure (a unique key taken) surfaces there as `onFailure` translates it.
+   */
+  async insertRow(db: Db, r: EnrolmentRow, onFailure: FailureTranslation): Promise<void> {
+    const args = [r.id, r.organisation_id, r.enrolment_method_id, r.course_id, r.person_id, r.external_id, r.role, r.status, r.starts_at, r.ends_at, r.created_at, r.updated_at] as const;
+    await deferredWrite(db, { compile: () => insertRow.compile(db, ...args) }, onFailure);
+  },
+
+  /** NamedInCreate, in one query: what a create checks before it writes, at the cost of one round trip. */
+  async namedInCreate(db: Db, organisationId: string, courseId: string, personId: string, methodId: string): Promise<NamedInCreate> {
+    const { rows } = await sql<{
+      course_id: string | null;
+      course_deleted_at: string | null;
+      person_id: string | null;
+      person_deleted_at: string | null;
+      method_id: string | null;
+      method_course_id: string;
+      method_status: 'enabled' | 'disabled';
+      method_role: string;
+      method_deleted_at: string | null;
+      enrolled: boolean | number;
+    }>`select c.id as course_id, c.deleted_at as course_deleted_at, p.id as person_id, p.deleted_at as person_deleted_at,
+        m.id as method_id, m.course_id as method_course_id, m.status as method_status, m.role as method_role, m.deleted_at as method_deleted_at,
+        exists (select 1 from enrolments e where e.organisation_id = ${organisationId} and e.enrolment_method_id = ${methodId} and e.person_id = ${personId} and e.deleted_at is null) as enrolled
+      from (select 1 as one) as named
+      left join courses c on c.organisation_id = ${organisationId} and c.id = ${courseId}
+      left join people p on p.organisation_id = ${organisationId} and p.id = ${personId}
+      left join enrolment_methods m on m.organisation_id = ${organisationId} and m.id = ${methodId}`.execute(db);
+    const r = rows[0];
+    return {
+      course: r.course_id === null ? undefined : { id: r.course_id, deleted_at: r.course_deleted_at },
+      person: r.person_id === null ? undefined : { id: r.person_id, deleted_at: r.person_deleted_at },
+      method: r.method_id === null ? undefined : { id: r.method_id, course_id: r.method_course_id, status: r.method_status, role: r.method_role, deleted_at: r.method_deleted_at },
+      enrolled: Boolean(r.enrolled),
+    };
   },
 
   /** A person of the organisation, removed or not (a removed one is a deleted user: 409, not 422). */

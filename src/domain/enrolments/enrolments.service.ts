@@ -12,7 +12,7 @@ import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { resourceList, type ListParams } from '../../operations/listing.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
 import { BatchWrites } from '../bulk/batch-writes.ts';
-import { directLookups, prefetchedLookups, type EnrolmentLookups, type NamedInBulk } from './enrolments.lookups.ts';
+import { createLookups, directLookups, prefetchedLookups, type EnrolmentLookups, type NamedInBulk } from './enrolments.lookups.ts';
 import { batchedWrites, directWrites, type EnrolmentStore } from './enrolments.writes.ts';
 import { enrolmentsRepository, type EndedBy, type EndedEnrolment, type EnrolmentRow } from './enrolments.repository.ts';
 import type { CreateEnrolment, Enrolment, UpdateEnrolment, UpsertEnrolment } from './enrolments.schemas.ts';
@@ -70,7 +70,7 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     return row;
   }
 
-  async function create(db: Db, organisationId: string, input: Static<typeof CreateEnrolment>, look: EnrolmentStore = direct(db, organisationId)): Promise<EnrolmentView> {
+  async function create(db: Db, organisationId: string, input: Static<typeof CreateEnrolment>, look: EnrolmentStore = direct(db, organisationId, createLookups(db, organisationId, input))): Promise<EnrolmentView> {
     const course = await look.course(input.course_id);
     if (!course) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
     const person = await look.person(input.user_id);

@@ -34,14 +34,7 @@ function clash(err: unknown, externalId: string | null): ApiError {
 
 export function directWrites(db: Db, organisationId: string, events: EventRecorder): EnrolmentWrites {
   return {
-    async insert(row) {
-      try {
-        await enrolmentsRepository.insertRow(db, row);
-      } catch (err) {
-        if (isUniqueViolation(err)) throw clash(err, row.external_id);
-        throw err;
-      }
-    },
+    insert: (row) => enrolmentsRepository.insertRow(db, row, (err) => (isUniqueViolation(err) ? clash(err, row.external_id) : err)),
     update: (row, set) => enrolmentsRepository.updateLive(db, organisationId, row.id, set),
     tombstone: (row, at) => deletionsRepository.record(db, organisationId, 'enrolment', row, at),
     event: (type, data) => events.record(db, organisationId, type, data),
