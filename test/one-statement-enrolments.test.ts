@@ -92,6 +92,38 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
       await refused(await request('PATCH', `/enrolment_methods/${self.id}`, { name: 'Too late' }), 409, 'enrolment_method.deleted', self.id, deletedEvents, [['deleteEnrolmentMethod', 204]]);
     });
 
+    test('a create, the course and the type\'s switch read in one query: the method, its event; every refusal as before', async () => {
+      const post = (body: Record<string, unknown>) => t.api.request({ host: caller.org.address, key: caller.key, method: 'POST', path: '/enrolment_methods', body });
+      const course = await t.make.course(caller.org);
+      const externalId = `m-${crypto.randomUUID()}`;
+      const created = await post({ course_id: course.id, type: 'self', name: 'Key "A"', settings: { enrolment_key: 'k' }, external_id: externalId });
+      assert.equal(created.status, 201, created.raw);
+      assert.deepEqual(await eventsOf(created.body.id), [{ type: 'enrolment_method.created', data: JSON.stringify({ id: created.body.id, course_id: course.id, summary: 'Enrolment method "Key \\"A\\"" (self) added.' }) }]);
+      assert.deepEqual(await successEntries(created.body.id), [['createEnrolmentMethod', 201]]);
+
+      const expectRefusal = async (body: Record<string, unknown>, status: number, code: string, pointer?: string) => {
+        const res = await post(body);
+        assert.equal(res.status, status, `${JSON.stringify(body)}: ${res.raw}`);
+        assert.equal(res.body.code, code);
+        if (pointer) assert.deepEqual(res.body.errors.map((e: { path: string }) => e.path), [pointer]);
+      };
+      await expectRefusal({ course_id: crypto.randomUUID(), type: 'manual' }, 422, 'validation.invalid_body', '/course_id');
+      await expectRefusal({ course_id: course.id, type: 'guest', settings: { enrolment_key: 'k' } }, 422, 'validation.invalid_body', '/settings/enrolment_key');
+      await expectRefusal({ course_id: course.id, type: 'manual', external_id: externalId }, 409, 'resource.external_id_taken');
+      await t.app.services.extensions.setEnabled(t.database.db, caller.org.id, 'enrol_cohort', false);
+      try {
+        await expectRefusal({ course_id: course.id, type: 'cohort', settings: { cohort_id: 'c' } }, 409, 'extension.disabled');
+        // Another type is not switched off with it.
+        assert.equal((await post({ course_id: course.id, type: 'manual' })).status, 201);
+      } finally {
+        await t.app.services.extensions.setEnabled(t.database.db, caller.org.id, 'enrol_cohort', true);
+      }
+      assert.equal((await post({ course_id: course.id, type: 'cohort', settings: { cohort_id: 'c' } })).status, 201);
+      const gone = await t.make.course(caller.org);
+      assert.equal((await t.api.request({ host: caller.org.address, key: caller.key, method: 'DELETE', path: `/courses/${gone.id}` })).status, 204);
+      await expectRefusal({ course_id: gone.id, type: 'manual' }, 409, 'course.deleted');
+    });
+
     test('a delete of a method nobody is enrolled through: readable as deleted, its tombstone, its event; again 409, absent 404', async () => {
       for (const name of ['Plain', 'Tab\tand "quotes"', null]) {
         const method = await t.make.enrolmentMethod(caller.org, { type: 'guest', name });

@@ -4,6 +4,7 @@ import type { EnrolmentMethodsTable, EnrolmentsTable } from '../../db/tables.ts'
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { changedColumnNames, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { extensionsRepository } from '../extensions/extensions.repository.ts';
 
 export type EnrolmentMethodRow = Selectable<EnrolmentMethodsTable>;
 
@@ -18,6 +19,17 @@ const labelSql = sql`case when u.name is null or u.name = '' then u.type else to
 
 export const enrolmentMethodsRepository = {
   ...tenantRows('enrolment_methods'),
+
+  /**
+   * What a create checks before it writes, in one query: the course it names (if there) and whether the
+   * extension of its type is switched off.
+   */
+  async courseAndSwitch(db: Db, organisationId: string, courseId: string, extension: string): Promise<{ course?: { id: string; deleted_at: string | null }; extensionDisabled: boolean }> {
+    const { rows } = await sql<{ id: string | null; deleted_at: string | null; disabled: boolean | number }>`select c.id, c.deleted_at, ${extensionsRepository.isDisabledSql(organisationId, extension)} as disabled
+      from (select 1 as one) as named left join courses c on c.organisation_id = ${organisationId} and c.id = ${courseId}`.execute(db);
+    const [r] = rows;
+    return { course: r.id === null ? undefined : { id: r.id, deleted_at: r.deleted_at }, extensionDisabled: Boolean(r.disabled) };
+  },
 
   async insertEnrolment(db: Db, row: EnrolmentsTable): Promise<void> {
     await db.insertInto('enrolments').values(row).execute();

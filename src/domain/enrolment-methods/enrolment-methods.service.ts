@@ -9,7 +9,7 @@ import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
-import { coursesRepository } from '../courses/courses.repository.ts';
+import { extensionFor } from '../extensions/extensions.catalog.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
 import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
@@ -78,10 +78,11 @@ export function createEnrolmentMethodService(deps: {
   }
 
   async function create(db: Db, organisationId: string, input: Static<typeof CreateEnrolmentMethod>): Promise<View> {
-    const course = await coursesRepository.findById(db, organisationId, input.course_id);
+    // One query for the course and the type's switch (an unknown type has none: requireEnabled refuses it).
+    const { course, extensionDisabled } = await enrolmentMethodsRepository.courseAndSwitch(db, organisationId, input.course_id, extensionFor('enrolment_method', input.type) ?? '');
     if (!course) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
     if (course.deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; it takes no new enrolment methods.`);
-    await extensions.requireEnabled(db, organisationId, 'enrolment_method', input.type, '/type');
+    await extensions.requireEnabled(db, organisationId, 'enrolment_method', input.type, '/type', extensionDisabled);
     const settings = input.settings ?? {};
     checkSettings(input.type, settings);
     const at = clock.now().toISOString();
