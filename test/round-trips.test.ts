@@ -30,7 +30,6 @@ const budgets: Record<string, number> = {
   'PATCH /categories/{id}': 2,
   'POST /sections': 2,
   'POST /enrolment_methods': 2,
-  'DELETE /enrolment_methods/{id} with Idempotency-Key': 3,
   'POST /files': 3,
   'POST /files with Idempotency-Key': 3,
   'POST /webhook_subscriptions': 4,

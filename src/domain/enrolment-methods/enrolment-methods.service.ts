@@ -67,15 +67,17 @@ export function createEnrolmentMethodService(deps: {
   cursors: CursorCodec;
   events: EventRecorder;
   extensions: ExtensionService;
-  enrolments: Pick<EnrolmentService, 'endEnrolmentsOfMethod' | 'countLiveOfMethod'>;
+  enrolments: Pick<EnrolmentService, 'endEnrolmentsOfMethod'>;
 }) {
   const { clock, cursors, events, extensions, enrolments } = deps;
 
-  async function live(db: Db, organisationId: string, id: string): Promise<EnrolmentMethodRow> {
-    const row = await foundOr404(enrolmentMethodsRepository.findById(db, organisationId, id), 'enrolment_method.not_found', `No enrolment method ${id} in this organisation.`);
+  /** The method `found` as read, if it is there and live: 404 or 409 otherwise. */
+  async function liveOf<R extends EnrolmentMethodRow>(id: string, found: Promise<R | undefined>): Promise<R> {
+    const row = await foundOr404(found, 'enrolment_method.not_found', `No enrolment method ${id} in this organisation.`);
     if (row.deleted_at !== null) throw new ApiError('enrolment_method.deleted', `Enrolment method ${id} was deleted at ${row.deleted_at}.`);
     return row;
   }
+  const live = (db: Db, organisationId: string, id: string) => liveOf(id, enrolmentMethodsRepository.findById(db, organisationId, id));
 
   async function create(db: Db, organisationId: string, input: Static<typeof CreateEnrolmentMethod>): Promise<View> {
     // One query for the course and the type's switch (an unknown type has none: requireEnabled refuses it).
@@ -173,8 +175,9 @@ export function createEnrolmentMethodService(deps: {
       if (finalStatementOffered() && !opts.unenrol) {
         return enrolmentMethodsRepository.deleteUnusedInOneStatement(db, organisationId, id, clock.now().toISOString());
       }
-      const row = await live(db, organisationId, id);
-      const active = await enrolments.countLiveOfMethod(db, organisationId, id);
+      // The method and how many live enrolments it has, in one query.
+      const row = await liveOf(id, enrolmentMethodsRepository.findWithLiveEnrolments(db, organisationId, id));
+      const active = row.live_enrolments;
       if (active > 0 && !opts.unenrol) {
         throw new ApiError('enrolment_method.has_enrolments', `Enrolment method ${id} still has ${active} active enrolment(s); send \`unenrol=true\` to end them with it.`);
       }

@@ -188,16 +188,4 @@ export const enrolmentsRepository = {
       .returning(['id', 'external_id', 'course_id', 'person_id'])
       .execute();
   },
-
-  async countLive(db: Db, organisationId: string, by: EndedBy): Promise<number> {
-    const [column, value] = Object.entries(by)[0] as [string, string];
-    const row = await db
-      .selectFrom('enrolments')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('organisation_id', '=', organisationId)
-      .where(column as 'course_id', '=', value)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  },
 };

@@ -228,7 +228,6 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     endEnrolmentsOfUser: (trx: Db, organisationId: string, userId: string) => endAll(trx, organisationId, { person_id: userId }, 'the user was deleted'),
     endEnrolmentsOfCourse: (trx: Db, organisationId: string, courseId: string) => endAll(trx, organisationId, { course_id: courseId }, 'the course was deleted'),
     endEnrolmentsOfMethod: (trx: Db, organisationId: string, methodId: string) => endAll(trx, organisationId, { enrolment_method_id: methodId }, 'its enrolment method was deleted'),
-    countLiveOfMethod: (db: Db, organisationId: string, methodId: string) => enrolmentsRepository.countLive(db, organisationId, { enrolment_method_id: methodId }),
   };
 }
 
