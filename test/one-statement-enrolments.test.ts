@@ -275,6 +275,24 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
     const summaryOf = async (id: string) => JSON.parse((await eventsOf(id)).at(-1)!.data);
     const rowOf = (id: string) => t.database.db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
+    test('a create: its ping logged with it (writes that ride with the COMMIT), its event; a URL taken is a 409 that keeps nothing', async () => {
+      const post = (body: Record<string, unknown>) => t.api.request({ host: caller.org.address, key: caller.key, method: 'POST', path: '/webhook_subscriptions', body });
+      const url = `${t.make.webhookUrl}/hooks/create-${crypto.randomUUID()}`;
+      const created = await post({ url, event_types: ['*'] });
+      assert.equal(created.status, 201, created.raw);
+      assert.deepEqual(await eventsOf(created.body.id), [{ type: 'webhook_subscription.created', data: JSON.stringify({ id: created.body.id, summary: `Webhook subscription to ${new URL(url).host} created.` }) }]);
+      assert.deepEqual(await successEntries(created.body.id), [['createWebhookSubscription', 201]]);
+      const log = await request('GET', `/webhook_subscriptions/${created.body.id}/deliveries`);
+      assert.deepEqual(log.body.data.map((d: { event_type: string; status: string; attempt_log: unknown[] }) => [d.event_type, d.status, d.attempt_log.length]), [['webhook.ping', 'succeeded', 1]]);
+
+      const deliveries = async () => (await t.database.db.selectFrom('webhook_deliveries').select('id').where('organisation_id', '=', caller.org.id).execute()).length;
+      const before = await deliveries();
+      const taken = await post({ url, event_types: ['*'] });
+      assert.equal(taken.status, 409, taken.raw);
+      assert.equal(taken.body.code, 'webhook_subscription.url_taken');
+      assert.equal(await deliveries(), before, 'the refused create logged no ping');
+    });
+
     test('a change answers the subscription as changed; its event lists what differed, in the service’s order', async () => {
       const subscription = await t.make.webhookSubscription(caller.org, { event_types: ['section.*'] });
       const res = await request('PATCH', `/webhook_subscriptions/${subscription.id}`, {

@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhookSubscriptionsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { skipLockedForUpdate } from '../../db/claims.ts';
+import { deferredWrite } from '../../db/deferred-writes.ts';
 import { changedColumnNames, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 
@@ -192,6 +193,15 @@ export const deliveriesRepository = {
     }
   },
 
+  /**
+   * A delivery already made and its attempt (a new subscription's verification ping), as deferred writes
+   * (db/deferred-writes.ts): nobody reads them, so on PostgreSQL they ride with the transaction's next statement.
+   */
+  async insertDelivered(db: Db, delivery: DeliveryRow, attempt: AttemptRow): Promise<void> {
+    await deferredWrite(db, db.insertInto('webhook_deliveries').values(delivery).onConflict((oc) => oc.columns(['event_id', 'subscription_id']).doNothing()));
+    await deferredWrite(db, db.insertInto('webhook_delivery_attempts').values(attempt));
+  },
+
   async insertAttempt(db: Db, row: AttemptRow): Promise<void> {
     await db.insertInto('webhook_delivery_attempts').values(row).execute();
   },
@@ -230,7 +240,8 @@ export const deliveriesRepository = {
     return new Map(rows.map((r) => [r.subscription_id, Number(r.n)]));
   },
 
+  /** A deferred write (db/deferred-writes.ts): nobody reads what it changed. */
   async abandonPendingOf(db: Db, subscriptionId: string, reason: string): Promise<void> {
-    await db.updateTable('webhook_deliveries').set({ status: 'failed', last_error: reason, leased_until: null }).where('subscription_id', '=', subscriptionId).where('status', '=', 'pending').execute();
+    await deferredWrite(db, db.updateTable('webhook_deliveries').set({ status: 'failed', last_error: reason, leased_until: null }).where('subscription_id', '=', subscriptionId).where('status', '=', 'pending'));
   },
 };

@@ -128,7 +128,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   /** The answered ping goes into the delivery log as the subscription's first delivery, so it can be seen and resent. */
   async function logPing(db: Db, organisationId: string, subscriptionId: string, ping: VerificationPing): Promise<void> {
     const deliveryId = newId();
-    await deliveriesRepository.insertMany(db, [
+    await deliveriesRepository.insertDelivered(
+      db,
       {
         id: deliveryId,
         organisation_id: organisationId,
@@ -146,8 +147,8 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         delivered_at: ping.attemptedAt,
         created_at: ping.attemptedAt,
       },
-    ]);
-    await deliveriesRepository.insertAttempt(db, { id: newId(), delivery_id: deliveryId, attempted_at: ping.attemptedAt, status_code: ping.statusCode, error: null, duration_ms: ping.durationMs, response_body: ping.responseBody });
+      { id: newId(), delivery_id: deliveryId, attempted_at: ping.attemptedAt, status_code: ping.statusCode, error: null, duration_ms: ping.durationMs, response_body: ping.responseBody },
+    );
   }
 
   async function live(db: Db, organisationId: string, id: string): Promise<SubscriptionRow> {
