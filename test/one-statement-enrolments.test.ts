@@ -11,11 +11,11 @@ import type { Caller } from './support/factories.ts';
 describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscriptions: in one statement or on the full path, alike', () => {
   let t: TestContext;
   let caller: Caller;
+  after(() => t?.close());
   before(async () => {
     t = await startTestApp();
     caller = await t.make.caller();
   });
-  after(() => t?.close());
 
   const request = (method: 'GET' | 'PATCH' | 'DELETE', path: string, body?: unknown) => t.api.request({ host: caller.org.address, key: caller.key, method, path, ...(body === undefined ? {} : { body }) });
   const eventsOf = async (id: string) =>
@@ -23,6 +23,35 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
   const successEntries = async (id: string) =>
     (await t.database.db.selectFrom('audit_events').select(['action', 'status']).where('target_id', '=', id).where('outcome', '=', 'success').orderBy('id').execute()).map((e) => [e.action, e.status]);
   const tombstones = async (id: string) => (await t.database.db.selectFrom('deletions').select(['resource_type', 'external_id']).where('resource_id', '=', id).execute()).map((r) => ({ ...r }));
+  /** A PATCH that changes nothing: 200 with the resource as it was (same updated_at), no event but its creation's, one success entry. */
+  async function changesNothing(path: string, body: unknown, made: { id: string; updated_at: string }, createdEvent: string, action: string) {
+    const res = await request('PATCH', path, body);
+    assert.equal(res.status, 200, res.raw);
+    assert.equal(res.body.updated_at, made.updated_at);
+    assert.deepEqual((await eventsOf(made.id)).map((e) => e.type), [createdEvent]);
+    assert.deepEqual(await successEntries(made.id), [[action, 200]]);
+  }
+  /** A create refused: its status, its code and (for a 422) the pointer of its one error. */
+  async function createRefused(collection: string, body: Record<string, unknown>, status: number, code: string, pointer?: string) {
+    const res = await t.api.request({ host: caller.org.address, key: caller.key, method: 'POST', path: `/${collection}`, body });
+    assert.equal(res.status, status, `${JSON.stringify(body)}: ${res.raw}`);
+    assert.equal(res.body.code, code);
+    if (pointer) assert.deepEqual(res.body.errors.map((e: { path: string }) => e.path), [pointer]);
+  }
+  /**
+   * After a delete answered 204 (`events` as it left them): readable as deleted, its tombstone, one success entry;
+   * deleted again, a 409; an absent id, a 404; neither writes anything.
+   */
+  async function deletedOnce(collection: string, made: { id: string; external_id: string | null }, events: unknown, codes: { deleted: string; notFound: string }) {
+    const resourceType = collection.replace(/s$/, '');
+    const action = `delete${resourceType.replace(/(^|_)(\w)/g, (_, __, c: string) => c.toUpperCase())}`;
+    assert.ok((await request('GET', `/${collection}/${made.id}`)).body.deleted_at);
+    assert.deepEqual(await tombstones(made.id), [{ resource_type: resourceType, external_id: made.external_id }]);
+    assert.deepEqual(await successEntries(made.id), [[action, 204]]);
+    await refused(await request('DELETE', `/${collection}/${made.id}`), 409, codes.deleted, made.id, events, [[action, 204]]);
+    const absent = crypto.randomUUID();
+    await refused(await request('DELETE', `/${collection}/${absent}`), 404, codes.notFound, absent, [], []);
+  }
   /** A refusal: its status and code, and nothing written (the events and success entries as before). */
   async function refused(res: Awaited<ReturnType<typeof request>>, status: number, code: string, id: string, eventsBefore: unknown, entriesBefore: unknown) {
     assert.equal(res.status, status, res.raw);
@@ -64,11 +93,7 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
 
     test('a PATCH that changes nothing answers the method as it is, with no event and no new updated_at', async () => {
       const method = await t.make.enrolmentMethod(caller.org, { type: 'self', name: 'Same', settings: { enrolment_key: 'k' } });
-      const res = await request('PATCH', `/enrolment_methods/${method.id}`, { name: 'Same', status: 'enabled', settings: { enrolment_key: 'k' } });
-      assert.equal(res.status, 200);
-      assert.equal(res.body.updated_at, method.updated_at);
-      assert.deepEqual((await eventsOf(method.id)).map((e) => e.type), ['enrolment_method.created']);
-      assert.deepEqual(await successEntries(method.id), [['updateEnrolmentMethod', 200]]);
+      await changesNothing(`/enrolment_methods/${method.id}`, { name: 'Same', status: 'enabled', settings: { enrolment_key: 'k' } }, method, 'enrolment_method.created', 'updateEnrolmentMethod');
     });
 
     test('refusals: absent 404, deleted 409, settings that do not suit the type 422 (even when nothing else would change)', async () => {
@@ -101,12 +126,7 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
       assert.deepEqual(await eventsOf(created.body.id), [{ type: 'enrolment_method.created', data: JSON.stringify({ id: created.body.id, course_id: course.id, summary: 'Enrolment method "Key \\"A\\"" (self) added.' }) }]);
       assert.deepEqual(await successEntries(created.body.id), [['createEnrolmentMethod', 201]]);
 
-      const expectRefusal = async (body: Record<string, unknown>, status: number, code: string, pointer?: string) => {
-        const res = await post(body);
-        assert.equal(res.status, status, `${JSON.stringify(body)}: ${res.raw}`);
-        assert.equal(res.body.code, code);
-        if (pointer) assert.deepEqual(res.body.errors.map((e: { path: string }) => e.path), [pointer]);
-      };
+      const expectRefusal = (body: Record<string, unknown>, status: number, code: string, pointer?: string) => createRefused('enrolment_methods', body, status, code, pointer);
       await expectRefusal({ course_id: crypto.randomUUID(), type: 'manual' }, 422, 'validation.invalid_body', '/course_id');
       await expectRefusal({ course_id: course.id, type: 'guest', settings: { enrolment_key: 'k' } }, 422, 'validation.invalid_body', '/settings/enrolment_key');
       await expectRefusal({ course_id: course.id, type: 'manual', external_id: externalId }, 409, 'resource.external_id_taken');
@@ -132,13 +152,8 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
         const events = await eventsOf(method.id);
         assert.deepEqual(events.map((e) => e.type), ['enrolment_method.created', 'enrolment_method.deleted']);
         assert.equal(events[1].data, JSON.stringify({ id: method.id, course_id: method.course_id, summary: `Enrolment method ${label(name, 'guest')} deleted.` }));
-        assert.ok((await request('GET', `/enrolment_methods/${method.id}`)).body.deleted_at);
-        assert.deepEqual(await tombstones(method.id), [{ resource_type: 'enrolment_method', external_id: method.external_id }]);
-        assert.deepEqual(await successEntries(method.id), [['deleteEnrolmentMethod', 204]]);
-        await refused(await request('DELETE', `/enrolment_methods/${method.id}`), 409, 'enrolment_method.deleted', method.id, events, [['deleteEnrolmentMethod', 204]]);
+        await deletedOnce('enrolment_methods', method, events, { deleted: 'enrolment_method.deleted', notFound: 'enrolment_method.not_found' });
       }
-      const absent = crypto.randomUUID();
-      await refused(await request('DELETE', `/enrolment_methods/${absent}`), 404, 'enrolment_method.not_found', absent, [], []);
     });
 
     test('a method with a live enrolment: 409 has_enrolments, nothing written; with unenrol=true it goes, and the enrolment ends; one whose enrolments ended goes without', async () => {
@@ -176,12 +191,7 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
       assert.deepEqual(events, [{ type: 'enrolment.created', data: JSON.stringify({ id: created.body.id, course_id: course.id, user_id: person.id, summary: 'User enrolled as student.' }) }]);
       assert.deepEqual(await successEntries(created.body.id), [['createEnrolment', 201]]);
 
-      const expectRefusal = async (body: Record<string, unknown>, status: number, code: string, pointer?: string) => {
-        const res = await post(body);
-        assert.equal(res.status, status, `${JSON.stringify(body)}: ${res.raw}`);
-        assert.equal(res.body.code, code);
-        if (pointer) assert.deepEqual(res.body.errors.map((e: { path: string }) => e.path), [pointer]);
-      };
+      const expectRefusal = (body: Record<string, unknown>, status: number, code: string, pointer?: string) => createRefused('enrolments', body, status, code, pointer);
       await expectRefusal(named, 409, 'enrolment.exists');
       await expectRefusal({ ...named, course_id: crypto.randomUUID() }, 422, 'validation.invalid_body', '/course_id');
       await expectRefusal({ ...named, user_id: crypto.randomUUID() }, 422, 'validation.invalid_body', '/user_id');
@@ -229,11 +239,7 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
 
     test('a PATCH that changes nothing answers the enrolment as it is, with no event and no new updated_at', async () => {
       const enrolment = await t.make.enrolment(caller.org, { role: 'teacher' });
-      const res = await request('PATCH', `/enrolments/${enrolment.id}`, { role: 'teacher', status: 'active', starts_at: null });
-      assert.equal(res.status, 200);
-      assert.equal(res.body.updated_at, enrolment.updated_at);
-      assert.deepEqual((await eventsOf(enrolment.id)).map((e) => e.type), ['enrolment.created']);
-      assert.deepEqual(await successEntries(enrolment.id), [['updateEnrolment', 200]]);
+      await changesNothing(`/enrolments/${enrolment.id}`, { role: 'teacher', status: 'active', starts_at: null }, enrolment, 'enrolment.created', 'updateEnrolment');
     });
 
     test('refusals: absent 404, deleted 409, dates out of order 422 (against the dates it has)', async () => {
@@ -262,12 +268,7 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
       const events = await eventsOf(enrolment.id);
       assert.deepEqual(events.map((e) => e.type), ['enrolment.created', 'enrolment.deleted']);
       assert.equal(events[1].data, JSON.stringify({ id: enrolment.id, course_id: enrolment.course_id, user_id: enrolment.user_id, summary: 'Enrolment ended.' }));
-      assert.ok((await request('GET', `/enrolments/${enrolment.id}`)).body.deleted_at);
-      assert.deepEqual(await tombstones(enrolment.id), [{ resource_type: 'enrolment', external_id: enrolment.external_id }]);
-      assert.deepEqual(await successEntries(enrolment.id), [['deleteEnrolment', 204]]);
-      await refused(await request('DELETE', `/enrolments/${enrolment.id}`), 409, 'enrolment.deleted', enrolment.id, events, [['deleteEnrolment', 204]]);
-      const absent = crypto.randomUUID();
-      await refused(await request('DELETE', `/enrolments/${absent}`), 404, 'enrolment.not_found', absent, [], []);
+      await deletedOnce('enrolments', enrolment, events, { deleted: 'enrolment.deleted', notFound: 'enrolment.not_found' });
     });
   });
 
@@ -350,11 +351,8 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
 
     test('a PATCH that changes nothing answers the subscription as it is, with no event and no new updated_at', async () => {
       const subscription = await t.make.webhookSubscription(caller.org, { event_types: ['*'] });
-      const res = await request('PATCH', `/webhook_subscriptions/${subscription.id}`, { event_types: ['*'], status: 'enabled', url: subscription.url, rate_limit_per_minute: subscription.rate_limit_per_minute });
-      assert.equal(res.status, 200, res.raw);
-      assert.equal(res.body.updated_at, subscription.updated_at);
-      assert.deepEqual((await eventsOf(subscription.id)).map((e) => e.type), ['webhook_subscription.created']);
-      assert.deepEqual(await successEntries(subscription.id), [['updateWebhookSubscription', 200]]);
+      const body = { event_types: ['*'], status: 'enabled', url: subscription.url, rate_limit_per_minute: subscription.rate_limit_per_minute };
+      await changesNothing(`/webhook_subscriptions/${subscription.id}`, body, subscription, 'webhook_subscription.created', 'updateWebhookSubscription');
     });
 
     test('absent or deleted: 404, nothing written', async () => {
