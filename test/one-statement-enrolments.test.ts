@@ -261,6 +261,44 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
       await refused(await request('PATCH', `/enrolments/${enrolment.id}`, { status: 'suspended' }), 409, 'enrolment.deleted', enrolment.id, deleted, deletedEntries);
     });
 
+    test('with an Idempotency-Key (the full path, the row read locked): the change, its replay, the delete; a change racing a delete never lands on the ended row', async () => {
+      const keyed = (method: 'PATCH' | 'DELETE', path: string, key: string, body?: unknown) =>
+        t.api.request({ host: caller.org.address, key: caller.key, method, path, headers: { 'idempotency-key': key }, ...(body === undefined ? {} : { body }) });
+      const enrolment = await t.make.enrolment(caller.org);
+      const key = `k-${crypto.randomUUID()}`;
+      const changed = await keyed('PATCH', `/enrolments/${enrolment.id}`, key, { status: 'suspended' });
+      assert.equal(changed.status, 200, changed.raw);
+      assert.equal(changed.body.status, 'suspended');
+      assert.deepEqual((await keyed('PATCH', `/enrolments/${enrolment.id}`, key, { status: 'suspended' })).body, changed.body);
+      const data = (summary: string) => JSON.stringify({ id: enrolment.id, course_id: enrolment.course_id, user_id: enrolment.user_id, summary });
+      assert.deepEqual((await eventsOf(enrolment.id)).map((e) => e.data), [data('User enrolled as student.'), data('Enrolment changed: status.')]);
+      assert.deepEqual((await request('GET', `/enrolments/${enrolment.id}`)).body, changed.body);
+      assert.equal((await keyed('DELETE', `/enrolments/${enrolment.id}`, `k-${crypto.randomUUID()}`)).status, 204);
+      assert.deepEqual((await eventsOf(enrolment.id)).at(-1)!.data, data('Enrolment ended.'));
+      assert.deepEqual(await tombstones(enrolment.id), [{ resource_type: 'enrolment', external_id: enrolment.external_id }]);
+      assert.equal((await keyed('PATCH', `/enrolments/${enrolment.id}`, `k-${crypto.randomUUID()}`, { status: 'active' })).status, 409);
+      assert.equal((await keyed('DELETE', `/enrolments/${crypto.randomUUID()}`, `k-${crypto.randomUUID()}`)).status, 404);
+
+      for (let i = 0; i < 5; i++) {
+        const raced = await t.make.enrolment(caller.org);
+        const [patched, deleted] = await Promise.all([
+          keyed('PATCH', `/enrolments/${raced.id}`, `k-${crypto.randomUUID()}`, { role: 'teacher' }),
+          keyed('DELETE', `/enrolments/${raced.id}`, `k-${crypto.randomUUID()}`),
+        ]);
+        assert.equal(deleted.status, 204, deleted.raw);
+        const types = (await eventsOf(raced.id)).map((e) => e.type);
+        // Either the change came first (and the delete after it), or the delete did and the change was refused.
+        if (patched.status === 200) assert.deepEqual(types, ['enrolment.created', 'enrolment.updated', 'enrolment.deleted']);
+        else {
+          assert.equal(patched.status, 409, patched.raw);
+          assert.deepEqual(types, ['enrolment.created', 'enrolment.deleted']);
+        }
+        const row = await t.database.db.selectFrom('enrolments').select(['role', 'deleted_at']).where('id', '=', raced.id).executeTakeFirstOrThrow();
+        assert.ok(row.deleted_at);
+        assert.equal(row.role, patched.status === 200 ? 'teacher' : 'student');
+      }
+    });
+
     test('a delete leaves the enrolment readable as ended, its tombstone and its event; again 409, absent 404', async () => {
       const enrolment = await t.make.enrolment(caller.org);
       const res = await request('DELETE', `/enrolments/${enrolment.id}`);

@@ -68,8 +68,6 @@ const budgets: Record<string, number> = {
   'DELETE /roles/{key}': 4,
   'DELETE /roles/{key} with Idempotency-Key': 4,
   'POST /enrolments': 2,
-  'PATCH /enrolments/{id} with Idempotency-Key': 3,
-  'DELETE /enrolments/{id} with Idempotency-Key': 3,
 };
 
 /**

@@ -35,6 +35,11 @@ export function directLookups(db: Db, organisationId: string): EnrolmentLookups 
   };
 }
 
+/** directLookups whose enrolment, read by id, is locked for this transaction's change (findByIdToChange). */
+export function lockedLookups(db: Db, organisationId: string): EnrolmentLookups {
+  return { ...directLookups(db, organisationId), enrolment: (id) => enrolmentsRepository.findByIdToChange(db, organisationId, id) };
+}
+
 /**
  * For one create: the course, the person and the method it names, and whether that person is enrolled through
  * that method, read in one query when the first of them is asked for (anything else as directLookups reads it).

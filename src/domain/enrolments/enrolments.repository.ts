@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { EnrolmentsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { preparedQuery } from '../../db/prepared.ts';
+import { isPostgres } from '../../db/column-types.ts';
 import { deferredWrite, type FailureTranslation } from '../../db/deferred-writes.ts';
 import { changedColumnNames, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
@@ -93,6 +94,16 @@ export const enrolmentsRepository = {
       method: r.method_id === null ? undefined : { id: r.method_id, course_id: r.method_course_id, status: r.method_status, role: r.method_role, deleted_at: r.method_deleted_at },
       enrolled: Boolean(r.enrolled),
     };
+  },
+
+  /**
+   * An enrolment read to be changed in this transaction: on PostgreSQL its row is locked (FOR UPDATE), so that
+   * nothing else changes or ends it before the change, which may then be a deferred write that nobody waits on.
+   * SQLite has one writer at a time: the transaction's read is already as good.
+   */
+  findByIdToChange(db: Db, organisationId: string, id: string): Promise<EnrolmentRow | undefined> {
+    const query = db.selectFrom('enrolments').selectAll().where('organisation_id', '=', organisationId).where('id', '=', id);
+    return (isPostgres(db) ? query.forUpdate() : query).executeTakeFirst();
   },
 
   /** A person of the organisation, removed or not (a removed one is a deleted user: 409, not 422). */

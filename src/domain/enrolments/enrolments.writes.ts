@@ -42,6 +42,20 @@ export function directWrites(db: Db, organisationId: string, events: EventRecord
 }
 
 /**
+ * directWrites for a single request whose enrolment was read locked (lockedLookups): its change cannot miss
+ * the row, so it is a deferred write (db/deferred-writes.ts) that rides with the next statement or the COMMIT.
+ */
+export function lockedRowWrites(db: Db, organisationId: string, events: EventRecorder): EnrolmentWrites {
+  return {
+    ...directWrites(db, organisationId, events),
+    async update(row, set) {
+      await enrolmentsRepository.update(db, organisationId, row.id, set);
+      return { ...row, ...set };
+    },
+  };
+}
+
+/**
  * Writes queued in `batch`. The database's unique keys are checked in memory against what the lookups know
  * (every external id a bulk request names, and every enrolment its operations wrote); one taken meanwhile by
  * another request fails the batch's INSERT, and the engine runs the operations one by one.
