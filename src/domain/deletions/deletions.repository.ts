@@ -39,6 +39,8 @@ const insertTombstone = preparedQuery(
 export interface SoftDeleteOptions {
   /** Conditions over the row (its own columns) that must hold too, else nothing is deleted and the request takes its full path. */
   premises?: RawBuilder<boolean>[];
+  /** Columns the delete changes besides deleted_at and updated_at (a subscription disabled), typed SQL values. */
+  set?: ReadonlyArray<readonly [column: string, value: RawBuilder<unknown>]>;
   /** Further effects of the delete (its enrolments ended), as named CTEs that may read the deleted row `u`; the event may read them. */
   effects?: readonly NamedStatement[];
   /** The tombstone's id, when it must sort before ids made for the effects (newId, made first). */
@@ -51,10 +53,11 @@ export interface SoftDeleteOptions {
  */
 function softDeleteStatement(db: Db, table: TenantTableName, resourceType: string, organisationId: string, id: string, event: RowEvent, options: SoftDeleteOptions, outcome: RawBuilder<unknown>) {
   const at = event.occurredAt;
-  const { premises = [], effects = [], tombstoneId = newId() } = options;
+  const { premises = [], set = [], effects = [], tombstoneId = newId() } = options;
+  const alsoSet = sql.join(set.map(([column, value]) => sql`, ${sql.ref(column)} = ${value}`), sql``);
   const held = premises.length === 0 ? sql`` : sql` and ${sql.join(premises, sql` and `)}`;
   return sql<{ held: boolean }>`with u as (
-      update ${sql.table(table)} set deleted_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
+      update ${sql.table(table)} set deleted_at = ${at}::timestamptz, updated_at = ${at}::timestamptz${alsoSet}
       where organisation_id = ${organisationId} and id = ${id} and deleted_at is null${held}
       returning *
     ), d as (

@@ -18,11 +18,14 @@ export function createExtensionService(deps: { clock: Clock }) {
       });
     },
 
-    /** Refuses (409) when the extension that provides `kind`/`name` is switched off in this organisation. */
-    async requireEnabled(db: Db, organisationId: string, kind: ExtensionKind, name: string, pointer: string): Promise<void> {
+    /**
+     * Refuses (409) when the extension that provides `kind`/`name` is switched off in this organisation.
+     * `disabled`: what the caller already read of its switch (extensionsRepository.isDisabledSql), if it did.
+     */
+    async requireEnabled(db: Db, organisationId: string, kind: ExtensionKind, name: string, pointer: string, disabled?: boolean): Promise<void> {
       const id = extensionFor(kind, name);
       if (id === undefined) throw new ApiError('validation.invalid_body', `No ${kind.replace('_', ' ')} called ${name}.`, { errors: [{ path: pointer, code: 'invalid_value', detail: `Unknown ${kind}.` }] });
-      if (await extensionsRepository.isDisabled(db, organisationId, id)) {
+      if (disabled ?? (await extensionsRepository.isDisabled(db, organisationId, id))) {
         throw new ApiError('extension.disabled', `The extension ${id} (${extensionCatalog[id].title}) is switched off in this organisation.`);
       }
     },
