@@ -27,6 +27,8 @@ describe('PATCH and DELETE /sections/{id}: the change, its event and its audit e
     for (const title of ['Plain', 'Quotes " and \\ and\nnew line', 'Ünïcödé ☃ 𝄞 and \u2028', 'x'.repeat(120)]) {
       const section = await t.make.section(caller.org);
       const before = await t.database.db.selectFrom('sections').selectAll().where('id', '=', section.id).executeTakeFirstOrThrow();
+      // The clock is real: a PATCH in the section's own millisecond could not move updated_at past it.
+      await new Promise((resolve) => setTimeout(resolve, 2));
       const res = await patch(section.id, { title, visible: false });
       assert.equal(res.status, 200);
       assert.equal(res.body.title, title);

@@ -10486,7 +10486,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`webhook_subscription.url_taken`](https://errors.atrium.example/webhook_subscription.url_taken). */
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`webhook_subscription.url_taken`](https://errors.atrium.example/webhook_subscription.url_taken), [`resource.external_id_taken`](https://errors.atrium.example/resource.external_id_taken). */
             409: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

@@ -18,11 +18,15 @@
 import type { Db } from '../db/database.ts';
 import { preparedQuery } from '../db/prepared.ts';
 
-const bump = preparedQuery((db: Db, organisationId: string) =>
-  db
-    .updateTable('organisations')
-    .set((eb) => ({ credentials_epoch: eb('credentials_epoch', '+', 1) }))
-    .where('id', '=', organisationId),
+// Deferrable: nobody reads its result, so on PostgreSQL it travels with the transaction's next statement or its
+// COMMIT (db/prepared.ts); it still commits with the change, or not at all.
+const bump = preparedQuery(
+  (db: Db, organisationId: string) =>
+    db
+      .updateTable('organisations')
+      .set((eb) => ({ credentials_epoch: eb('credentials_epoch', '+', 1) }))
+      .where('id', '=', organisationId),
+  { deferrable: true },
 );
 
 /** Invalidates every process's cached credentials of the organisation once the caller's transaction commits. */

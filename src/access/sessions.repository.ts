@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.ts';
 import type { SessionsTable } from '../db/auth-tables.ts';
+import { deferredWrite } from '../db/deferred-writes.ts';
 
 export const sessionsRepository = {
   insert(db: Db, row: SessionsTable) {
@@ -26,8 +27,9 @@ export const sessionsRepository = {
     return db.deleteFrom('sessions').where('id', '=', id).execute();
   },
 
+  /** A deferred write (db/deferred-writes.ts): nobody reads its result, so on PostgreSQL it rides with the transaction's next statement. */
   deleteAllOf(db: Db, personId: string) {
-    return db.deleteFrom('sessions').where('person_id', '=', personId).execute();
+    return deferredWrite(db, db.deleteFrom('sessions').where('person_id', '=', personId));
   },
 
   deleteExpired(db: Db, now: string, idleBefore: string) {

@@ -181,6 +181,9 @@ export function auditChange(tx: Db, organisationId: string, target: AuditTarget 
   return recordAudit(tx, { ...scope.source, organisationId, action: scope.action, target, outcome: 'success', status: 200, changedFields: scope.changedFields });
 }
 
+/** Whether a change made now is audited by its service with its first event (an admin page, a CLI command: auditChange). */
+export const auditedWithFirstEvent = (): boolean => scopes.getStore() !== undefined;
+
 /** `api_key.created` → `api_key`: the type of the thing an event is about. */
 export const targetTypeOfEvent = (eventType: string): string => eventType.slice(0, eventType.indexOf('.'));
 

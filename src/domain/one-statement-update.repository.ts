@@ -1,67 +1,96 @@
 // PostgreSQL: a PATCH by id in one statement, sent as its transaction's final one (db/final-statement.ts). The
 // UPDATE of a live row, only where some asked value really differs, and the event of the row it changed, in one
 // `WITH u AS (UPDATE … RETURNING *)` statement that fails (atrium_require) when it changed no row: absent,
-// deleted, already so, or a premise of the area's not met. Refused, the request runs again on its full path,
+// deleted, already so, or a premise of the change not holding. Refused, the request runs again on its full path,
 // which tells 404 from 409 from 422 from "nothing to change" (and answers the row as it is, with no event).
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { TenantTableName } from '../db/tenant-rows.ts';
+import type { Tables } from '../db/tables.ts';
 import { runFinalStatement } from '../db/final-statement.ts';
 import { eventOfChangedRow, type RowEvent } from '../events/outbox.ts';
 
-/** A column and the typed value asked for it, e.g. `['title', sql\`${title}::text\`]`. */
-export type ColumnChange = readonly [column: string, value: RawBuilder<unknown>];
+/** A table of organisations' rows, each with an id and an updated_at (and a deleted_at, where soft-deleted). */
+export type UpdatableTableName = { [K in keyof Tables]: Tables[K] extends { organisation_id: string; id: string; updated_at: string } ? K : never }[keyof Tables];
 
-/** What an area adds to the plain PATCH (each optional). */
-export interface OneStatementExtras {
+/**
+ * A column and the typed value asked for it, e.g. `['title', sql\`${title}::text\`]`; with `differs`, what tells
+ * that the value asked is a change (over the row before it, `b`; e.g. a set compared without its order): where
+ * it does not, the column keeps its value, even when another column changes.
+ */
+export type ColumnChange = readonly [column: string, value: RawBuilder<unknown>, differs?: RawBuilder<boolean>];
+
+export interface OneStatementUpdateOptions {
+  /** The column naming the row, when not `id` (a role's `key`). */
+  identity?: string;
+  /** False for a table without soft deletes (no `deleted_at`). */
+  softDeleted?: boolean;
   /**
-   * Conditions the row must meet besides being live, SQL over the row as `t` (its activity live, a section of
-   * its course): unmet, nothing changes and the full path says why.
+   * Conditions that must hold for the change to be made, over the row before it (`b`) or any table (a referenced
+   * row still live, an address still free): where one does not, nothing changes and the request takes its full
+   * path, which answers the refusal.
    */
-  premises?: RawBuilder<unknown>[];
-  /** Set too, but not asked: they change with any change (a version number, its author), SQL over `t`. */
-  alsoSet?: readonly ColumnChange[];
-  /** Columns whose values before the change the event reads, as `u.was_<column>` (what the summary says changed). */
-  before?: readonly string[];
-  /** More data-modifying CTEs over the changed row `u` (a wiki page's version row). */
-  alongside?: RawBuilder<unknown>[];
-  /** More columns of the answer, SQL over the changed row `u` (an activity's settings). */
+  premises?: RawBuilder<boolean>[];
+  /** Further writes of the change (an epoch's bump), as named CTEs that may read the changed row `u` and the row before it `b`. */
+  effects?: readonly NamedStatement[];
+  /** Columns set with any change but not asked (a wiki page's next version, its author): SQL over the row before it (`b`). */
+  alsoSet?: ReadonlyArray<readonly [column: string, value: RawBuilder<unknown>]>;
+  /** More columns of the answer beside the changed row's, SQL over it (`u`; an activity's settings). */
   answer?: ReadonlyArray<readonly [name: string, value: RawBuilder<unknown>]>;
+}
+
+/** A CTE of a one-statement write: its name, and its statement, which may read the CTEs named before it. */
+export type NamedStatement = readonly [name: string, statement: RawBuilder<unknown>];
+
+/** `, name as (statement)` for each: CTEs after the change's own, before its event (which may read them). */
+export const namedStatementsSql = (statements: readonly NamedStatement[]) => sql.join(statements.map(([name, statement]) => sql`, ${sql.id(name)} as (${statement})`), sql``);
+
+/**
+ * `case when <column> changed then '<column>' end` for each column, joined with `, `: the columns the statement
+ * changed, named in the order given, for an event's summary (`u` the changed row, `b` the row before it).
+ */
+export function changedColumnsSql(columns: readonly string[], separator = ', '): RawBuilder<string> {
+  const named = columns.map((c) => sql`case when ${sql.ref(`u.${c}`)} is distinct from ${sql.ref(`b.${c}`)} then ${c}::text end`);
+  return sql<string>`concat_ws(${separator}::text, ${sql.join(named)})`;
 }
 
 /**
  * Sets `changes` (and updated_at = the event's time) on the live row `id` of `table` where at least one of them
- * differs, records `event` of the changed row (its members may read `u.<column>`), and returns the row as changed.
+ * differs and every premise holds, records `event` of the changed row (its members may read `u.<column>`, the
+ * row as changed, and `b.<column>`, the row before), makes the `effects`, and returns the row as changed.
  */
 export async function updateLiveInOneStatement<Row>(
   db: Db,
-  table: TenantTableName,
+  table: UpdatableTableName,
   organisationId: string,
   id: string,
   changes: readonly ColumnChange[],
   event: RowEvent,
-  extras: OneStatementExtras = {},
+  options: OneStatementUpdateOptions = {},
 ): Promise<Row> {
   if (changes.length === 0) throw new Error('updateLiveInOneStatement: nothing to change');
-  const set = sql.join([...changes, ...(extras.alsoSet ?? [])].map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
-  const differs = sql.join(
-    changes.map(([column, value]) => sql`${sql.ref(`t.${column}`)} is distinct from ${value}`),
+  const { identity = 'id', softDeleted = true, premises = [], effects = [], alsoSet = [], answer = [] } = options;
+  // The table's own column, not the row before's (`b` has the same columns).
+  const own = (column: string) => sql.ref(`${table}.${column}`);
+  const differs = (column: string, value: RawBuilder<unknown>, custom?: RawBuilder<boolean>) => custom ?? sql<boolean>`${own(column)} is distinct from ${value}`;
+  const set = sql.join([
+    ...changes.map(([column, value, custom]) => (custom ? sql`${sql.ref(column)} = case when ${custom} then ${value} else ${own(column)} end` : sql`${sql.ref(column)} = ${value}`)),
+    ...alsoSet.map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
+  ]);
+  const anyDiffers = sql.join(
+    changes.map(([column, value, custom]) => differs(column, value, custom)),
     sql` or `,
   );
-  const premises = (extras.premises ?? []).map((premise) => sql` and (${premise})`);
-  const before = extras.before ?? [];
-  // The row as it was: the same row read again in FROM, whose columns RETURNING may show beside the new ones.
-  const was = before.length === 0 ? sql`` : sql` from ${sql.table(table)} as o`;
-  const wasRow = before.length === 0 ? sql`` : sql` and o.organisation_id = t.organisation_id and o.id = t.id`;
-  const wasColumns = before.map((column) => sql`, ${sql.ref(`o.${column}`)} as ${sql.ref(`was_${column}`)}`);
-  const alongside = (extras.alongside ?? []).map((cte, i) => sql`, ${sql.ref(`a${i}`)} as (${cte})`);
-  const answer = (extras.answer ?? []).map(([name, value]) => sql`, ${value} as ${sql.ref(name)}`);
-  const query = sql<Row>`with u as (
-      update ${sql.table(table)} as t set ${set}, updated_at = ${event.occurredAt}::timestamptz${was}
-      where t.organisation_id = ${organisationId} and t.id = ${id} and t.deleted_at is null and (${differs})${sql.join(premises, sql``)}${wasRow}
-      returning t.*${sql.join(wasColumns, sql``)}
-    ), e as (${eventOfChangedRow(organisationId, event)})${sql.join(alongside, sql``)}
-    select u.*${sql.join(answer, sql``)} from (select atrium_require(exists(select 1 from u), ${`${table} row changed`}::text) as held) as premise left join u on true where premise.held`.compile(db);
+  const live = softDeleted ? sql` and deleted_at is null` : sql``;
+  const held = premises.length === 0 ? sql`` : sql` and ${sql.join(premises, sql` and `)}`;
+  // `b` is the row as it is, locked, so that the row before and the row changed are one row's two states.
+  const query = sql<Row>`with b as (
+      select * from ${sql.table(table)} where organisation_id = ${organisationId} and ${sql.ref(identity)} = ${id}${live} for update
+    ), u as (
+      update ${sql.table(table)} set ${set}, updated_at = ${event.occurredAt}::timestamptz
+      from b where ${own('id')} = b.id and (${anyDiffers})${held}
+      returning ${sql.table(table)}.*
+    )${namedStatementsSql(effects)}, e as (${eventOfChangedRow(organisationId, event, sql`u cross join b`)})
+    select u.*${sql.join(answer.map(([name, value]) => sql`, ${value} as ${sql.ref(name)}`), sql``)} from (select atrium_require(exists(select 1 from u), ${`${table} row changed`}::text) as held) as premise left join u on true where premise.held`.compile(db);
   const { rows } = await runFinalStatement(db, query);
   return rows[0];
 }

@@ -37,12 +37,26 @@ export interface RowEvent {
 /**
  * PostgreSQL: `INSERT INTO outbox_events … FROM u`, for a `WITH u AS (UPDATE … RETURNING *)` statement that makes
  * a change and its event at once (db/final-statement.ts). The data is the text EventRecorder.record writes,
- * `{"id":…,…}`, byte for byte.
+ * `{"id":…,…}`, byte for byte. `from` is where the members read, `u` (one row per event) or a join of it; `id`
+ * the event's id, one made now unless the statement makes many (orderedIds).
  */
-export function eventOfChangedRow(organisationId: string, event: RowEvent): RawBuilder<unknown> {
+export function eventOfChangedRow(organisationId: string, event: RowEvent, from: RawBuilder<unknown> = sql`u`, id: RawBuilder<unknown> = sql`${newId()}::uuid`): RawBuilder<unknown> {
   const data = event.members.reduce((json, [name, value]) => sql`${json} || ${`,${JSON.stringify(name)}:`}::text || to_json((${value})::text)::text`, sql`'{"id":' || to_json(u.id::text)::text`);
   return sql`insert into outbox_events (id, organisation_id, type, occurred_at, data, dispatched_at)
-    select ${newId()}::uuid, ${organisationId}::uuid, ${event.type}::text, ${event.occurredAt}::timestamptz, ${data} || '}', null from u`;
+    select ${id}, ${organisationId}::uuid, ${event.type}::text, ${event.occurredAt}::timestamptz, ${data} || '}', null from ${from}`;
+}
+
+/**
+ * Ids for the many rows one statement makes (the events of the enrolments a delete ends), by `ordinal` (1, 2, …
+ * in SQL): UUIDv7s that sort in that order, after every id made before this call and before every id made after
+ * it, as ids made one by one with newId would. They are one id's, whose last 40 random bits (ids.ts: after its
+ * time and counter) are cut to 36 and counted up from.
+ */
+export function orderedIds(): (ordinal: RawBuilder<unknown>) => RawBuilder<unknown> {
+  const hex = newId().replaceAll('-', '');
+  const prefix = hex.slice(0, 22);
+  const start = Number(BigInt(`0x${hex.slice(22)}`) & 0xfffffffffn);
+  return (ordinal) => sql`(${prefix}::text || lpad(to_hex(${start}::bigint + ${ordinal}), 10, '0'))::uuid`;
 }
 
 export function createEventRecorder(deps: { clock: Clock }) {

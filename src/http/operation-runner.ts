@@ -59,9 +59,10 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
   /**
    * A PATCH or DELETE of the resource its path names, without an Idempotency-Key, may end in one round trip: its
    * service's last statement goes with its audit entry and the COMMIT (db/final-statement.ts), where the service
-   * can say in SQL why it must not commit. Refused there, it runs again on its full path.
+   * can say in SQL why it must not commit. Refused there, it runs again on its full path. The resource is named
+   * by its id, or by its key (a role).
    */
-  const mayFinishInOneStatement = (op: Operation) => deps.finalStatements && (op.method === 'PATCH' || op.method === 'DELETE') && !op.bulk && op.path.endsWith('/{id}');
+  const mayFinishInOneStatement = (op: Operation) => deps.finalStatements && (op.method === 'PATCH' || op.method === 'DELETE') && !op.bulk && /\/\{(id|key)\}$/.test(op.path);
 
   function runnerFor(op: Operation): RunOperation {
     const oneStatement = mayFinishInOneStatement(op);

@@ -120,7 +120,7 @@ export function createFactories(services: Services, database: Database, endpoint
     return services.sections.create(db, o.id, { title: 'Section', external_id: `sec-${suffix()}`, ...input, course_id: courseId });
   }
 
-  async function enrolmentMethod(o: Organisation, input: { course_id?: string; type?: string; external_id?: string; settings?: Record<string, unknown> } = {}) {
+  async function enrolmentMethod(o: Organisation, input: { course_id?: string; type?: string; name?: string | null; external_id?: string; settings?: Record<string, unknown> } = {}) {
     const courseId = input.course_id ?? (await course(o)).id;
     return services.enrolmentMethods.create(db, o.id, { type: 'manual', external_id: `enrol-${suffix()}`, ...input, course_id: courseId } as never);
   }

@@ -4,7 +4,7 @@ import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
 import type { ActivitiesTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
-import { updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { extensionsRepository } from '../extensions/extensions.repository.ts';
 
 export type ActivityRow = Selectable<ActivitiesTable>;
@@ -14,7 +14,7 @@ export type ActivityRow = Selectable<ActivitiesTable>;
  * SQL condition: a page's premise in a one-statement change, or a column read with the page.
  */
 export const activityLiveSql = (table: string, activityIdColumn: string) =>
-  sql<boolean | number>`exists(select 1 from activities a where a.organisation_id = ${sql.ref(`${table}.organisation_id`)} and a.id = ${sql.ref(`${table}.${activityIdColumn}`)} and a.deleted_at is null)`;
+  sql<boolean>`exists(select 1 from activities a where a.organisation_id = ${sql.ref(`${table}.organisation_id`)} and a.id = ${sql.ref(`${table}.${activityIdColumn}`)} and a.deleted_at is null)`;
 
 /** The settings SQL of each type that has any (ActivityType.settingsJsonSql), by type name. */
 export type SettingsJsonSql = Record<string, (activityId: RawBuilder<unknown>) => RawBuilder<string | null>>;
@@ -23,7 +23,7 @@ export type SettingsJsonSql = Record<string, (activityId: RawBuilder<unknown>) =
 export interface CreationFacts {
   course_id: string | null;
   course_deleted_at: string | null;
-  extension_enabled: boolean | number | null;
+  extension_disabled: boolean | number | null;
   section_course_id: string | null;
   section_deleted_at: string | null;
 }
@@ -42,7 +42,7 @@ export const activitiesRepository = {
       .selectNoFrom([
         course().select('id').as('course_id'),
         course().select('deleted_at').as('course_deleted_at'),
-        (q.extension === undefined ? db.selectNoFrom(sql<null>`null`.as('enabled')) : extensionsRepository.switchOf(db, organisationId, q.extension)).as('extension_enabled'),
+        (q.extension === undefined ? sql<boolean | number | null>`null` : sql<boolean | number | null>`${extensionsRepository.isDisabledSql(organisationId, q.extension)}`).as('extension_disabled'),
         section().select('course_id').as('section_course_id'),
         section().select('deleted_at').as('section_deleted_at'),
       ])
@@ -62,9 +62,8 @@ export const activitiesRepository = {
     if (changes.section_id !== undefined) asked.push(['section_id', sql`${changes.section_id}::uuid`]);
     const premises =
       typeof changes.section_id === 'string'
-        ? [sql`exists(select 1 from sections s where s.organisation_id = t.organisation_id and s.id = ${changes.section_id}::uuid and s.course_id = t.course_id and s.deleted_at is null)`]
+        ? [sql<boolean>`exists(select 1 from sections s where s.organisation_id = b.organisation_id and s.id = ${changes.section_id}::uuid and s.course_id = b.course_id and s.deleted_at is null)`]
         : [];
-    const changed = asked.map(([column]) => sql`case when ${sql.ref(`u.was_${column}`)} is distinct from ${sql.ref(`u.${column}`)} then ${column}::text end`);
     const types = Object.entries(settings);
     const settingsJson = types.length === 0 ? sql`null::text` : sql`case u.type ${sql.join(types.map(([type, of]) => sql`when ${type}::text then ${of(sql`u.id`)}`), sql` `)} end`;
     return updateLiveInOneStatement(
@@ -79,10 +78,10 @@ export const activitiesRepository = {
         members: [
           ['course_id', sql`u.course_id`],
           ['type', sql`u.type`],
-          ['summary', sql`'Activity ' || u.type || ' ' || ${quotedForSummarySql(sql`u.name`)} || ' changed: ' || concat_ws(', ', ${sql.join(changed)}) || '.'`],
+          ['summary', sql`'Activity ' || u.type || ' ' || ${quotedForSummarySql(sql`u.name`)} || ' changed: ' || ${changedColumnsSql(asked.map(([column]) => column))} || '.'`],
         ],
       },
-      { premises, before: asked.map(([column]) => column), answer: [['settings_json', settingsJson]] },
+      { premises, answer: [['settings_json', settingsJson]] },
     );
   },
 

@@ -106,7 +106,7 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
     if (facts.course_id === null) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
     const course = { id: facts.course_id };
     if (facts.course_deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; activities cannot be added to it.`);
-    extensions.requireEnabledAs('activity_type', input.type, '/type', facts.extension_enabled);
+    await extensions.requireEnabled(db, organisationId, 'activity_type', input.type, '/type', Boolean(facts.extension_disabled));
     if (input.section_id) refuseSection(facts.section_course_id === null ? undefined : { course_id: facts.section_course_id, deleted_at: facts.section_deleted_at }, course.id);
     const settings = input.settings ?? {};
     checkSettings(input.type, settings);

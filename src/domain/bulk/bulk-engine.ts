@@ -75,11 +75,12 @@ type DataOf<D> = D extends { data: infer S extends TSchema } ? Static<S> : never
  * What each allowed op runs: the resource's own service functions, bound to the request. `upsertProbe`
  * (optional) answers an upsert that would write nothing without running it, and so without its savepoint; it
  * must not write, and must answer exactly what `upsert` would, or undefined. `batch` (optional) prepares the
- * batch run (see above): op functions whose writes go to `writes` instead of the database.
+ * batch run (see above): op functions whose writes go to `writes` instead of the database; or undefined, when
+ * this request's operations need what only the one-by-one run does (they then run so).
  */
 export type BulkExecutors<O extends BulkOpDeclarations> = {
   upsertProbe?: O extends { upsert: { data: infer S extends TSchema } } ? (externalId: string, data: Static<S>) => Promise<UpsertResult | undefined> : never;
-  batch?: () => Promise<BulkBatch<O>>;
+  batch?: () => Promise<BulkBatch<O> | undefined>;
 } & BulkOpExecutors<O>;
 
 /**
@@ -108,7 +109,7 @@ type AnyExecutors = {
   upsert?(externalId: string, data: unknown): Promise<UpsertResult>;
   upsertProbe?(externalId: string, data: unknown): Promise<UpsertResult | undefined>;
   delete?(target: BulkTarget): Promise<void>;
-  batch?(): Promise<{ executors: AnyExecutors; writes: BatchWrites }>;
+  batch?(): Promise<{ executors: AnyExecutors; writes: BatchWrites } | undefined>;
 };
 
 /** An operation refused before it ran, or failed while running: what its result reports. */
@@ -349,7 +350,8 @@ export function createBulkEngine(declarations: BulkOpDeclarations) {
       checkEnvelope(body);
       const run = executors as AnyExecutors;
       const atomic = body.atomic === true;
-      const batched = run.batch ? await runBatched(db, body.operations, atomic, await run.batch()) : undefined;
+      const batch = run.batch ? await run.batch() : undefined;
+      const batched = batch ? await runBatched(db, body.operations, atomic, batch) : undefined;
       const results = batched ?? (atomic ? await runAtomically(db, body.operations, run) : await runEach(db, body.operations, run));
       const ok = results.filter((r) => r.status < 300).length;
       return { summary: { total: results.length, succeeded: ok, failed: results.length - ok }, results };

@@ -11,7 +11,7 @@ import { finalStatementOffered } from '../../db/final-statement.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { resourceList, type ListParams } from '../../operations/listing.ts';
 import type { Category, Course, CreateCategory, CreateCourse, UpdateCategory, UpdateCourse } from './courses.schemas.ts';
-import { categoriesRepository, coursesRepository, deleteCategoryInOneStatement, type CategoryRow, type CourseRow } from './courses.repository.ts';
+import { categoriesRepository, coursesRepository, deleteCategoryInOneStatement, deleteCourseAtOnce, deleteCourseInOneStatement, updateCategoryInOneStatement, updateCourseInOneStatement, type CategoryRow, type CourseRow } from './courses.repository.ts';
 import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
 
 type CourseView = Static<typeof Course>;
@@ -50,6 +50,9 @@ function changedFields<R extends Record<string, unknown>>(row: R, patch: Record<
   return changes as Partial<R>;
 }
 
+/** Whether a patch asks for anything at all (one that asks nothing reads the row and answers it). */
+const asksAnything = (patch: Record<string, unknown>) => Object.values(patch).some((v) => v !== undefined);
+
 export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder; enrolments: Pick<EnrolmentService, 'endEnrolmentsOfCourse'> }) {
   const { clock, cursors, events, enrolments } = deps;
 
@@ -86,6 +89,10 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
   }
 
   async function updateCourse(db: Db, organisationId: string, id: string, patch: Static<typeof UpdateCourse>): Promise<CourseView> {
+    // One round trip (PostgreSQL, db/final-statement.ts): the change and its event go with the COMMIT, and a
+    // course not changed (absent, deleted, already so, its new category not live) refuses it, so that the request
+    // runs again down here (404, 409, 422, or the course as it is).
+    if (finalStatementOffered() && asksAnything(patch)) return toCourseView(await updateCourseInOneStatement(db, organisationId, id, patch, clock.now().toISOString()));
     const row = await liveCourse(db, organisationId, id);
     if (patch.category_id) await liveCategoryRef(db, organisationId, patch.category_id, '/category_id');
     const changes = changedFields(row, patch);
@@ -110,6 +117,10 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
   }
 
   async function updateCategory(db: Db, organisationId: string, id: string, patch: Static<typeof UpdateCategory>): Promise<CategoryView> {
+    // One round trip where it can, as updateCourse; a category named its own parent takes the full path.
+    if (finalStatementOffered() && asksAnything(patch) && patch.parent_id !== id) {
+      return toCategoryView(await updateCategoryInOneStatement(db, organisationId, id, patch, clock.now().toISOString()));
+    }
     const row = await liveCategory(db, organisationId, id);
     if (patch.parent_id) {
       if (patch.parent_id === id) throw fieldError('/parent_id', 'invalid_value', 'A category cannot be its own parent.');
@@ -136,6 +147,12 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
     createCourse,
     updateCourse,
     async deleteCourse(db: Db, organisationId: string, id: string): Promise<void> {
+      // One round trip (PostgreSQL, db/final-statement.ts): the delete, its enrolments' ends, the tombstones and
+      // events go with the COMMIT; a course not live refuses it, so that the request runs again down here (404 or 409).
+      if (finalStatementOffered()) return deleteCourseInOneStatement(db, organisationId, id, clock.now().toISOString());
+      // With an Idempotency-Key, on PostgreSQL: the same statement, which says whether it deleted; if not, the
+      // request goes on down here in its transaction (404 or 409).
+      if (await deleteCourseAtOnce(db, organisationId, id, clock.now().toISOString())) return;
       const row = await liveCourse(db, organisationId, id);
       await softDelete(db, organisationId, 'course', row, clock.now().toISOString(), (patch) => coursesRepository.update(db, organisationId, id, patch));
       // Its enrolments end with it, in this transaction, each with its own event (docs/api-guide.md#enrolments-and-roster-sync).

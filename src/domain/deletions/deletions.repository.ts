@@ -1,13 +1,16 @@
 // Tombstones: one row per deleted resource, written in the transaction of the delete, read by
 // `GET /<resource>/deletions` so that a client syncing with `updated_since` also learns what went away.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { TenantTableName } from '../../db/tenant-rows.ts';
-import type { RowEvent } from '../../events/outbox.ts';
-import { updateLiveInOneStatement, type OneStatementExtras } from '../one-statement-update.repository.ts';
+import { runFinalStatement } from '../../db/final-statement.ts';
+import { isPostgres } from '../../db/column-types.ts';
+import { auditedWithFirstEvent } from '../../audit/audit-log.ts';
+import { eventOfChangedRow, type RowEvent } from '../../events/outbox.ts';
 import { newId } from '../../ids.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { insertMany } from '../../db/many-rows.ts';
+import { namedStatementsSql, type NamedStatement } from '../one-statement-update.repository.ts';
 
 export interface Tombstone {
   id: string;
@@ -33,20 +36,58 @@ const insertTombstone = preparedQuery(
   { deferrable: true },
 );
 
+export interface SoftDeleteOptions {
+  /** Conditions over the row (its own columns) that must hold too, else nothing is deleted and the request takes its full path. */
+  premises?: RawBuilder<boolean>[];
+  /** Columns the delete changes besides deleted_at and updated_at (a subscription disabled), typed SQL values. */
+  set?: ReadonlyArray<readonly [column: string, value: RawBuilder<unknown>]>;
+  /** Further effects of the delete (its enrolments ended), as named CTEs that may read the deleted row `u`; the event may read them. */
+  effects?: readonly NamedStatement[];
+  /** The tombstone's id, when it must sort before ids made for the effects (newId, made first). */
+  tombstoneId?: string;
+}
+
+/**
+ * The soft delete of a live row of `table` (and `premises`), its tombstone, its `effects` and its event, in one
+ * statement (PostgreSQL) that ends in `outcome`, over `u`, the rows it deleted.
+ */
+function softDeleteStatement(db: Db, table: TenantTableName, resourceType: string, organisationId: string, id: string, event: RowEvent, options: SoftDeleteOptions, outcome: RawBuilder<unknown>) {
+  const at = event.occurredAt;
+  const { premises = [], set = [], effects = [], tombstoneId = newId() } = options;
+  const alsoSet = sql.join(set.map(([column, value]) => sql`, ${sql.ref(column)} = ${value}`), sql``);
+  const held = premises.length === 0 ? sql`` : sql` and ${sql.join(premises, sql` and `)}`;
+  return sql<{ held: boolean }>`with u as (
+      update ${sql.table(table)} set deleted_at = ${at}::timestamptz, updated_at = ${at}::timestamptz${alsoSet}
+      where organisation_id = ${organisationId} and id = ${id} and deleted_at is null${held}
+      returning *
+    ), d as (
+      insert into deletions (id, organisation_id, resource_type, resource_id, external_id, deleted_at)
+      select ${tombstoneId}::uuid, ${organisationId}::uuid, ${resourceType}::text, u.id, u.external_id, ${at}::timestamptz from u
+    )${namedStatementsSql(effects)}, e as (${eventOfChangedRow(organisationId, event)})
+    select ${outcome} as held`.compile(db);
+}
+
 export const deletionsRepository = {
   /**
    * PostgreSQL, as its transaction's final statement (db/final-statement.ts): the soft delete of a live row of
    * `table`, its tombstone and its event, in one statement that fails (atrium_require) when no live row was
    * deleted, so that it can travel with the COMMIT; refused, the request runs again on its full path
-   * (soft-delete.ts), which tells 404 from 409. A PATCH of `deleted_at` (one-statement-update.repository.ts),
-   * whose `extras` say what else the delete sets (a message cancelled), what the row must meet besides being
-   * live (its activity live, a message not being sent) and what the event reads of the row as it was.
+   * (soft-delete.ts), which tells 404 from 409.
    */
-  async softDeleteInOneStatement(db: Db, table: TenantTableName, resourceType: string, organisationId: string, id: string, event: RowEvent, extras: OneStatementExtras = {}): Promise<void> {
-    const at = event.occurredAt;
-    const tombstone = sql`insert into deletions (id, organisation_id, resource_type, resource_id, external_id, deleted_at)
-      select ${newId()}::uuid, ${organisationId}::uuid, ${resourceType}::text, u.id, u.external_id, ${at}::timestamptz from u`;
-    await updateLiveInOneStatement(db, table, organisationId, id, [['deleted_at', sql`${at}::timestamptz`]], event, { ...extras, alongside: [tombstone, ...(extras.alongside ?? [])] });
+  async softDeleteInOneStatement(db: Db, table: TenantTableName, resourceType: string, organisationId: string, id: string, event: RowEvent, options: SoftDeleteOptions = {}): Promise<void> {
+    await runFinalStatement(db, softDeleteStatement(db, table, resourceType, organisationId, id, event, options, sql`atrium_require(exists(select 1 from u), ${`${resourceType} deleted`}::text)`));
+  },
+
+  /**
+   * The same statement where it is not the transaction's last (a request with an Idempotency-Key, whose record
+   * follows): it answers whether it deleted instead of failing, so that the request can take its full path in
+   * the same transaction when it did not. On SQLite it does nothing and answers false; so too under an admin
+   * page's or a CLI command's audit scope, whose entry the service's first event writes (audit-log.ts).
+   */
+  async softDeleteAtOnce(db: Db, table: TenantTableName, resourceType: string, organisationId: string, id: string, event: RowEvent, options: SoftDeleteOptions = {}): Promise<boolean> {
+    if (!isPostgres(db) || auditedWithFirstEvent()) return false;
+    const { rows } = await db.executeQuery(softDeleteStatement(db, table, resourceType, organisationId, id, event, options, sql`exists(select 1 from u)`));
+    return rows[0].held;
   },
 
   async record(db: Db, organisationId: string, resourceType: string, resource: { id: string; external_id: string | null }, at: string): Promise<void> {

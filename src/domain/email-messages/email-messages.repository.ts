@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.ts';
 import type { EmailMessageRecipientsTable, EmailMessagesTable, EnrolmentsTable, RecipientOutcome } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { isPostgres } from '../../db/column-types.ts';
-import { updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { isoTimestampSql, quotedForSummarySql } from '../../events/summary-text.ts';
 
@@ -59,19 +59,16 @@ export const emailMessagesRepository = {
     if (changes.body !== undefined) asked.push(['body', sql`${changes.body}::text`]);
     if (changes.send_at !== undefined) asked.push(['send_at', sql`${changes.send_at}::timestamptz`]);
     if (changes.status !== undefined) asked.push(['status', sql`${changes.status}::text`]);
-    const premises = [sql`t.status in ('draft', 'scheduled')`];
+    const premises = [sql<boolean>`b.status in ('draft', 'scheduled')`];
     if (changes.send_at !== undefined || changes.status !== undefined) {
-      const status = changes.status === undefined ? sql`t.status` : sql`${changes.status}::text`;
-      const sendAt = changes.send_at === undefined ? sql`t.send_at` : sql`${changes.send_at}::timestamptz`;
-      premises.push(sql`(t.status is not distinct from ${status} and t.send_at is not distinct from ${sendAt}) or ${status} <> 'scheduled' or ${sendAt} >= ${earliestSendAt}::timestamptz`);
+      const status = changes.status === undefined ? sql`b.status` : sql`${changes.status}::text`;
+      const sendAt = changes.send_at === undefined ? sql`b.send_at` : sql`${changes.send_at}::timestamptz`;
+      premises.push(sql<boolean>`((b.status is not distinct from ${status} and b.send_at is not distinct from ${sendAt}) or ${status} <> 'scheduled' or ${sendAt} >= ${earliestSendAt}::timestamptz)`);
     }
-    const changed = asked.map(([column]) => sql`case when ${sql.ref(`u.was_${column}`)} is distinct from ${sql.ref(`u.${column}`)} then ${column}::text end`);
     const how = sql`case u.status when 'scheduled' then 'scheduled for ' || ${isoTimestampSql(sql`u.send_at`)} when 'draft' then 'unscheduled (back to draft)' else 'cancelled' end`;
-    const summary = sql`'Email message ' || ${quotedSubject} || case when u.was_status is distinct from u.status then ' ' || ${how} else ' changed: ' || concat_ws(', ', ${sql.join(changed)}) end || '.'`;
-    return updateLiveInOneStatement(db, 'email_messages', organisationId, id, asked, { type: 'email_message.updated', occurredAt: at, members: [['summary', summary]] }, {
-      premises,
-      before: [...new Set([...asked.map(([column]) => column), 'status'])],
-    });
+    const changed = changedColumnsSql(asked.map(([column]) => column));
+    const summary = sql`'Email message ' || ${quotedSubject} || case when b.status is distinct from u.status then ' ' || ${how} else ' changed: ' || ${changed} end || '.'`;
+    return updateLiveInOneStatement(db, 'email_messages', organisationId, id, asked, { type: 'email_message.updated', occurredAt: at, members: [['summary', summary]] }, { premises });
   },
 
   /**
@@ -79,12 +76,14 @@ export const emailMessagesRepository = {
    * with it, so it is never sent), its tombstone and its event (deletions.repository.ts).
    */
   softDeleteInOneStatement(db: Db, organisationId: string, id: string, at: string): Promise<void> {
-    const cancelled = sql`case when u.was_status = 'scheduled' then ' (its scheduled sending cancelled)' else '' end`;
+    // `was`: the message as it was (the statement's snapshot, before its UPDATE), whose status the summary tells.
+    const was = sql`select status from email_messages where organisation_id = ${organisationId} and id = ${id}`;
+    const cancelled = sql`case when (select status from was) = 'scheduled' then ' (its scheduled sending cancelled)' else '' end`;
     const event = { type: 'email_message.deleted' as const, occurredAt: at, members: [['summary', sql`'Email message ' || ${quotedSubject} || ' deleted' || ${cancelled} || '.'`]] as Array<[string, typeof cancelled]> };
     return deletionsRepository.softDeleteInOneStatement(db, 'email_messages', 'email_message', organisationId, id, event, {
-      alsoSet: [['status', sql`case when t.status = 'scheduled' then 'cancelled' else t.status end`]],
-      premises: [sql`t.status <> 'sending'`],
-      before: ['status'],
+      set: [['status', sql`case when status = 'scheduled' then 'cancelled' else status end`]],
+      premises: [sql<boolean>`status <> 'sending'`],
+      effects: [['was', was]],
     });
   },
 

@@ -9,11 +9,12 @@ import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
-import { coursesRepository } from '../courses/courses.repository.ts';
+import { extensionFor } from '../extensions/extensions.catalog.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
 import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
 import { resourceList, type ListParams } from '../../operations/listing.ts';
+import { finalStatementOffered } from '../../db/final-statement.ts';
 import type { CreateEnrolmentMethod, EnrolmentMethod, MethodSettings, UpdateEnrolmentMethod } from './enrolment-methods.schemas.ts';
 import { enrolmentMethodsRepository, type EnrolmentMethodRow } from './enrolment-methods.repository.ts';
 
@@ -28,14 +29,21 @@ const settingsByType: Record<string, { allowed: (keyof Settings)[]; required: (k
   cohort: { allowed: ['cohort_id'], required: ['cohort_id'] },
 };
 
-function checkSettings(type: string, settings: Settings): void {
+/** Why `settings` do not suit a method of `type` (a 422), or undefined when they do. */
+function settingsProblem(type: string, settings: Settings): ApiError | undefined {
   const rule = settingsByType[type];
   for (const key of Object.keys(settings) as (keyof Settings)[]) {
-    if (!rule.allowed.includes(key)) throw fieldError(`/settings/${key}`, 'not_applicable', `\`${key}\` does not apply to ${type} enrolment.`);
+    if (!rule.allowed.includes(key)) return fieldError(`/settings/${key}`, 'not_applicable', `\`${key}\` does not apply to ${type} enrolment.`);
   }
   for (const key of rule.required) {
-    if (settings[key] === undefined) throw fieldError(`/settings/${key}`, 'required', `${type} enrolment needs \`${key}\`.`);
+    if (settings[key] === undefined) return fieldError(`/settings/${key}`, 'required', `${type} enrolment needs \`${key}\`.`);
   }
+  return undefined;
+}
+
+function checkSettings(type: string, settings: Settings): void {
+  const problem = settingsProblem(type, settings);
+  if (problem) throw problem;
 }
 
 const label = (row: { type: string; name: string | null }) => (row.name ? `${JSON.stringify(row.name)} (${row.type})` : row.type);
@@ -59,21 +67,24 @@ export function createEnrolmentMethodService(deps: {
   cursors: CursorCodec;
   events: EventRecorder;
   extensions: ExtensionService;
-  enrolments: Pick<EnrolmentService, 'endEnrolmentsOfMethod' | 'countLiveOfMethod'>;
+  enrolments: Pick<EnrolmentService, 'endEnrolmentsOfMethod'>;
 }) {
   const { clock, cursors, events, extensions, enrolments } = deps;
 
-  async function live(db: Db, organisationId: string, id: string): Promise<EnrolmentMethodRow> {
-    const row = await foundOr404(enrolmentMethodsRepository.findById(db, organisationId, id), 'enrolment_method.not_found', `No enrolment method ${id} in this organisation.`);
+  /** The method `found` as read, if it is there and live: 404 or 409 otherwise. */
+  async function liveOf<R extends EnrolmentMethodRow>(id: string, found: Promise<R | undefined>): Promise<R> {
+    const row = await foundOr404(found, 'enrolment_method.not_found', `No enrolment method ${id} in this organisation.`);
     if (row.deleted_at !== null) throw new ApiError('enrolment_method.deleted', `Enrolment method ${id} was deleted at ${row.deleted_at}.`);
     return row;
   }
+  const live = (db: Db, organisationId: string, id: string) => liveOf(id, enrolmentMethodsRepository.findById(db, organisationId, id));
 
   async function create(db: Db, organisationId: string, input: Static<typeof CreateEnrolmentMethod>): Promise<View> {
-    const course = await coursesRepository.findById(db, organisationId, input.course_id);
+    // One query for the course and the type's switch (an unknown type has none: requireEnabled refuses it).
+    const { course, extensionDisabled } = await enrolmentMethodsRepository.courseAndSwitch(db, organisationId, input.course_id, extensionFor('enrolment_method', input.type) ?? '');
     if (!course) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
     if (course.deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; it takes no new enrolment methods.`);
-    await extensions.requireEnabled(db, organisationId, 'enrolment_method', input.type, '/type');
+    await extensions.requireEnabled(db, organisationId, 'enrolment_method', input.type, '/type', extensionDisabled);
     const settings = input.settings ?? {};
     checkSettings(input.type, settings);
     const at = clock.now().toISOString();
@@ -92,6 +103,16 @@ export function createEnrolmentMethodService(deps: {
   }
 
   async function update(db: Db, organisationId: string, id: string, patch: Static<typeof UpdateEnrolmentMethod>): Promise<View> {
+    // One round trip (PostgreSQL, db/final-statement.ts): the change and its event go with the COMMIT; a method
+    // not changed (absent, deleted, already so, or of a type the settings do not suit) refuses it, so that the
+    // request runs again down here (404, 409, 422, or the method as it is).
+    if (finalStatementOffered() && (patch.name !== undefined || patch.status !== undefined || patch.role !== undefined || patch.settings !== undefined)) {
+      const { name, status, role } = patch;
+      const settings = patch.settings;
+      const typesTakingSettings = settings === undefined ? undefined : Object.keys(settingsByType).filter((type) => settingsProblem(type, settings) === undefined);
+      const changes = { name, status, role, settings: settings === undefined ? undefined : JSON.stringify(settings) };
+      return toEnrolmentMethodView(await enrolmentMethodsRepository.updateInOneStatement(db, organisationId, id, changes, typesTakingSettings, clock.now().toISOString()));
+    }
     const row = await live(db, organisationId, id);
     const changes: Partial<EnrolmentMethodRow> = {};
     if (patch.name !== undefined && patch.name !== row.name) changes.name = patch.name;
@@ -147,8 +168,16 @@ export function createEnrolmentMethodService(deps: {
      * otherwise 409. Deletion is soft (a tombstone appears in /enrolment_methods/deletions).
      */
     async remove(db: Db, organisationId: string, id: string, opts: { unenrol: boolean }): Promise<void> {
-      const row = await live(db, organisationId, id);
-      const active = await enrolments.countLiveOfMethod(db, organisationId, id);
+      // One round trip (PostgreSQL, db/final-statement.ts) for a method through which nobody is enrolled: the
+      // delete, its tombstone and its event go with the COMMIT; a method not live, or one that has enrolments,
+      // refuses it, so that the request runs again down here (404, 409). A caller who says `unenrol` expects
+      // enrolments to end, each with its tombstone and event: that request takes the full path at once.
+      if (finalStatementOffered() && !opts.unenrol) {
+        return enrolmentMethodsRepository.deleteUnusedInOneStatement(db, organisationId, id, clock.now().toISOString());
+      }
+      // The method and how many live enrolments it has, in one query.
+      const row = await liveOf(id, enrolmentMethodsRepository.findWithLiveEnrolments(db, organisationId, id));
+      const active = row.live_enrolments;
       if (active > 0 && !opts.unenrol) {
         throw new ApiError('enrolment_method.has_enrolments', `Enrolment method ${id} still has ${active} active enrolment(s); send \`unenrol=true\` to end them with it.`);
       }

@@ -10,10 +10,11 @@ import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { resourceList, type ListParams } from '../../operations/listing.ts';
+import { finalStatementOffered } from '../../db/final-statement.ts';
 import { BatchWrites } from '../bulk/batch-writes.ts';
-import { directLookups, prefetchedLookups, type EnrolmentLookups, type NamedInBulk } from './enrolments.lookups.ts';
-import { batchedWrites, directWrites, type EnrolmentStore } from './enrolments.writes.ts';
-import { enrolmentsRepository, type EndedBy, type EndedEnrolment, type EnrolmentRow } from './enrolments.repository.ts';
+import { createLookups, directLookups, lockedLookups, prefetchedLookups, type EnrolmentLookups, type NamedInBulk } from './enrolments.lookups.ts';
+import { batchedWrites, directWrites, lockedRowWrites, type EnrolmentStore } from './enrolments.writes.ts';
+import { endedBecause, enrolmentsRepository, type EndedBy, type EndedEnrolment, type EnrolmentRow } from './enrolments.repository.ts';
 import type { CreateEnrolment, Enrolment, UpdateEnrolment, UpsertEnrolment } from './enrolments.schemas.ts';
 
 export type EnrolmentView = Static<typeof Enrolment>;
@@ -54,6 +55,8 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
   const { clock, cursors, events } = deps;
   /** Reads and writes at once, each a statement: a single request's, or a bulk request's run one by one. */
   const direct = (db: Db, organisationId: string, look: EnrolmentLookups = directLookups(db, organisationId)): EnrolmentStore => ({ ...look, ...directWrites(db, organisationId, events) });
+  /** A single request's change of one enrolment by id: read locked, changed by a write that rides with the COMMIT. */
+  const lockedRow = (db: Db, organisationId: string): EnrolmentStore => ({ ...lockedLookups(db, organisationId), ...lockedRowWrites(db, organisationId, events) });
   const notFound = (target: Target) =>
     new ApiError('enrolment.not_found', 'id' in target ? `No enrolment ${target.id} in this organisation.` : `No enrolment with external_id ${JSON.stringify(target.external_id)}.`);
 
@@ -69,7 +72,7 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     return row;
   }
 
-  async function create(db: Db, organisationId: string, input: Static<typeof CreateEnrolment>, look: EnrolmentStore = direct(db, organisationId)): Promise<EnrolmentView> {
+  async function create(db: Db, organisationId: string, input: Static<typeof CreateEnrolment>, look: EnrolmentStore = direct(db, organisationId, createLookups(db, organisationId, input))): Promise<EnrolmentView> {
     const course = await look.course(input.course_id);
     if (!course) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
     const person = await look.person(input.user_id);
@@ -137,7 +140,14 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     return { changed: true, view: toEnrolmentView(updated) };
   }
 
-  async function update(db: Db, organisationId: string, target: Target, patch: Patch, look: EnrolmentStore = direct(db, organisationId)): Promise<EnrolmentView> {
+  async function update(db: Db, organisationId: string, target: Target, patch: Patch, look: EnrolmentStore = lockedRow(db, organisationId)): Promise<EnrolmentView> {
+    // One round trip (PostgreSQL, db/final-statement.ts): the change and its event go with the COMMIT; an
+    // enrolment not changed (absent, deleted, already so, or its dates would be out of order) refuses it, so that
+    // the request runs again down here (404, 409, 422, or the enrolment as it is).
+    if ('id' in target && finalStatementOffered() && Object.values(patch).some((value) => value !== undefined)) {
+      const changes = { role: patch.role, status: patch.status, starts_at: instant(patch.starts_at), ends_at: instant(patch.ends_at) };
+      return toEnrolmentView(await enrolmentsRepository.updateInOneStatement(db, organisationId, target.id, changes, clock.now().toISOString()));
+    }
     return (await applyPatch(await live(look, target), patch, look)).view;
   }
 
@@ -164,7 +174,10 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     return { created: false, changed, view };
   }
 
-  async function remove(db: Db, organisationId: string, target: Target, look: EnrolmentStore = direct(db, organisationId)): Promise<void> {
+  async function remove(db: Db, organisationId: string, target: Target, look: EnrolmentStore = lockedRow(db, organisationId)): Promise<void> {
+    // One round trip (PostgreSQL): the end, its tombstone and its event go with the COMMIT; an enrolment not live
+    // refuses it, so that the request runs again down here (404 or 409).
+    if ('id' in target && finalStatementOffered()) return enrolmentsRepository.deleteInOneStatement(db, organisationId, target.id, clock.now().toISOString());
     const row = await live(look, target);
     const at = clock.now().toISOString();
     const ended = await look.update(row, { deleted_at: at, updated_at: at });
@@ -214,10 +227,9 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
       return { store: { ...look, ...batchedWrites(writes, organisationId, look) }, writes };
     },
     /** For the users area (deleting a user) and `atrium person remove`: call it in the deletion's transaction. */
-    endEnrolmentsOfUser: (trx: Db, organisationId: string, userId: string) => endAll(trx, organisationId, { person_id: userId }, 'the user was deleted'),
-    endEnrolmentsOfCourse: (trx: Db, organisationId: string, courseId: string) => endAll(trx, organisationId, { course_id: courseId }, 'the course was deleted'),
-    endEnrolmentsOfMethod: (trx: Db, organisationId: string, methodId: string) => endAll(trx, organisationId, { enrolment_method_id: methodId }, 'its enrolment method was deleted'),
-    countLiveOfMethod: (db: Db, organisationId: string, methodId: string) => enrolmentsRepository.countLive(db, organisationId, { enrolment_method_id: methodId }),
+    endEnrolmentsOfUser: (trx: Db, organisationId: string, userId: string) => endAll(trx, organisationId, { person_id: userId }, endedBecause.person_id),
+    endEnrolmentsOfCourse: (trx: Db, organisationId: string, courseId: string) => endAll(trx, organisationId, { course_id: courseId }, endedBecause.course_id),
+    endEnrolmentsOfMethod: (trx: Db, organisationId: string, methodId: string) => endAll(trx, organisationId, { enrolment_method_id: methodId }, endedBecause.enrolment_method_id),
   };
 }
 

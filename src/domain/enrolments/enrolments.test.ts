@@ -5,7 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { startTestApp, manualClock, type TestContext } from '../../../test/support/harness.ts';
+import { sql } from 'kysely';
+import { dialectUnderTest, startTestApp, manualClock, type TestContext } from '../../../test/support/harness.ts';
 import type { Caller } from '../../../test/support/factories.ts';
 
 const UNKNOWN = '01a1ffb1-ef6f-770b-ba7c-b487911c9252';
@@ -268,16 +269,21 @@ describe('enrolments', () => {
     test('a failure while ending a course’s enrolments rolls the course’s deletion back too', async () => {
       const { c, body, course } = await setup();
       await call(c, 'POST', '/enrolments', body());
-      const events = t.app.services.events;
-      const original = events.record;
-      events.record = async (db, org, type, data) => {
-        if (type === 'enrolment.deleted') throw new Error('outbox full');
-        return original(db, org, type, data);
-      };
+      // The outbox refuses this organisation's enrolment.deleted events: in the database, since on PostgreSQL the
+      // course's delete makes its enrolments' events in SQL, in its one statement (courses.repository.ts).
+      const trigger = `outbox_full_${randomUUID().replaceAll('-', '')}`;
+      const when = `new.organisation_id = '${c.org.id}' and new.type = 'enrolment.deleted'`;
+      const postgres = dialectUnderTest === 'postgres';
+      if (postgres) {
+        await sql.raw(`create or replace function atrium_test_outbox_full() returns trigger language plpgsql as $$ begin raise exception 'outbox full'; end $$`).execute(t.database.db);
+        await sql.raw(`create trigger ${trigger} before insert on outbox_events for each row when (${when}) execute function atrium_test_outbox_full()`).execute(t.database.db);
+      } else {
+        await sql.raw(`create trigger ${trigger} before insert on outbox_events when ${when} begin select raise(abort, 'outbox full'); end`).execute(t.database.db);
+      }
       try {
         assert.equal((await call(c, 'DELETE', `/courses/${course.id}`)).status, 500);
       } finally {
-        events.record = original;
+        await sql.raw(`drop trigger ${trigger}${postgres ? ' on outbox_events' : ''}`).execute(t.database.db);
       }
       assert.equal((await call(c, 'GET', `/courses/${course.id}`)).body.deleted_at, null);
       assert.equal((await rowsOf(c))[0].deleted_at, null);

@@ -34,17 +34,24 @@ function clash(err: unknown, externalId: string | null): ApiError {
 
 export function directWrites(db: Db, organisationId: string, events: EventRecorder): EnrolmentWrites {
   return {
-    async insert(row) {
-      try {
-        await enrolmentsRepository.insertRow(db, row);
-      } catch (err) {
-        if (isUniqueViolation(err)) throw clash(err, row.external_id);
-        throw err;
-      }
-    },
+    insert: (row) => enrolmentsRepository.insertRow(db, row, (err) => (isUniqueViolation(err) ? clash(err, row.external_id) : err)),
     update: (row, set) => enrolmentsRepository.updateLive(db, organisationId, row.id, set),
     tombstone: (row, at) => deletionsRepository.record(db, organisationId, 'enrolment', row, at),
     event: (type, data) => events.record(db, organisationId, type, data),
+  };
+}
+
+/**
+ * directWrites for a single request whose enrolment was read locked (lockedLookups): its change cannot miss
+ * the row, so it is a deferred write (db/deferred-writes.ts) that rides with the next statement or the COMMIT.
+ */
+export function lockedRowWrites(db: Db, organisationId: string, events: EventRecorder): EnrolmentWrites {
+  return {
+    ...directWrites(db, organisationId, events),
+    async update(row, set) {
+      await enrolmentsRepository.update(db, organisationId, row.id, set);
+      return { ...row, ...set };
+    },
   };
 }
 

@@ -1,12 +1,13 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 
 export const extensionsRepository = {
   switches(db: Db, organisationId: string) {
     return db.selectFrom('organisation_extensions').select(['extension', 'enabled', 'updated_at']).where('organisation_id', '=', organisationId).execute();
   },
-  /** The organisation's switch of `extension` (null where it set none: on), as a subquery of a caller's read. */
-  switchOf(db: Db, organisationId: string, extension: string) {
-    return db.selectFrom('organisation_extensions').select('enabled').where('organisation_id', '=', organisationId).where('extension', '=', extension);
+  /** isDisabled as an SQL expression, for a caller that reads it with other things in one query. */
+  isDisabledSql(organisationId: string, extension: string) {
+    return sql<boolean | number>`exists (select 1 from organisation_extensions where organisation_id = ${organisationId} and extension = ${extension} and not enabled)`;
   },
   async isDisabled(db: Db, organisationId: string, extension: string): Promise<boolean> {
     const row = await db

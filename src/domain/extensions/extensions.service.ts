@@ -4,19 +4,9 @@ import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { ApiError } from '../../errors/api-error.ts';
-import { extensionCatalog, extensionFor, isExtensionId, type ExtensionId, type ExtensionKind } from './extensions.catalog.ts';
+import { extensionCatalog, extensionFor, isExtensionId, type ExtensionKind } from './extensions.catalog.ts';
 import type { Extension } from './extensions.schemas.ts';
 import { extensionsRepository } from './extensions.repository.ts';
-
-function known(kind: ExtensionKind, name: string, pointer: string): ExtensionId {
-  const id = extensionFor(kind, name);
-  if (id === undefined) throw new ApiError('validation.invalid_body', `No ${kind.replace('_', ' ')} called ${name}.`, { errors: [{ path: pointer, code: 'invalid_value', detail: `Unknown ${kind}.` }] });
-  return id;
-}
-
-function refuseDisabled(id: ExtensionId, disabled: boolean): void {
-  if (disabled) throw new ApiError('extension.disabled', `The extension ${id} (${extensionCatalog[id].title}) is switched off in this organisation.`);
-}
 
 export function createExtensionService(deps: { clock: Clock }) {
   return {
@@ -28,18 +18,16 @@ export function createExtensionService(deps: { clock: Clock }) {
       });
     },
 
-    /** Refuses (409) when the extension that provides `kind`/`name` is switched off in this organisation. */
-    async requireEnabled(db: Db, organisationId: string, kind: ExtensionKind, name: string, pointer: string): Promise<void> {
-      const id = known(kind, name, pointer);
-      refuseDisabled(id, await extensionsRepository.isDisabled(db, organisationId, id));
-    },
-
     /**
-     * requireEnabled for a caller that read the switch with its other facts (extensionsRepository.switchOf, of
-     * `extensionFor(kind, name)`): `enabled` is that switch, null where the organisation set none.
+     * Refuses (409) when the extension that provides `kind`/`name` is switched off in this organisation.
+     * `disabled`: what the caller already read of its switch (extensionsRepository.isDisabledSql), if it did.
      */
-    requireEnabledAs(kind: ExtensionKind, name: string, pointer: string, enabled: boolean | number | null): void {
-      refuseDisabled(known(kind, name, pointer), enabled !== null && !enabled);
+    async requireEnabled(db: Db, organisationId: string, kind: ExtensionKind, name: string, pointer: string, disabled?: boolean): Promise<void> {
+      const id = extensionFor(kind, name);
+      if (id === undefined) throw new ApiError('validation.invalid_body', `No ${kind.replace('_', ' ')} called ${name}.`, { errors: [{ path: pointer, code: 'invalid_value', detail: `Unknown ${kind}.` }] });
+      if (disabled ?? (await extensionsRepository.isDisabled(db, organisationId, id))) {
+        throw new ApiError('extension.disabled', `The extension ${id} (${extensionCatalog[id].title}) is switched off in this organisation.`);
+      }
     },
 
     async setEnabled(db: Db, organisationId: string, extension: string, enabled: boolean): Promise<void> {

@@ -4,7 +4,7 @@ import type { LessonPagesTable } from '../../db/tables.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import type { FailureTranslation } from '../../db/deferred-writes.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
-import { updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
 import { extensionsRepository } from '../extensions/extensions.repository.ts';
@@ -20,8 +20,8 @@ const byExternalId = preparedQuery((db: Db, organisationId: string, externalId: 
   db.selectFrom('lesson_pages').selectAll().where('organisation_id', '=', organisationId).where('external_id', '=', externalId),
 );
 
-// A page changes only while its lesson is live (the full path's 409 activity.deleted says why not).
-const lessonLive = activityLiveSql('t', 'lesson_id');
+// A page changes only while its lesson is live (the full path's 409 activity.deleted says why not): over the
+// page before its change (`b`), or the page being deleted.
 // The event's members after its id, as the service's `record` writes them.
 const eventMembers = (summary: RawBuilder<unknown>): Array<[string, RawBuilder<unknown>]> => [['lesson_id', sql`u.lesson_id`], ['course_id', sql`u.course_id`], ['summary', summary]];
 const quotedTitle = quotedForSummarySql(sql`u.title`);
@@ -31,7 +31,7 @@ export interface CreationFacts {
   lesson_type: string | null;
   lesson_course_id: string | null;
   lesson_deleted_at: string | null;
-  extension_enabled: boolean | number | null;
+  extension_disabled: boolean | number | null;
   last_sort_key: string | null;
 }
 
@@ -57,18 +57,16 @@ export const lessonPagesRepository = {
     const asked: ColumnChange[] = [];
     if (changes.title !== undefined) asked.push(['title', sql`${changes.title}::text`]);
     if (changes.contents !== undefined) asked.push(['contents', sql`${changes.contents}::text`]);
-    const changed = asked.map(([column]) => sql`case when ${sql.ref(`u.was_${column}`)} is distinct from ${sql.ref(`u.${column}`)} then ${column}::text end`);
-    const summary = sql`'Lesson page ' || ${quotedTitle} || ' changed: ' || concat_ws(', ', ${sql.join(changed)}) || '.'`;
+    const summary = sql`'Lesson page ' || ${quotedTitle} || ' changed: ' || ${changedColumnsSql(asked.map(([column]) => column))} || '.'`;
     return updateLiveInOneStatement(db, 'lesson_pages', organisationId, id, asked, { type: 'lesson_page.updated', occurredAt: at, members: eventMembers(summary) }, {
-      premises: [lessonLive],
-      before: asked.map(([column]) => column),
+      premises: [activityLiveSql('b', 'lesson_id')],
     });
   },
 
   /** PostgreSQL, as a final statement: a live page's soft delete (its lesson live), its tombstone and event (deletions.repository.ts). */
   softDeleteInOneStatement(db: Db, organisationId: string, id: string, at: string): Promise<void> {
     const event = { type: 'lesson_page.deleted' as const, occurredAt: at, members: eventMembers(sql`'Lesson page ' || ${quotedTitle} || ' deleted.'`) };
-    return deletionsRepository.softDeleteInOneStatement(db, 'lesson_pages', 'lesson_page', organisationId, id, event, { premises: [lessonLive] });
+    return deletionsRepository.softDeleteInOneStatement(db, 'lesson_pages', 'lesson_page', organisationId, id, event, { premises: [activityLiveSql('lesson_pages', 'lesson_id')] });
   },
 
   /**
@@ -84,7 +82,7 @@ export const lessonPagesRepository = {
         lesson().select('type').as('lesson_type'),
         lesson().select('course_id').as('lesson_course_id'),
         lesson().select('deleted_at').as('lesson_deleted_at'),
-        (q.extension === undefined ? none : extensionsRepository.switchOf(db, organisationId, q.extension)).as('extension_enabled'),
+        (q.extension === undefined ? sql<boolean | number | null>`null` : sql<boolean | number | null>`${extensionsRepository.isDisabledSql(organisationId, q.extension)}`).as('extension_disabled'),
         (q.lastKeyOf === undefined
           ? none
           : db.selectFrom('lesson_pages').select('sort_key').where('organisation_id', '=', organisationId).where('lesson_id', '=', q.lastKeyOf).orderBy('sort_key', 'desc').limit(1)

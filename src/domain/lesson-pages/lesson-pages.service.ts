@@ -194,7 +194,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
       lookups.lessons.set(lessonId, facts.lesson_course_id!);
     }
     if (readSwitch) {
-      extensions.requireEnabledAs('question_type', pageType, '/page_type', facts.extension_enabled);
+      await extensions.requireEnabled(db, organisationId, 'question_type', pageType, '/page_type', Boolean(facts.extension_disabled));
       lookups.questionTypesOn.add(pageType);
     }
     if (readLastKey) lookups.lastKeys.set(lessonId, facts.last_sort_key);

@@ -8,12 +8,14 @@ import { newId } from '../../ids.ts';
 import { capabilityDescriptions, isRoleName, organisationCapabilities, platformCapabilities, roleNames, roles as builtInRoles, type RoleName } from '../../access/capabilities.ts';
 import { bumpCredentialEpoch } from '../../access/credential-epoch.ts';
 import { ApiError } from '../../errors/api-error.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import { foundOr404 } from '../resource-rows.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { listPage } from '../../operations/listing.ts';
 import type { CreateRole, Role, UpdateRole } from './roles.schemas.ts';
 import { rolesRepository, type CustomRoleRow } from './roles.repository.ts';
+import { finalStatementOffered } from '../../db/final-statement.ts';
 
 export type RoleView = Static<typeof Role>;
 
@@ -36,11 +38,13 @@ export const capabilityCatalog = () => [
   ...platformCapabilities.map((name) => ({ name, description: capabilityDescriptions[name], platform: true })),
 ];
 
+const builtIn = (key: string) => new ApiError('role.built_in', `The role ${key} is built in; it cannot change. Create a custom role instead.`);
+
 export function createRoleService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder }) {
   const { clock, cursors, events } = deps;
 
   async function custom(db: Db, organisationId: string, key: string): Promise<CustomRoleRow> {
-    if (isRoleName(key)) throw new ApiError('role.built_in', `The role ${key} is built in; it cannot change. Create a custom role instead.`);
+    if (isRoleName(key)) throw builtIn(key);
     return foundOr404(rolesRepository.findByKey(db, organisationId, key), 'role.not_found', `No role ${key} in this organisation.`);
   }
 
@@ -70,17 +74,23 @@ export function createRoleService(deps: { clock: Clock; cursors: CursorCodec; ev
     },
 
     async create(db: Db, organisationId: string, input: Static<typeof CreateRole>): Promise<RoleView> {
-      if (isRoleName(input.key) || (await rolesRepository.findByKey(db, organisationId, input.key))) {
-        throw new ApiError('role.key_taken', `A role with key ${input.key} exists already.`);
-      }
+      const taken = () => new ApiError('role.key_taken', `A role with key ${input.key} exists already.`);
+      if (isRoleName(input.key)) throw taken();
       const at = clock.now().toISOString();
       const row: CustomRoleRow = { id: newId(), organisation_id: organisationId, key: input.key, name: input.name, capabilities: JSON.stringify(input.capabilities), created_at: at, updated_at: at };
-      await rolesRepository.insert(db, row);
+      // A deferred write (db/deferred-writes.ts): its only unique key (but its id) is the organisation's key, so
+      // its failure is the 409, without reading first.
+      await rolesRepository.insert(db, row, (err) => (isUniqueViolation(err) ? taken() : err));
       await events.record(db, organisationId, 'role.created', { id: row.id, key: row.key, summary: `Role ${JSON.stringify(row.name)} created.` });
       return customView(row);
     },
 
     async update(db: Db, organisationId: string, key: string, patch: Static<typeof UpdateRole>): Promise<RoleView> {
+      // One round trip (PostgreSQL, db/final-statement.ts): the change, its event and the epoch's bump go with the
+      // COMMIT; a role not changed (built in, absent, already so) refuses it, so that the request runs again down here.
+      if (finalStatementOffered() && !isRoleName(key) && (patch.name !== undefined || patch.capabilities !== undefined)) {
+        return customView(await rolesRepository.updateInOneStatement(db, organisationId, key, patch, clock.now().toISOString()));
+      }
       const row = await custom(db, organisationId, key);
       const changes: Partial<CustomRoleRow> = {};
       if (patch.name !== undefined && patch.name !== row.name) changes.name = patch.name;
@@ -97,8 +107,12 @@ export function createRoleService(deps: { clock: Clock; cursors: CursorCodec; ev
     },
 
     async remove(db: Db, organisationId: string, key: string): Promise<void> {
-      const row = await custom(db, organisationId, key);
-      if (await rolesRepository.isHeld(db, organisationId, key)) throw new ApiError('role.in_use', `Someone holds the role ${key}; take it from them first (GET /users?role=${key}).`);
+      // One round trip, as update; a role built in, absent or still held refuses it (409, 404, 409 down here).
+      if (finalStatementOffered() && !isRoleName(key)) return rolesRepository.deleteInOneStatement(db, organisationId, key, clock.now().toISOString());
+      if (isRoleName(key)) throw builtIn(key);
+      const row = await foundOr404(rolesRepository.findByKeyNotingHolders(db, organisationId, key), 'role.not_found', `No role ${key} in this organisation.`);
+      // SQLite answers the exists() as 0 or 1.
+      if (Boolean(row.held)) throw new ApiError('role.in_use', `Someone holds the role ${key}; take it from them first (GET /users?role=${key}).`);
       await rolesRepository.delete(db, organisationId, key);
       await events.record(db, organisationId, 'role.deleted', { id: row.id, key, summary: `Role ${JSON.stringify(row.name)} deleted.` });
     },

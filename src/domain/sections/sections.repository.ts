@@ -70,16 +70,36 @@ export const sectionsRepository = {
     });
   },
 
-  /** The greatest sort key in a course (deleted sections included, so keys are never reused). */
-  async lastSortKey(db: Db, organisationId: string, courseId: string): Promise<string | null> {
-    const row = await db
-      .selectFrom('sections')
-      .select('sort_key')
-      .where('organisation_id', '=', organisationId)
-      .where('course_id', '=', courseId)
-      .orderBy('sort_key', 'desc')
-      .limit(1)
+  /**
+   * What a new section of `courseId` needs to know, in one statement: whether the course is there and live,
+   * the greatest sort key in it (deleted sections included, so keys are never reused), and, when asked, the
+   * course of `parentId` if that section is live. Undefined when the organisation has no such course.
+   */
+  async placement(db: Db, organisationId: string, courseId: string, parentId: string | null) {
+    return db
+      .selectFrom('courses')
+      .select((eb) => [
+        'courses.deleted_at',
+        eb
+          .selectFrom('sections')
+          .select('sort_key')
+          .where('sections.organisation_id', '=', organisationId)
+          .where('sections.course_id', '=', eb.ref('courses.id'))
+          .orderBy('sort_key', 'desc')
+          .limit(1)
+          .as('last_sort_key'),
+        parentId === null
+          ? sql<string | null>`null`.as('parent_course_id')
+          : eb
+              .selectFrom('sections')
+              .select('sections.course_id')
+              .where('sections.organisation_id', '=', organisationId)
+              .where('sections.id', '=', parentId)
+              .where('sections.deleted_at', 'is', null)
+              .as('parent_course_id'),
+      ])
+      .where('courses.organisation_id', '=', organisationId)
+      .where('courses.id', '=', courseId)
       .executeTakeFirst();
-    return row?.sort_key ?? null;
   },
 };

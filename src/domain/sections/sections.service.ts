@@ -10,7 +10,6 @@ import type { CursorCodec } from '../../operations/pagination.ts';
 import { resourceList, type ListParams } from '../../operations/listing.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
-import { coursesRepository } from '../courses/courses.repository.ts';
 import type { CreateSection, Section, UpdateSection, UpsertSection } from './sections.schemas.ts';
 import { sectionsRepository, type SectionRow } from './sections.repository.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
@@ -46,21 +45,19 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
   }
 
   async function create(db: Db, organisationId: string, input: Static<typeof CreateSection>): Promise<SectionView> {
-    const course = await coursesRepository.findById(db, organisationId, input.course_id);
-    if (!course) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
-    if (course.deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; sections cannot be added to it.`);
-    if (input.parent_section_id) {
-      const parent = await sectionsRepository.findById(db, organisationId, input.parent_section_id);
-      if (!parent || parent.course_id !== course.id || parent.deleted_at !== null) {
-        throw fieldError('/parent_section_id', 'not_found', 'The parent section must be a live section of the same course.');
-      }
+    // One read for every check and the new sort key (sections.repository.ts, placement).
+    const placement = await sectionsRepository.placement(db, organisationId, input.course_id, input.parent_section_id ?? null);
+    if (!placement) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
+    if (placement.deleted_at !== null) throw new ApiError('course.deleted', `Course ${input.course_id} was deleted; sections cannot be added to it.`);
+    if (input.parent_section_id && placement.parent_course_id !== input.course_id) {
+      throw fieldError('/parent_section_id', 'not_found', 'The parent section must be a live section of the same course.');
     }
     const at = clock.now().toISOString();
     const row: SectionRow = {
       ...newResourceRow(organisationId, input.external_id, at),
-      course_id: course.id,
+      course_id: input.course_id,
       parent_section_id: input.parent_section_id ?? null,
-      sort_key: generateKeyBetween(await sectionsRepository.lastSortKey(db, organisationId, course.id), null),
+      sort_key: generateKeyBetween(placement.last_sort_key ?? null, null),
       title: input.title ?? null,
       summary: input.summary ? JSON.stringify(input.summary) : null,
       visible: input.visible ?? true,

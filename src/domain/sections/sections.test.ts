@@ -139,6 +139,28 @@ describe('sections', () => {
       assert.equal(deleted.body.code, 'course.deleted');
     });
 
+    test('a parent section must be a live section of the same course and organisation (422 at /parent_section_id otherwise)', async () => {
+      const course = await t.make.course(admin.org);
+      const parent = await t.make.section(admin.org, { course_id: course.id });
+      const child = await t.api.request({ ...as(admin), method: 'POST', path: '/sections', body: { course_id: course.id, parent_section_id: parent.id } });
+      assert.equal(child.status, 201);
+      assert.equal(child.body.parent_section_id, parent.id);
+      assert.ok(child.body.sort_key > parent.sort_key);
+
+      const elsewhere = await t.make.section(admin.org);
+      const other = await t.make.caller();
+      const foreign = await t.make.section(other.org);
+      const deleted = await t.make.section(admin.org, { course_id: course.id });
+      await t.api.request({ ...as(admin), method: 'DELETE', path: `/sections/${deleted.id}` });
+      for (const parentId of [elsewhere.id, foreign.id, deleted.id, '01a1ffb1-ef6f-770b-ba7c-b487911c9252']) {
+        const refused = await t.api.request({ ...as(admin), method: 'POST', path: '/sections', body: { course_id: course.id, parent_section_id: parentId } });
+        assert.equal(refused.status, 422, parentId);
+        assert.equal(refused.body.errors[0].path, '/parent_section_id');
+      }
+      const sections = await t.database.db.selectFrom('sections').select('id').where('course_id', '=', course.id).execute();
+      assert.equal(sections.length, 3);
+    });
+
     test('delete is soft: the section leaves lists unless include_deleted, and stays readable', async () => {
       const c = await t.make.caller();
       const course = await t.make.course(c.org);

@@ -10,6 +10,9 @@ import { bulkOperation } from '../bulk/bulk.operation.ts';
 import type { BulkTarget } from '../bulk/bulk-engine.ts';
 import { CreateUser, UpdateUser, UpsertUser, User, UserListFilters, Invitation } from './users.schemas.ts';
 import { authorityOf } from './users.service.ts';
+import type { UserStore } from './users.store.ts';
+import { BatchWrites } from '../bulk/batch-writes.ts';
+import type { Static } from 'typebox';
 
 const tag = 'Users';
 const name: ResourceName = { singular: 'user', plural: 'users' };
@@ -24,9 +27,9 @@ const service = (ctx: OperationContext) => ctx.services.users;
 const by = (ctx: OperationContext) => authorityOf(ctx.actor);
 
 /** A bulk operation's target as an id: by id, or by the caller's external id (404 when there is none). */
-async function targetId(ctx: OperationContext, target: BulkTarget): Promise<string> {
+async function targetId(ctx: OperationContext, target: BulkTarget, store?: UserStore): Promise<string> {
   if ('id' in target) return target.id;
-  return (await service(ctx).getByExternalId(ctx.db, ctx.organisation.id, target.external_id)).id;
+  return (await service(ctx).getByExternalId(ctx.db, ctx.organisation.id, target.external_id, store)).id;
 }
 
 export const userOperations = [
@@ -167,18 +170,28 @@ export const userOperations = [
     emits: ['user.created', 'user.updated', 'user.deleted'],
     operations: { create: { data: CreateUser }, update: { data: UpdateUser }, upsert: { data: UpsertUser }, delete: {} },
     example: { ref: 'ada', op: 'create', data: example },
-    executors(ctx) {
+    executors(ctx, body) {
       const { db } = ctx;
       const org = ctx.organisation.id;
-      return {
-        create: (data, externalId) => service(ctx).create(db, org, by(ctx), externalId === undefined ? data : { ...data, external_id: externalId }),
-        update: async (target, data) => service(ctx).update(db, org, by(ctx), await targetId(ctx, target), data),
-        upsert: (externalId, data) => service(ctx).upsertByExternalId(db, org, by(ctx), externalId, data),
-        upsertProbe: (externalId, data) => service(ctx).unchangedUpsert(db, org, externalId, data),
-        async delete(target) {
+      const svc = service(ctx);
+      // The same service functions, reading and writing at once (no store) or through a batch's (users.store.ts).
+      const bind = (store?: UserStore) => ({
+        create: (data: Static<typeof CreateUser>, externalId: string | undefined) => svc.create(db, org, by(ctx), externalId === undefined ? data : { ...data, external_id: externalId }, {}, store),
+        update: async (target: BulkTarget, data: Static<typeof UpdateUser>) => svc.update(db, org, by(ctx), await targetId(ctx, target, store), data, store),
+        upsert: (externalId: string, data: Static<typeof UpsertUser>) => svc.upsertByExternalId(db, org, by(ctx), externalId, data, store),
+        async delete(target: BulkTarget) {
           if (!ctx.actor.scopes.has('users:delete')) throw new ApiError('auth.insufficient_scope', 'Removing a user needs the scope `users:delete`, which the credential was not granted.');
           if (!ctx.actor.capabilities.has('person/delete')) throw new ApiError('auth.missing_capability', 'Removing a user needs the capability `person/delete`, which you do not have in this organisation.');
-          await service(ctx).remove(db, org, by(ctx), await targetId(ctx, target));
+          await svc.remove(db, org, by(ctx), await targetId(ctx, target));
+        },
+      });
+      return {
+        ...bind(),
+        upsertProbe: (externalId, data) => svc.unchangedUpsert(db, org, externalId, data),
+        batch: async () => {
+          const writes = new BatchWrites(ctx.services.events);
+          const store = await svc.batch(db, org, body.operations, writes);
+          return store && { executors: bind(store), writes };
         },
       };
     },

@@ -9,7 +9,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
-import { isUniqueViolation } from '../../db/errors.ts';
 import { newId } from '../../ids.ts';
 import { foundOr404, newResourceRow } from '../resource-rows.ts';
 import { isRoleName, roles as builtInRoles, type Capability } from '../../access/capabilities.ts';
@@ -30,6 +29,10 @@ import { MIN_PASSWORD_LENGTH } from '../people/people.service.ts';
 import { customRoleCapabilities } from '../roles/role-capabilities.ts';
 import type { CreateUser, UpdateUser, UpsertUser, User } from './users.schemas.ts';
 import { usersRepository, type UserRow } from './users.repository.ts';
+import { batchedUserStore, directUserStore, namedInUsersBulk, type UserStore } from './users.store.ts';
+import type { BatchWrites } from '../bulk/batch-writes.ts';
+import type { BulkItem } from '../bulk/bulk-engine.ts';
+import { finalStatementOffered } from '../../db/final-statement.ts';
 
 export type UserView = Static<typeof User>;
 
@@ -71,6 +74,11 @@ export function toUserView(row: UserRow): UserView {
   };
 }
 
+function emailTaken(email: string, byRemoved: boolean): ApiError {
+  const detail = `Another user of this organisation${byRemoved ? ' (removed)' : ''} has the e-mail address ${email}.`;
+  return new ApiError('user.email_taken', detail, { errors: [{ path: '/email', code: 'taken', detail }] });
+}
+
 export type InvitationState = { state: 'valid'; personId: string; email: string; name: string } | { state: 'gone' };
 
 export function createUserService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder; db: Db; mail: Mailer; publicOrigin: PublicOriginSettings; enrolments: Pick<EnrolmentService, 'endEnrolmentsOfUser'> }) {
@@ -89,19 +97,16 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     return liveRow(await find(db, organisationId, id));
   }
 
-  async function checkEmailFree(db: Db, organisationId: string, email: string, selfId?: string): Promise<void> {
-    const other = await usersRepository.findByEmail(db, organisationId, email);
-    if (other && other.id !== selfId) {
-      const detail = `Another user of this organisation${other.deleted_at ? ' (removed)' : ''} has the e-mail address ${email}.`;
-      throw new ApiError('user.email_taken', detail, { errors: [{ path: '/email', code: 'taken', detail }] });
-    }
+  async function checkEmailFree(store: UserStore, email: string, selfId?: string): Promise<void> {
+    const other = await store.byEmail(email);
+    if (other && other.id !== selfId) throw emailTaken(email, other.deleted_at !== null);
   }
 
   /**
    * Giving or taking roles: the scope `roles:write` and the capability `role/assign`, every key a role of the
    * organisation (422 at its pointer), and no role given that allows something the giver may not do.
    */
-  async function checkRoleChange(db: Db, organisationId: string, by: Authority, current: string[], next: string[]): Promise<void> {
+  async function checkRoleChange(store: UserStore, by: Authority, current: string[], next: string[]): Promise<void> {
     const added = next.filter((r) => !current.includes(r));
     if (added.length === 0 && current.every((r) => next.includes(r))) return;
     if (by.scopes && !by.scopes.has('roles:write')) {
@@ -110,7 +115,7 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     if (by.capabilities && !by.capabilities.has('role/assign')) {
       throw new ApiError('auth.missing_capability', 'Setting or changing roles needs the capability `role/assign`, which you do not have in this organisation.');
     }
-    const custom = await customRoleCapabilities(db, organisationId, added);
+    const custom = await store.customRoles(added);
     for (const [i, key] of next.entries()) {
       if (added.includes(key) && !isRoleName(key) && !custom.has(key)) throw fieldError(`/roles/${i}`, 'unknown_role', `No role ${key} in this organisation (GET /roles lists them).`);
     }
@@ -138,12 +143,25 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     await bumpCredentialEpoch(db, organisationId);
   }
 
-  /** `operator`: what only the CLI sets (a platform administrator, a first password, already hashed). */
-  async function create(db: Db, organisationId: string, by: Authority, input: Static<typeof CreateUser>, operator: { isPlatformAdmin?: boolean; passwordHash?: string } = {}): Promise<UserView> {
+  /** Reads and writes at once, in `db` (users.store.ts). */
+  const direct = (db: Db, organisationId: string) => directUserStore(db, organisationId, events);
+
+  /**
+   * `operator`: what only the CLI sets (a platform administrator, a first password, already hashed). `store`: a
+   * bulk batch's (users.store.ts).
+   */
+  async function create(
+    db: Db,
+    organisationId: string,
+    by: Authority,
+    input: Static<typeof CreateUser>,
+    operator: { isPlatformAdmin?: boolean; passwordHash?: string } = {},
+    store: UserStore = direct(db, organisationId),
+  ): Promise<UserView> {
     const email = normaliseEmail(input.email);
     const roles = input.roles ?? [];
-    await checkRoleChange(db, organisationId, by, [], roles);
-    await checkEmailFree(db, organisationId, email);
+    await checkRoleChange(store, by, [], roles);
+    await checkEmailFree(store, email);
     const at = clock.now().toISOString();
     const row: UserRow = {
       ...newResourceRow(organisationId, input.external_id, at),
@@ -155,15 +173,10 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
       status: input.status ?? 'active',
       last_sign_in_at: null,
     };
-    try {
-      await usersRepository.insert(db, row);
-    } catch (err) {
-      // Two requests with the same address or external id at once: the loser's insert meets the unique index.
-      if (!isUniqueViolation(err)) throw err;
-      await checkEmailFree(db, organisationId, email);
-      throw new ApiError('resource.external_id_taken', `Another user has external_id ${JSON.stringify(input.external_id)}.`);
-    }
-    await events.record(db, organisationId, 'user.created', { id: row.id, summary: `User ${JSON.stringify(row.name)} added.` });
+    // Its unique keys: the address, read free above (so taken meanwhile by a request at the same time, by a live
+    // person), and the external id.
+    await store.insert(row, { address: () => emailTaken(email, false), externalId: () => new ApiError('resource.external_id_taken', `Another user has external_id ${JSON.stringify(input.external_id)}.`) });
+    await store.event('user.created', { id: row.id, summary: `User ${JSON.stringify(row.name)} added.` });
     return toUserView(row);
   }
 
@@ -181,31 +194,51 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
    * Partial update of a live person. A patch that changes nothing is not an update: no write, no event, and
    * updated_at and the changes-since feed stay put (`changed: false`).
    */
-  async function applyPatch(db: Db, organisationId: string, by: Authority, row: UserRow, patch: Static<typeof UpdateUser>): Promise<{ changed: boolean; view: UserView }> {
+  async function applyPatch(db: Db, organisationId: string, by: Authority, row: UserRow, patch: Static<typeof UpdateUser>, store: UserStore): Promise<{ changed: boolean; view: UserView }> {
     const changes = changesOf(row, patch);
-    if (changes.email !== undefined) await checkEmailFree(db, organisationId, changes.email, row.id);
+    if (changes.email !== undefined) await checkEmailFree(store, changes.email, row.id);
     if (patch.roles !== undefined) {
       // Checked even when the roles stay (as a set they then need nothing); a new order alone is a change.
       const current = rolesOf(row);
-      await checkRoleChange(db, organisationId, by, current, patch.roles);
+      await checkRoleChange(store, by, current, patch.roles);
       if (current.includes('admin') && !patch.roles.includes('admin')) await checkLeaving(db, organisationId, by, row, 'take the admin role from');
     }
     if (changes.status === 'suspended') await checkLeaving(db, organisationId, by, row, 'suspend');
     if (Object.keys(changes).length === 0) return { changed: false, view: toUserView(row) };
     const updated: UserRow = { ...row, ...changes, updated_at: clock.now().toISOString() };
-    await usersRepository.update(db, organisationId, row.id, { ...changes, updated_at: updated.updated_at });
+    await store.update(row, { ...changes, updated_at: updated.updated_at });
+    // Not in a bulk batch, which takes no such change (batch below).
     if (changes.status === 'suspended') await endAccess(db, organisationId, row.id);
     // Roles, or coming back from suspension, change what cached credentials may do.
     else if (changes.roles !== undefined || changes.status !== undefined) await bumpCredentialEpoch(db, organisationId);
-    await events.record(db, organisationId, 'user.updated', { id: row.id, summary: `User ${JSON.stringify(updated.name)} changed (${Object.keys(changes).join(', ')}).` });
+    await store.event('user.updated', { id: row.id, summary: `User ${JSON.stringify(updated.name)} changed (${Object.keys(changes).join(', ')}).` });
     return { changed: true, view: toUserView(updated) };
   }
 
-  async function update(db: Db, organisationId: string, by: Authority, id: string, patch: Static<typeof UpdateUser>): Promise<UserView> {
-    return (await applyPatch(db, organisationId, by, await live(db, organisationId, id), patch)).view;
+  async function update(db: Db, organisationId: string, by: Authority, id: string, patch: Static<typeof UpdateUser>, store?: UserStore): Promise<UserView> {
+    // One round trip (PostgreSQL, db/final-statement.ts): a change of name, address or status and its event go
+    // with the COMMIT; a person not changed (absent, removed, already so, the address taken, an administrator
+    // suspended) refuses it, so that the request runs again down here. Roles, and suspending oneself, always
+    // take this path: their checks read the organisation's roles, or refuse at once.
+    if (store === undefined && finalStatementOffered() && patch.roles === undefined && (patch.name !== undefined || patch.email !== undefined || patch.status !== undefined) && !(patch.status === 'suspended' && by.personId === id)) {
+      const asked = { name: patch.name, email: patch.email === undefined ? undefined : normaliseEmail(patch.email), status: patch.status };
+      return toUserView(await usersRepository.updateInOneStatement(db, organisationId, id, asked, clock.now().toISOString()));
+    }
+    const reads = store ?? direct(db, organisationId);
+    const row = liveRow(await foundOr404(reads.byId(id), 'user.not_found', `No user ${id} in this organisation.`));
+    return (await applyPatch(db, organisationId, by, row, patch, reads)).view;
   }
 
   async function remove(db: Db, organisationId: string, by: Authority, id: string): Promise<void> {
+    // One round trip (PostgreSQL, db/final-statement.ts): the removal and all it ends go with the COMMIT; a person
+    // absent, removed or an active administrator refuses it, so that the request runs again down here (404, 409,
+    // or the last-administrator rule under the organisation's lock). Removing oneself always comes down here.
+    // With an Idempotency-Key, on PostgreSQL: the same statement, which says whether it removed the person; if
+    // not, the request goes on down here in its transaction.
+    if (by.personId !== id) {
+      if (finalStatementOffered()) return usersRepository.removeInOneStatement(db, organisationId, id, clock.now().toISOString());
+      if (await usersRepository.removeAtOnce(db, organisationId, id, clock.now().toISOString())) return;
+    }
     const row = await live(db, organisationId, id);
     await checkLeaving(db, organisationId, by, row, 'remove');
     const at = clock.now().toISOString();
@@ -224,8 +257,35 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
 
     get: (db: Db, organisationId: string, id: string) => find(db, organisationId, id).then(toUserView),
 
-    async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<UserView> {
-      return toUserView(await foundOr404(usersRepository.findByExternalId(db, organisationId, externalId), 'user.not_found', `No user with external_id ${JSON.stringify(externalId)} in this organisation.`));
+    async getByExternalId(db: Db, organisationId: string, externalId: string, store: UserStore = direct(db, organisationId)): Promise<UserView> {
+      return toUserView(await foundOr404(store.byExternalId(externalId), 'user.not_found', `No user with external_id ${JSON.stringify(externalId)} in this organisation.`));
+    },
+
+    /**
+     * A bulk request's store for a batch run (domain/bulk/bulk-engine.ts): the people its operations name, read
+     * in one query, and the custom roles they name in another; or undefined when an operation needs what only
+     * the one-by-one path does: a delete, an external id two operations name, a change of an existing person's
+     * roles or status (the epoch's bump, the end of sessions, the last-administrator rule read under the
+     * organisation's lock).
+     */
+    async batch(db: Db, organisationId: string, items: readonly BulkItem[], writes: BatchWrites): Promise<UserStore | undefined> {
+      if (items.some((item) => item.op === 'delete')) return undefined;
+      const perOperation = items.map((item) => new Set([item.external_id, item.data?.external_id].filter((e): e is string => typeof e === 'string')));
+      if (new Set(perOperation.flatMap((ids) => [...ids])).size !== perOperation.reduce((n, ids) => n + ids.size, 0)) return undefined;
+      const named = namedInUsersBulk(items, normaliseEmail);
+      const [rows, customRoles] = await Promise.all([
+        usersRepository.named(db, organisationId, { ids: [...named.ids], externalIds: [...named.externalIds], emails: [...named.emails] }),
+        customRoleCapabilities(db, organisationId, [...named.roleKeys]),
+      ]);
+      for (const item of items) {
+        const data = item.data as { roles?: unknown; status?: unknown } | undefined;
+        if ((item.op !== 'update' && item.op !== 'upsert') || data === undefined) continue;
+        const existing = rows.find((r) => (item.id !== undefined ? r.id === item.id : r.external_id === item.external_id));
+        if (existing === undefined || existing.deleted_at !== null) continue;
+        if (data.roles !== undefined && JSON.stringify(data.roles) !== existing.roles) return undefined;
+        if (data.status !== undefined && data.status !== existing.status) return undefined;
+      }
+      return batchedUserStore(db, organisationId, named, rows, customRoles, writes);
     },
 
     async findByEmail(db: Db, organisationId: string, email: string): Promise<UserView | undefined> {
@@ -245,10 +305,17 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     }),
 
     /** Created (201), changed (200), or found already as asked (200, `changed: false`: nothing written, no event). */
-    async upsertByExternalId(db: Db, organisationId: string, by: Authority, externalId: string, input: Static<typeof UpsertUser>): Promise<{ created: boolean; changed: boolean; view: UserView }> {
-      const existing = await usersRepository.findByExternalId(db, organisationId, externalId);
-      if (!existing) return { created: true, changed: true, view: await create(db, organisationId, by, { ...input, external_id: externalId }) };
-      const { changed, view } = await applyPatch(db, organisationId, by, liveRow(existing), input);
+    async upsertByExternalId(
+      db: Db,
+      organisationId: string,
+      by: Authority,
+      externalId: string,
+      input: Static<typeof UpsertUser>,
+      store: UserStore = direct(db, organisationId),
+    ): Promise<{ created: boolean; changed: boolean; view: UserView }> {
+      const existing = await store.byExternalId(externalId);
+      if (!existing) return { created: true, changed: true, view: await create(db, organisationId, by, { ...input, external_id: externalId }, {}, store) };
+      const { changed, view } = await applyPatch(db, organisationId, by, liveRow(existing), input, store);
       return { created: false, changed, view };
     },
 

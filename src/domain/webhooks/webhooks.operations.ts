@@ -25,7 +25,7 @@ export const webhookOperations = [
   createOperation({
     id: 'createWebhookSubscription',
     collection: 'webhook_subscriptions',
-    errorCodes: ['webhook_subscription.url_taken'],
+    errorCodes: ['webhook_subscription.url_taken', 'resource.external_id_taken'],
     tag,
     summary: 'Create a webhook subscription',
     description:

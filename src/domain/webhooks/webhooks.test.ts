@@ -56,6 +56,16 @@ describe('webhooks', () => {
       assert.ok(!row.secret.includes(res.body.secret.slice(6, 20)), 'the secret is encrypted at rest');
     });
 
+    test('409 resource.external_id_taken when a subscription already has the external_id, and nothing more is stored', async () => {
+      const first = await create(hookPath('ext-1'), { external_id: 'hook-ext' });
+      assert.equal(first.status, 201);
+      const before = await t.database.db.selectFrom('webhook_subscriptions').select('id').execute();
+      const taken = await create(hookPath('ext-2'), { external_id: 'hook-ext' });
+      assert.equal(taken.status, 409);
+      assert.equal(taken.body.code, 'resource.external_id_taken');
+      assert.deepEqual(await t.database.db.selectFrom('webhook_subscriptions').select('id').execute(), before);
+    });
+
     test('422 at /url when the endpoint does not answer 2xx, and nothing is stored', async () => {
       const before = await t.database.db.selectFrom('webhook_subscriptions').select('id').execute();
       for (const status of [500, 301, 404]) {

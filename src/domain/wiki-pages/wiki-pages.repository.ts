@@ -7,7 +7,7 @@ import type { WikiPagesTable, WikiPageVersionsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { newId } from '../../ids.ts';
 import { deferredWrite } from '../../db/deferred-writes.ts';
-import { updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
 import { activityLiveSql } from '../activities/activities.repository.ts';
@@ -24,8 +24,8 @@ export function isTitleClash(err: unknown): boolean {
   return isUniqueViolation(err) && (e.constraint === 'wiki_pages_live_title_unique' || /wiki_pages\.title/.test(e.message ?? ''));
 }
 
-// A page changes only while its activity is live (the full path's 409 activity.deleted says why not).
-const activityLive = activityLiveSql('t', 'activity_id');
+// A page changes only while its activity is live (the full path's 409 activity.deleted says why not): over the
+// page before its change (`b`), or the page being deleted.
 // The event's members after its id, as the service's `record` writes them.
 const eventMembers = (summary: RawBuilder<unknown>): Array<[string, RawBuilder<unknown>]> => [
   ['activity_id', sql`u.activity_id`],
@@ -83,26 +83,28 @@ export const wikiPagesRepository = {
     const asked: ColumnChange[] = [];
     if (changes.title !== undefined) asked.push(['title', sql`${changes.title}::text`]);
     if (changes.body !== undefined) asked.push(['body', sql`${changes.body}::text`]);
-    const premises = [activityLive];
+    const premises = [activityLiveSql('b', 'activity_id')];
     if (changes.title !== undefined) {
-      premises.push(sql`not exists(select 1 from wiki_pages p where p.organisation_id = t.organisation_id and p.subwiki_id = t.subwiki_id and p.title = ${changes.title}::text and p.deleted_at is null and p.id <> t.id)`);
+      premises.push(sql<boolean>`not exists(select 1 from wiki_pages p where p.organisation_id = b.organisation_id and p.subwiki_id = b.subwiki_id and p.title = ${changes.title}::text and p.deleted_at is null and p.id <> b.id)`);
     }
     const version = sql`insert into wiki_page_versions (id, organisation_id, wiki_page_id, version, title, body, restored_from, created_by, created_at)
       select ${newId()}::uuid, ${organisationId}::uuid, u.id, u.version, u.title, u.body, null, ${actorId}::uuid, ${at}::timestamptz from u`;
-    const changed = asked.map(([column]) => sql`case when ${sql.ref(`u.was_${column}`)} is distinct from ${sql.ref(`u.${column}`)} then ${column}::text end`);
-    const summary = sql`'Wiki page ' || ${quotedTitle} || ' edited (' || concat_ws(' and ', ${sql.join(changed)}) || '): version ' || u.version || '.'`;
+    const changed = changedColumnsSql(asked.map(([column]) => column), ' and ');
+    const summary = sql`'Wiki page ' || ${quotedTitle} || ' edited (' || ${changed} || '): version ' || u.version || '.'`;
     return updateLiveInOneStatement(db, 'wiki_pages', organisationId, id, asked, { type: 'wiki_page.updated', occurredAt: at, members: eventMembers(summary) }, {
       premises,
-      alsoSet: [['version', sql`t.version + 1`], ['updated_by', sql`${actorId}::uuid`]],
-      before: asked.map(([column]) => column),
-      alongside: [version],
+      alsoSet: [['version', sql`b.version + 1`], ['updated_by', sql`${actorId}::uuid`]],
+      effects: [['version_row', version]],
     });
   },
 
   /** PostgreSQL, as a final statement: a live page's soft delete by `actorId` (its activity live), its tombstone and event (deletions.repository.ts). */
   softDeleteInOneStatement(db: Db, organisationId: string, id: string, actorId: string, at: string): Promise<void> {
     const event = { type: 'wiki_page.deleted' as const, occurredAt: at, members: eventMembers(sql`'Wiki page ' || ${quotedTitle} || ' deleted.'`) };
-    return deletionsRepository.softDeleteInOneStatement(db, 'wiki_pages', 'wiki_page', organisationId, id, event, { premises: [activityLive], alsoSet: [['updated_by', sql`${actorId}::uuid`]] });
+    return deletionsRepository.softDeleteInOneStatement(db, 'wiki_pages', 'wiki_page', organisationId, id, event, {
+      premises: [activityLiveSql('wiki_pages', 'activity_id')],
+      set: [['updated_by', sql`${actorId}::uuid`]],
+    });
   },
 
   /** A deferred write (db/deferred-writes.ts): nobody reads its result, so on PostgreSQL it rides with the next statement. */
