@@ -6,7 +6,7 @@
 // byte for byte where an event's data is concerned.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApp, type TestContext } from './support/harness.ts';
+import { startTestAppWithCaller, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
 import type { ApiRequest } from './support/api-client.ts';
 
@@ -23,11 +23,8 @@ const NAMES = ['Plain', 'Quotes " and \\ and\nnew line\ttab', 'Ünïcödé ☃ �
 describe('PATCH and DELETE of content by id: the change, its event and its audit entry, in one statement or on the full path', () => {
   let t: TestContext;
   let caller: Caller;
+  before(async () => ({ t, caller } = await startTestAppWithCaller()));
   after(() => t?.close());
-  before(async () => {
-    t = await startTestApp();
-    caller = await t.make.caller();
-  });
 
   const call = (method: ApiRequest['method'], path: string, body?: unknown) => t.api.request({ host: caller.org.address, key: caller.key, method, path, ...(body === undefined ? {} : { body }) });
   const eventsOf = (id: string) =>
