@@ -17255,7 +17255,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`activity.deleted`](https://errors.atrium.example/activity.deleted), [`resource.external_id_taken`](https://errors.atrium.example/resource.external_id_taken). */
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`activity.deleted`](https://errors.atrium.example/activity.deleted), [`extension.disabled`](https://errors.atrium.example/extension.disabled), [`resource.external_id_taken`](https://errors.atrium.example/resource.external_id_taken). */
             409: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -17725,7 +17725,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`activity.deleted`](https://errors.atrium.example/activity.deleted), [`lesson_page.deleted`](https://errors.atrium.example/lesson_page.deleted). */
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`activity.deleted`](https://errors.atrium.example/activity.deleted), [`lesson_page.deleted`](https://errors.atrium.example/lesson_page.deleted), [`extension.disabled`](https://errors.atrium.example/extension.disabled). */
             409: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

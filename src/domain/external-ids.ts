@@ -9,10 +9,13 @@ import { ApiError } from '../errors/api-error.ts';
  * surfaces later in the transaction and still reads as the 409.
  */
 export async function insertWithExternalId(insert: (onClash: FailureTranslation) => Promise<void>, what: string, externalId: string | null | undefined): Promise<void> {
-  const onClash = (err: unknown) => (isUniqueViolation(err) ? new ApiError('resource.external_id_taken', `Another ${what} has external_id ${JSON.stringify(externalId)}.`) : err);
+  const onClash = (err: unknown) => (isUniqueViolation(err) ? externalIdTaken(what, externalId) : err);
   try {
     await insert(onClash);
   } catch (err) {
     throw onClash(err);
   }
 }
+
+/** The 409 for an external id another resource of the kind has (found by the index, or in a bulk batch's memory). */
+export const externalIdTaken = (what: string, externalId: string | null | undefined) => new ApiError('resource.external_id_taken', `Another ${what} has external_id ${JSON.stringify(externalId)}.`);

@@ -32,6 +32,10 @@ export interface OneStatementUpdateOptions {
   premises?: RawBuilder<boolean>[];
   /** Further writes of the change (an epoch's bump), as named CTEs that may read the changed row `u` and the row before it `b`. */
   effects?: readonly NamedStatement[];
+  /** Columns set with any change but not asked (a wiki page's next version, its author): SQL over the row before it (`b`). */
+  alsoSet?: ReadonlyArray<readonly [column: string, value: RawBuilder<unknown>]>;
+  /** More columns of the answer beside the changed row's, SQL over it (`u`; an activity's settings). */
+  answer?: ReadonlyArray<readonly [name: string, value: RawBuilder<unknown>]>;
 }
 
 /** A CTE of a one-statement write: its name, and its statement, which may read the CTEs named before it. */
@@ -44,9 +48,9 @@ export const namedStatementsSql = (statements: readonly NamedStatement[]) => sql
  * `case when <column> changed then '<column>' end` for each column, joined with `, `: the columns the statement
  * changed, named in the order given, for an event's summary (`u` the changed row, `b` the row before it).
  */
-export function changedColumnsSql(columns: readonly string[]): RawBuilder<string> {
+export function changedColumnsSql(columns: readonly string[], separator = ', '): RawBuilder<string> {
   const named = columns.map((c) => sql`case when ${sql.ref(`u.${c}`)} is distinct from ${sql.ref(`b.${c}`)} then ${c}::text end`);
-  return sql<string>`concat_ws(', ', ${sql.join(named)})`;
+  return sql<string>`concat_ws(${separator}::text, ${sql.join(named)})`;
 }
 
 /**
@@ -64,13 +68,14 @@ export async function updateLiveInOneStatement<Row>(
   options: OneStatementUpdateOptions = {},
 ): Promise<Row> {
   if (changes.length === 0) throw new Error('updateLiveInOneStatement: nothing to change');
-  const { identity = 'id', softDeleted = true, premises = [], effects = [] } = options;
+  const { identity = 'id', softDeleted = true, premises = [], effects = [], alsoSet = [], answer = [] } = options;
   // The table's own column, not the row before's (`b` has the same columns).
   const own = (column: string) => sql.ref(`${table}.${column}`);
   const differs = (column: string, value: RawBuilder<unknown>, custom?: RawBuilder<boolean>) => custom ?? sql<boolean>`${own(column)} is distinct from ${value}`;
-  const set = sql.join(
-    changes.map(([column, value, custom]) => (custom ? sql`${sql.ref(column)} = case when ${custom} then ${value} else ${own(column)} end` : sql`${sql.ref(column)} = ${value}`)),
-  );
+  const set = sql.join([
+    ...changes.map(([column, value, custom]) => (custom ? sql`${sql.ref(column)} = case when ${custom} then ${value} else ${own(column)} end` : sql`${sql.ref(column)} = ${value}`)),
+    ...alsoSet.map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
+  ]);
   const anyDiffers = sql.join(
     changes.map(([column, value, custom]) => differs(column, value, custom)),
     sql` or `,
@@ -85,7 +90,7 @@ export async function updateLiveInOneStatement<Row>(
       from b where ${own('id')} = b.id and (${anyDiffers})${held}
       returning ${sql.table(table)}.*
     )${namedStatementsSql(effects)}, e as (${eventOfChangedRow(organisationId, event, sql`u cross join b`)})
-    select u.* from (select atrium_require(exists(select 1 from u), ${`${table} row changed`}::text) as held) as premise left join u on true where premise.held`.compile(db);
+    select u.*${sql.join(answer.map(([name, value]) => sql`, ${value} as ${sql.ref(name)}`), sql``)} from (select atrium_require(exists(select 1 from u), ${`${table} row changed`}::text) as held) as premise left join u on true where premise.held`.compile(db);
   const { rows } = await runFinalStatement(db, query);
   return rows[0];
 }

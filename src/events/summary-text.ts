@@ -15,3 +15,8 @@ export function quotedForSummary(text: string): string {
 export function quotedForSummarySql(text: RawBuilder<unknown>): RawBuilder<string> {
   return sql<string>`to_json(case when char_length(${text}) > ${sql.lit(LONGEST)} then left(${text}, ${sql.lit(CUT_TO)}) || '...' else ${text} end)::text`;
 }
+
+/** PostgreSQL: a timestamptz as summaries print it, the RFC 3339 UTC text with milliseconds JavaScript's toISOString writes. */
+export function isoTimestampSql(at: RawBuilder<unknown>): RawBuilder<string> {
+  return sql<string>`to_char(${at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}

@@ -13,7 +13,7 @@ import { openDatabase, type Database, type DatabaseOptions } from '../../src/db/
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import type { Operation } from '../../src/operations/operation.ts';
 import type { Revisions } from '../../src/operations/revisions.ts';
-import { createFactories, type Factories } from './factories.ts';
+import { createFactories, type Caller, type Factories } from './factories.ts';
 import { createApiClient, type ApiClient } from './api-client.ts';
 import { startReceiver, testCertificate, type Receiver } from '../../testkit/webhook-receiver.ts';
 
@@ -164,3 +164,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
 }
 
 export { manualClock };
+
+/** A test app on the database under test and an administrator of a new organisation calling it. */
+export async function startTestAppWithCaller(options: TestAppOptions = {}): Promise<{ t: TestContext; caller: Caller }> {
+  const t = await startTestApp(options);
+  return { t, caller: await t.make.caller() };
+}

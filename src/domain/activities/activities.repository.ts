@@ -1,14 +1,89 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
 import type { ActivitiesTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
+import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { extensionsRepository } from '../extensions/extensions.repository.ts';
 
 export type ActivityRow = Selectable<ActivitiesTable>;
 
+/**
+ * Whether the activity that the column `activityIdColumn` of `table` (a table or its alias) names is live, as an
+ * SQL condition: a page's premise in a one-statement change, or a column read with the page.
+ */
+export const activityLiveSql = (table: string, activityIdColumn: string) =>
+  sql<boolean>`exists(select 1 from activities a where a.organisation_id = ${sql.ref(`${table}.organisation_id`)} and a.id = ${sql.ref(`${table}.${activityIdColumn}`)} and a.deleted_at is null)`;
+
+/** The settings SQL of each type that has any (ActivityType.settingsJsonSql), by type name. */
+export type SettingsJsonSql = Record<string, (activityId: RawBuilder<unknown>) => RawBuilder<string | null>>;
+
+/** What a new activity's checks read, at once: its course, its type's switch, its section (each null where absent or not asked). */
+export interface CreationFacts {
+  course_id: string | null;
+  course_deleted_at: string | null;
+  extension_disabled: boolean | number | null;
+  section_course_id: string | null;
+  section_deleted_at: string | null;
+}
+
 export const activitiesRepository = {
   ...tenantRows('activities'),
+
+  /**
+   * The facts a new activity's checks need, in one read rather than one each (a round trip each on
+   * PostgreSQL, inside the transaction): the course, the switch of the type's extension, the section.
+   */
+  async creationFacts(db: Db, organisationId: string, q: { courseId: string; extension: string | undefined; sectionId: string | undefined }): Promise<CreationFacts> {
+    const course = () => db.selectFrom('courses').where('organisation_id', '=', organisationId).where('id', '=', q.courseId);
+    const section = () => db.selectFrom('sections').where('organisation_id', '=', organisationId).where('id', '=', q.sectionId ?? null);
+    const row = await db
+      .selectNoFrom([
+        course().select('id').as('course_id'),
+        course().select('deleted_at').as('course_deleted_at'),
+        (q.extension === undefined ? sql<boolean | number | null>`null` : sql<boolean | number | null>`${extensionsRepository.isDisabledSql(organisationId, q.extension)}`).as('extension_disabled'),
+        section().select('course_id').as('section_course_id'),
+        section().select('deleted_at').as('section_deleted_at'),
+      ])
+      .executeTakeFirstOrThrow();
+    return row as CreationFacts;
+  },
+
+  /**
+   * PostgreSQL, as a final statement (one-statement-update.repository.ts): the rename or move of a live activity,
+   * its event worded as the service words it (`Activity <type> "<name>" changed: name, section_id.`, naming what
+   * really changed), and its type's settings as JSON text (`settings_json`). A section asked for must be a live
+   * section of the activity's course: when it is not, nothing changes and the full path answers the 422.
+   */
+  updateInOneStatement(db: Db, organisationId: string, id: string, changes: { name?: string; section_id?: string | null }, at: string, settings: SettingsJsonSql): Promise<ActivityRow & { settings_json: string | null }> {
+    const asked: ColumnChange[] = [];
+    if (changes.name !== undefined) asked.push(['name', sql`${changes.name}::text`]);
+    if (changes.section_id !== undefined) asked.push(['section_id', sql`${changes.section_id}::uuid`]);
+    const premises =
+      typeof changes.section_id === 'string'
+        ? [sql<boolean>`exists(select 1 from sections s where s.organisation_id = b.organisation_id and s.id = ${changes.section_id}::uuid and s.course_id = b.course_id and s.deleted_at is null)`]
+        : [];
+    const types = Object.entries(settings);
+    const settingsJson = types.length === 0 ? sql`null::text` : sql`case u.type ${sql.join(types.map(([type, of]) => sql`when ${type}::text then ${of(sql`u.id`)}`), sql` `)} end`;
+    return updateLiveInOneStatement(
+      db,
+      'activities',
+      organisationId,
+      id,
+      asked,
+      {
+        type: 'activity.updated',
+        occurredAt: at,
+        members: [
+          ['course_id', sql`u.course_id`],
+          ['type', sql`u.type`],
+          ['summary', sql`'Activity ' || u.type || ' ' || ${quotedForSummarySql(sql`u.name`)} || ' changed: ' || ${changedColumnsSql(asked.map(([column]) => column))} || '.'`],
+        ],
+      },
+      { premises, answer: [['settings_json', settingsJson]] },
+    );
+  },
 
   /**
    * PostgreSQL, as a final statement: an activity's soft delete with its tombstone and event

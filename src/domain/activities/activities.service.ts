@@ -2,6 +2,7 @@
 // read, list, rename or move, soft delete. Type-specific rows and settings come from the `ActivityType`
 // entries the service is given; pages of every type hang from an activity.
 import type { Static } from 'typebox';
+import type { RawBuilder } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
@@ -9,7 +10,7 @@ import { foundOr404, newResourceRow } from '../resource-rows.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
-import { coursesRepository } from '../courses/courses.repository.ts';
+import { extensionFor } from '../extensions/extensions.catalog.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
 import { quotedForSummary } from '../../events/summary-text.ts';
@@ -17,7 +18,7 @@ import type { ExtensionService } from '../extensions/extensions.service.ts';
 import { listPage, type ListParams } from '../../operations/listing.ts';
 import { sectionsRepository } from '../sections/sections.repository.ts';
 import type { Activity, CreateActivity, UpdateActivity, UpsertActivity } from './activities.schemas.ts';
-import { activitiesRepository, type ActivityRow } from './activities.repository.ts';
+import { activitiesRepository, type ActivityRow, type SettingsJsonSql } from './activities.repository.ts';
 import type { ActivitySettingsValue, ActivityTypes } from './activity-types.ts';
 
 type ActivityView = Static<typeof Activity>;
@@ -29,7 +30,11 @@ const label = (row: { type: string; name: string }) => `${row.type} ${quotedForS
  * one (wiki pages, lesson pages): unknown or of another type is a 422 at the pointer, deleted a 409.
  */
 export async function requireActivityOfType(db: Db, organisationId: string, id: string, type: string, pointer: string): Promise<ActivityRow> {
-  const row = await activitiesRepository.findById(db, organisationId, id);
+  return refuseUnlessActivityOfType(await activitiesRepository.findById(db, organisationId, id), id, type, pointer);
+}
+
+/** requireActivityOfType for a caller that read the activity with its other facts. */
+export function refuseUnlessActivityOfType<Row extends Pick<ActivityRow, 'type' | 'deleted_at'>>(row: Row | undefined, id: string, type: string, pointer: string): Row {
   if (!row) throw fieldError(pointer, 'not_found', `No activity ${id} in this organisation.`);
   if (row.type !== type) throw fieldError(pointer, 'wrong_type', `Activity ${id} is a ${row.type}, not a ${type}.`);
   if (row.deleted_at !== null) throw new ApiError('activity.deleted', `Activity ${id} was deleted at ${row.deleted_at}; nothing in it can change.`);
@@ -39,8 +44,11 @@ export async function requireActivityOfType(db: Db, organisationId: string, id: 
 /** Refuses (409) a change to something inside an activity that has been deleted. */
 export async function requireLiveActivity(db: Db, organisationId: string, id: string): Promise<void> {
   const row = await activitiesRepository.findById(db, organisationId, id);
-  if (!row || row.deleted_at !== null) throw new ApiError('activity.deleted', `Activity ${id} was deleted; nothing in it can change.`);
+  if (!row || row.deleted_at !== null) throw activityDeleted(id);
 }
+
+/** requireLiveActivity's refusal, for a caller that read whether the activity is live with its other facts. */
+export const activityDeleted = (id: string) => new ApiError('activity.deleted', `Activity ${id} was deleted; nothing in it can change.`);
 
 export function createActivityService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder; extensions: ExtensionService; types: ActivityTypes }) {
   const { clock, cursors, events, extensions, types } = deps;
@@ -76,7 +84,10 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
   }
 
   async function checkSection(db: Db, organisationId: string, sectionId: string, courseId: string): Promise<void> {
-    const section = await sectionsRepository.findById(db, organisationId, sectionId);
+    refuseSection(await sectionsRepository.findById(db, organisationId, sectionId), courseId);
+  }
+
+  function refuseSection(section: { course_id: string | null; deleted_at: string | null } | undefined, courseId: string): void {
     if (!section || section.course_id !== courseId || section.deleted_at !== null) {
       throw fieldError('/section_id', 'not_found', 'The section must be a live section of the activity’s course.');
     }
@@ -90,11 +101,13 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
   }
 
   async function create(db: Db, organisationId: string, input: Static<typeof CreateActivity>): Promise<ActivityView> {
-    const course = await coursesRepository.findById(db, organisationId, input.course_id);
-    if (!course) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
-    if (course.deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; activities cannot be added to it.`);
-    await extensions.requireEnabled(db, organisationId, 'activity_type', input.type, '/type');
-    if (input.section_id) await checkSection(db, organisationId, input.section_id, course.id);
+    // Course, type switch and section read at once: one round trip rather than three (PostgreSQL).
+    const facts = await activitiesRepository.creationFacts(db, organisationId, { courseId: input.course_id, extension: extensionFor('activity_type', input.type), sectionId: input.section_id ?? undefined });
+    if (facts.course_id === null) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
+    const course = { id: facts.course_id };
+    if (facts.course_deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; activities cannot be added to it.`);
+    await extensions.requireEnabled(db, organisationId, 'activity_type', input.type, '/type', Boolean(facts.extension_disabled));
+    if (input.section_id) refuseSection(facts.section_course_id === null ? undefined : { course_id: facts.section_course_id, deleted_at: facts.section_deleted_at }, course.id);
     const settings = input.settings ?? {};
     checkSettings(input.type, settings);
     const at = clock.now().toISOString();
@@ -106,13 +119,25 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
       name: input.name,
     };
     await insertWithExternalId((onClash) => activitiesRepository.insert(db, row, onClash), 'activity', input.external_id);
-    await types[row.type]?.create?.(db, organisationId, row, settings);
+    const shown = await types[row.type]?.create?.(db, organisationId, row, settings);
     await events.record(db, organisationId, 'activity.created', { id: row.id, course_id: row.course_id, type: row.type, summary: `Activity ${label(row)} added.` });
-    return view(db, organisationId, row);
+    // The settings as the type stored them: nothing to read back.
+    return (await views(db, organisationId, [row], new Map(shown ? [[row.id, shown]] : [])))[0];
   }
+
+  /** Each type's settings in SQL, for the PATCH in one statement, which answers them with the row. */
+  const settingsJsonSql = (organisationId: string): SettingsJsonSql =>
+    Object.fromEntries(Object.entries(types).flatMap(([name, type]) => (type.settingsJsonSql ? [[name, (activityId: RawBuilder<unknown>) => type.settingsJsonSql!(organisationId, activityId)]] : [])));
 
   /** A change that changes nothing is not an update: no event, updated_at stays. */
   async function update(db: Db, organisationId: string, id: string, patch: Static<typeof UpdateActivity>): Promise<ActivityView> {
+    // One round trip (PostgreSQL, db/final-statement.ts): the change, its event and the activity as answered go
+    // with the COMMIT; an activity not changed (absent, deleted, already so, a section not of its course) refuses
+    // it, so that the request runs again down here.
+    if ((patch.name !== undefined || patch.section_id !== undefined) && finalStatementOffered()) {
+      const { settings_json: settings, ...updated } = await activitiesRepository.updateInOneStatement(db, organisationId, id, { name: patch.name, section_id: patch.section_id }, clock.now().toISOString(), settingsJsonSql(organisationId));
+      return (await views(db, organisationId, [updated], new Map(settings === null ? [] : [[id, JSON.parse(settings) as ActivitySettingsValue]])))[0];
+    }
     const row = await live(db, organisationId, id);
     const changes: Partial<Pick<ActivityRow, 'name' | 'section_id' | 'updated_at'>> = {};
     if (patch.name !== undefined && patch.name !== row.name) changes.name = patch.name;

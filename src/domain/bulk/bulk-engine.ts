@@ -2,7 +2,8 @@
 // request order inside the request's transaction, which also holds the Idempotency-Key record, so the
 // recorded bulk response commits together with the effects:
 // - non-atomic: each operation in its own savepoint; a failure undoes that operation alone;
-// - atomic: all operations in one savepoint; the first failure undoes all and stops the run.
+// - atomic: all operations in one savepoint (each in its own inside it, so that a deferred write's failure is
+//   its operation's); the first failure undoes all and stops the run.
 // Each operation calls the resource's own service function, which writes the operation's event in the same
 // savepoint as its effect, so an undone operation leaves no event either.
 //
@@ -327,7 +328,10 @@ export function createBulkEngine(declarations: BulkOpDeclarations) {
           const step = prepare(item, i, run);
           try {
             if (step instanceof OperationFailure) throw step;
-            results.push(await step());
+            // Each in a savepoint of its own too: a deferred write of this operation (db/deferred-writes.ts: an
+            // INSERT whose external id may be taken) is sent before its release, so that its failure is this
+            // operation's, not the next one's or the COMMIT's.
+            results.push(await inSavepoint(db, 'bulk_operation', step));
           } catch (err) {
             failure = { index: i, entry: failed(item.ref, err instanceof OperationFailure ? err : asFailure(err, i)) };
             throw stop;

@@ -1,7 +1,10 @@
 import { defineOperation } from '../../operations/operation.ts';
 import { bulkOperation } from '../bulk/bulk.operation.ts';
 import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type Resource } from '../../operations/resource-operations.ts';
-import { IdParams, ListEnvelope } from '../../operations/schemas.ts';
+import type { Static } from 'typebox';
+import { IdParams, isUuid, ListEnvelope } from '../../operations/schemas.ts';
+import type { BulkRequestBody } from '../bulk/bulk-engine.ts';
+import type { EmailMessageStore, NamedInBulk } from './email-messages.store.ts';
 import { CreateEmailMessage, EmailMessage, ListEmailMessagesQuery, ListRecipientsQuery, Recipient, UpdateEmailMessage, UpsertEmailMessage } from './email-messages.schemas.ts';
 
 const message: Resource = { collection: 'email_messages', resourceType: 'email_message', name: { singular: 'email message', plural: 'email messages' }, tag: 'Email messages', item: EmailMessage, notFoundCode: 'email_message.not_found' };
@@ -16,6 +19,26 @@ const example = {
   send_at: '2026-11-09T07:00:00Z',
   status: 'draft',
 };
+
+/**
+ * What a bulk request's operations name, read from the body before each operation is validated: only values of
+ * the right shape (an id that is a UUID), as the operations that name anything else are refused unread.
+ */
+function namedIn(body: BulkRequestBody): NamedInBulk {
+  const externalIds = new Set<string>();
+  const courseIds = new Set<string>();
+  const personIds = new Set<string>();
+  for (const item of body.operations) {
+    const data = item.data ?? {};
+    if (typeof item.external_id === 'string') externalIds.add(item.external_id);
+    if (typeof data.external_id === 'string') externalIds.add(data.external_id);
+    const audience = data.audience as { course_id?: unknown; person_ids?: unknown } | undefined;
+    if (typeof audience !== 'object' || audience === null) continue;
+    if (typeof audience.course_id === 'string' && isUuid(audience.course_id)) courseIds.add(audience.course_id);
+    if (Array.isArray(audience.person_ids)) for (const id of audience.person_ids) if (typeof id === 'string' && isUuid(id)) personIds.add(id);
+  }
+  return { externalIds, courseIds, personIds };
+}
 
 export const emailMessageOperations = [
   listOperation({
@@ -117,13 +140,22 @@ export const emailMessageOperations = [
     emits: ['email_message.created', 'email_message.updated'],
     operations: { create: { data: CreateEmailMessage }, upsert: { data: UpsertEmailMessage } },
     example: { ref: 'message-1', op: 'create', data: example },
-    executors(ctx) {
+    executors(ctx, body) {
       const { db, services } = ctx;
       const org = ctx.organisation.id;
       const actor = ctx.actor.personId;
+      const bind = (store?: EmailMessageStore) => ({
+        create: (data: Static<typeof CreateEmailMessage>, externalId: string | undefined) =>
+          services.emailMessages.create(db, org, actor, externalId === undefined ? data : { ...data, external_id: externalId }, store),
+        upsert: (externalId: string, data: Static<typeof UpsertEmailMessage>) => services.emailMessages.upsertByExternalId(db, org, actor, externalId, data, store),
+      });
       return {
-        create: (data, externalId) => services.emailMessages.create(db, org, actor, externalId === undefined ? data : { ...data, external_id: externalId }),
-        upsert: (externalId, data) => services.emailMessages.upsertByExternalId(db, org, actor, externalId, data),
+        ...bind(),
+        // In batch (domain/bulk/bulk-engine.ts): what the operations name read up front, their writes made together.
+        batch: async () => {
+          const { store, writes } = await services.emailMessages.batch(db, org, namedIn(body));
+          return { executors: bind(store), writes };
+        },
       };
     },
   }),

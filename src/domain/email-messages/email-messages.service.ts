@@ -12,11 +12,12 @@ import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import type { Mailer } from '../../mail/mail.ts';
-import { coursesRepository } from '../courses/courses.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { listPage, resourceList, type ListParams } from '../../operations/listing.ts';
 import type { Audience, CreateEmailMessage, UpdateEmailMessage, UpsertEmailMessage } from './email-messages.schemas.ts';
-import { emailMessagesRepository, recipientId, type EmailMessageRow, type StoredAudience } from './email-messages.repository.ts';
+import { batchedStore, directStore, type EmailMessageStore, type NamedInBulk } from './email-messages.store.ts';
+import { emailMessagesRepository, recipientId, type EmailMessageRow, type PlainEmailMessageChanges, type StoredAudience } from './email-messages.repository.ts';
+import { finalStatementOffered } from '../../db/final-statement.ts';
 import { createEmailMessageSender } from './email-messages.sender.ts';
 import { describeSubject, toEmailMessageView, toRecipientView, type EmailMessageView, type RecipientView } from './email-messages.view.ts';
 
@@ -76,6 +77,11 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
     return foundOr404(emailMessagesRepository.findById(db, organisationId, id), 'email_message.not_found', `No email message ${id} in this organisation.`);
   }
 
+  /** The message, locked for this change (emailMessagesRepository.findForChange): what is decided on it lands on it. */
+  async function foundForChange(db: Db, organisationId: string, id: string): Promise<EmailMessageRow> {
+    return foundOr404(emailMessagesRepository.findForChange(db, organisationId, id), 'email_message.not_found', `No email message ${id} in this organisation.`);
+  }
+
   /** A scheduled message needs a send_at that has not passed (within SCHEDULE_GRACE_MS). */
   function checkSchedule(status: EmailMessageStatus, sendAt: string | null): void {
     if (status !== 'scheduled') return;
@@ -86,25 +92,27 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
   }
 
   /** The people must be this organisation's; the course must exist here and not be deleted. */
-  async function checkAudienceTargets(db: Db, organisationId: string, audience: StoredAudience): Promise<void> {
+  async function checkAudienceTargets(store: EmailMessageStore, audience: StoredAudience): Promise<void> {
     if (audience.type === 'people') {
-      const known = await emailMessagesRepository.existingPeople(db, organisationId, audience.person_ids);
+      const known = await store.existingPeople(audience.person_ids);
       const missing = audience.person_ids.findIndex((id) => !known.has(id));
       if (missing >= 0) throw fieldError(`/audience/person_ids/${missing}`, 'not_found', `No person ${audience.person_ids[missing]} in this organisation.`);
       return;
     }
-    const course = await coursesRepository.findById(db, organisationId, audience.course_id);
+    const course = await store.course(audience.course_id);
     if (!course) throw fieldError('/audience/course_id', 'not_found', `No course ${audience.course_id} in this organisation.`);
     if (course.deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; its participants cannot be mailed through it.`);
   }
 
-  async function create(db: Db, organisationId: string, actorId: string, input: Static<typeof CreateEmailMessage>): Promise<EmailMessageView> {
+  const direct = (db: Db, organisationId: string) => directStore(db, organisationId, events);
+
+  async function create(db: Db, organisationId: string, actorId: string, input: Static<typeof CreateEmailMessage>, store = direct(db, organisationId)): Promise<EmailMessageView> {
     const status = input.status ?? 'draft';
     if (status === 'cancelled') throw fieldError('/status', 'invalid_value', 'A new message is `draft` or `scheduled`.');
     const sendAt = input.send_at == null ? null : utc(input.send_at, '/send_at');
     checkSchedule(status, sendAt);
     const audience = audienceShape(input.audience);
-    await checkAudienceTargets(db, organisationId, audience);
+    await checkAudienceTargets(store, audience);
     const at = clock.now().toISOString();
     const row: EmailMessageRow = {
       ...newResourceRow(organisationId, input.external_id, at),
@@ -121,9 +129,9 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
       lease_until: null,
       created_by: actorId,
     };
-    await insertWithExternalId((onClash) => emailMessagesRepository.insert(db, row, onClash), 'email message', input.external_id);
+    await insertWithExternalId((onClash) => store.insert(row, onClash), 'email message', input.external_id);
     const when = status === 'scheduled' ? `, scheduled for ${sendAt}` : ' as a draft';
-    await events.record(db, organisationId, 'email_message.created', { id: row.id, summary: `Email message ${describeSubject(row.subject)} created${when}.` });
+    await store.event('email_message.created', { id: row.id, summary: `Email message ${describeSubject(row.subject)} created${when}.` });
     return toEmailMessageView(row);
   }
 
@@ -132,9 +140,18 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
    * sending a message's own values again is harmless); any real change to a message that is sending, sent,
    * cancelled or deleted is a 409.
    */
-  async function update(db: Db, organisationId: string, actorId: string, id: string, patch: Patch): Promise<EmailMessageView> {
+  async function update(db: Db, organisationId: string, actorId: string, id: string, patch: Patch, store = direct(db, organisationId)): Promise<EmailMessageView> {
     void actorId; // The same call shape as create for the bulk engine; a change records no author.
-    const row = await found(db, organisationId, id);
+    // One round trip (PostgreSQL, db/final-statement.ts) for a change whose rules are the message's state and
+    // schedule: the change and its event go with the COMMIT, and a message not changed (absent, deleted, not a
+    // draft or scheduled, a schedule in the past, already so) refuses it, so that the request runs again down
+    // here. An audience (whose people or course are read) and a send_at refused as a time take this path at once.
+    const plain = patch.audience === undefined && finalStatementOffered() ? plainChanges(patch) : undefined;
+    if (plain) {
+      const now = clock.now();
+      return toEmailMessageView(await emailMessagesRepository.updateInOneStatement(db, organisationId, id, plain, now.toISOString(), new Date(now.getTime() - SCHEDULE_GRACE_MS).toISOString()));
+    }
+    const row = await foundOr404(store.forChange(id), 'email_message.not_found', `No email message ${id} in this organisation.`);
     const changes: Partial<EmailMessageRow> = {};
     if (patch.subject !== undefined && patch.subject !== row.subject) changes.subject = patch.subject;
     if (patch.body !== undefined) {
@@ -159,18 +176,31 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
     if (conflict) throw conflict;
     const status = changes.status ?? row.status;
     if (changes.status !== undefined || changes.send_at !== undefined) checkSchedule(status, changes.send_at !== undefined ? changes.send_at : row.send_at);
-    if (changes.audience !== undefined) await checkAudienceTargets(db, organisationId, audience!);
+    if (changes.audience !== undefined) await checkAudienceTargets(store, audience!);
 
     changes.updated_at = clock.now().toISOString();
-    const updated = await emailMessagesRepository.updateIfStatus(db, organisationId, id, row.status, changes);
-    if (!updated) throw lostRace(await found(db, organisationId, id));
-    await events.record(db, organisationId, 'email_message.updated', { id, summary: describeChange(row, updated, fields) });
+    // The row is locked as read, so the change lands on it as decided.
+    await store.update(row, changes);
+    const updated: EmailMessageRow = { ...row, ...changes };
+    await store.event('email_message.updated', { id, summary: describeChange(row, updated, fields) });
     return toEmailMessageView(updated);
   }
 
-  /** The message changed state between our read and our write (the worker claimed it): say how it is now. */
-  function lostRace(now: EmailMessageRow): ApiError {
-    return stateConflict(now) ?? new ApiError('email_message.concurrent_change', `Email message ${now.id} changed while this change was being made; read it and try again.`);
+  /** The asked changes as stored, if there are some and none is refused before any read (send_at a valid time). */
+  function plainChanges(patch: Patch): PlainEmailMessageChanges | undefined {
+    let sendAt: string | null | undefined;
+    try {
+      sendAt = patch.send_at === undefined || patch.send_at === null ? patch.send_at : utc(patch.send_at, '/send_at');
+    } catch {
+      return undefined; // The full path answers 404 for an absent message before this 422.
+    }
+    const changes: PlainEmailMessageChanges = {
+      subject: patch.subject,
+      body: patch.body === undefined ? undefined : JSON.stringify({ format: patch.body.format, content: patch.body.content }),
+      send_at: sendAt,
+      status: patch.status,
+    };
+    return Object.values(changes).some((v) => v !== undefined) ? changes : undefined;
   }
 
   return {
@@ -193,22 +223,30 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
     },
 
     /** Creates (201) or updates (200) by external id; on update, fields left out keep their value. */
-    async upsertByExternalId(db: Db, organisationId: string, actorId: string, externalId: string, input: Static<typeof UpsertEmailMessage>) {
-      const existing = await emailMessagesRepository.findByExternalId(db, organisationId, externalId);
-      if (!existing) return { created: true, view: await create(db, organisationId, actorId, { ...input, external_id: externalId }) };
-      return { created: false, view: await update(db, organisationId, actorId, existing.id, input) };
+    async upsertByExternalId(db: Db, organisationId: string, actorId: string, externalId: string, input: Static<typeof UpsertEmailMessage>, store = direct(db, organisationId)) {
+      const existing = await store.byExternalId(externalId);
+      if (!existing) return { created: true, view: await create(db, organisationId, actorId, { ...input, external_id: externalId }, store) };
+      return { created: false, view: await update(db, organisationId, actorId, existing.id, input, store) };
     },
+
+    /** For a bulk request run in batch: what it names read up front, its writes queued (flushed by the bulk engine). */
+    batch: (db: Db, organisationId: string, named: NamedInBulk) => batchedStore(db, organisationId, events, named),
 
     /**
      * Soft delete. Refused while the message is being sent. Deleting a scheduled message cancels it, so it
      * is never sent; a sent or cancelled one stays readable with its recipients.
      */
     async remove(db: Db, organisationId: string, id: string): Promise<void> {
-      const row = await found(db, organisationId, id);
+      // One round trip (PostgreSQL, db/final-statement.ts): the delete (a scheduled message cancelled with it),
+      // its tombstone and its event go with the COMMIT, and a message deleted or being sent refuses it, so that
+      // the request runs again down here (404 or 409).
+      if (finalStatementOffered()) return emailMessagesRepository.softDeleteInOneStatement(db, organisationId, id, clock.now().toISOString());
+      const row = await foundForChange(db, organisationId, id);
       if (row.deleted_at !== null || row.status === 'sending') throw stateConflict(row)!;
       const at = clock.now().toISOString();
       const patch: Partial<EmailMessageRow> = { deleted_at: at, updated_at: at, ...(row.status === 'scheduled' ? { status: 'cancelled' as const } : {}) };
-      if (!(await emailMessagesRepository.updateIfStatus(db, organisationId, id, row.status, patch))) throw lostRace(await found(db, organisationId, id));
+      // Deferred: the row is locked as read, so the delete lands on it as decided.
+      await emailMessagesRepository.update(db, organisationId, id, patch);
       await deletionsRepository.record(db, organisationId, 'email_message', row, at);
       const cancelled = row.status === 'scheduled' ? ' (its scheduled sending cancelled)' : '';
       await events.record(db, organisationId, 'email_message.deleted', { id, summary: `Email message ${describeSubject(row.subject)} deleted${cancelled}.` });

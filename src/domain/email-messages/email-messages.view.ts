@@ -2,11 +2,13 @@
 import type { Static } from 'typebox';
 import type { EmailMessage, Recipient } from './email-messages.schemas.ts';
 import type { EmailMessageRow } from './email-messages.repository.ts';
+import { quotedForSummary } from '../../events/summary-text.ts';
 
 export type EmailMessageView = Static<typeof EmailMessage>;
 export type RecipientView = Static<typeof Recipient>;
 
-export const describeSubject = (subject: string) => JSON.stringify(subject.length > 80 ? `${subject.slice(0, 77)}...` : subject);
+// Quoted as the statements that make an event in SQL quote it (email-messages.repository.ts).
+export const describeSubject = quotedForSummary;
 
 export function toEmailMessageView(r: EmailMessageRow): EmailMessageView {
   return {

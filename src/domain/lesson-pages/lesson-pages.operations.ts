@@ -1,10 +1,21 @@
 import Type from 'typebox';
 import { ListQuery } from '../../operations/pagination.ts';
 import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type Resource } from '../../operations/resource-operations.ts';
-import { Uuid } from '../../operations/schemas.ts';
+import { isUuid, Uuid } from '../../operations/schemas.ts';
+import type { BulkRequestBody } from '../bulk/bulk-engine.ts';
 import { bulkOperation } from '../bulk/bulk.operation.ts';
 import { CreateLessonPage, LessonPage, UpdateLessonPage, UpsertLessonPage } from './lesson-pages.schemas.ts';
-import { lessonPageLookups } from './lesson-pages.service.ts';
+import { prefetchedLessonPageLookups, type LessonPageLookups } from './lesson-pages.service.ts';
+
+/** The lessons a bulk request's creates and upserts name, read from the body before each is validated (UUIDs only). */
+function lessonsNamedIn(body: BulkRequestBody): Set<string> {
+  const ids = new Set<string>();
+  for (const item of body.operations) {
+    const lessonId = item.data?.lesson_id;
+    if ((item.op === 'create' || item.op === 'upsert') && typeof lessonId === 'string' && isUuid(lessonId)) ids.add(lessonId);
+  }
+  return ids;
+}
 
 const lessonPage: Resource = { collection: 'lesson_pages', resourceType: 'lesson_page', name: { singular: 'lesson page', plural: 'lesson pages' }, tag: 'Lesson pages', item: LessonPage, notFoundCode: 'lesson_page.not_found' };
 const read = { scope: 'courses:read', capability: 'course/view' } as const;
@@ -51,7 +62,7 @@ export const lessonPageOperations = [
   createOperation({
     ...lessonPage,
     id: 'createLessonPage',
-    errorCodes: ['activity.deleted', 'resource.external_id_taken'],
+    errorCodes: ['activity.deleted', 'extension.disabled', 'resource.external_id_taken'],
     emits: [events.created],
     summary: 'Create a lesson page',
     description:
@@ -65,7 +76,7 @@ export const lessonPageOperations = [
   updateOperation({
     ...lessonPage,
     id: 'updateLessonPage',
-    errorCodes: ['activity.deleted', 'lesson_page.deleted'],
+    errorCodes: ['activity.deleted', 'extension.disabled', 'lesson_page.deleted'],
     emits: [events.updated],
     summary: 'Change or move a lesson page',
     description:
@@ -98,16 +109,18 @@ export const lessonPageOperations = [
     emits: [events.created, events.updated, events.deleted],
     operations: { create: { data: CreateLessonPage }, update: { data: UpdateLessonPage }, upsert: { data: UpsertLessonPage }, delete: {} },
     example: { ref: 'page-1', op: 'create', data: example },
-    executors(ctx) {
+    executors(ctx, body) {
       const { db, services } = ctx;
       const org = ctx.organisation.id;
-      // One set of lookups for the whole request: the lesson is checked and its last sort key read once.
-      const lookups = lessonPageLookups();
+      // One set of lookups for the whole request: the lessons its creates and upserts name are checked, and their
+      // last sort keys read, in one query when the first operation runs.
+      let prefetched: Promise<LessonPageLookups> | undefined;
+      const lookups = () => (prefetched ??= prefetchedLessonPageLookups(db, org, lessonsNamedIn(body)));
       return {
-        create: (data, externalId) => services.lessonPages.create(db, org, externalId === undefined ? data : { ...data, external_id: externalId }, lookups),
-        update: (target, data) => services.lessonPages.update(db, org, target, data, lookups),
-        upsert: (externalId, data) => services.lessonPages.upsertByExternalId(db, org, externalId, data, lookups),
-        delete: (target) => services.lessonPages.remove(db, org, target, lookups),
+        create: async (data, externalId) => services.lessonPages.create(db, org, externalId === undefined ? data : { ...data, external_id: externalId }, await lookups()),
+        update: async (target, data) => services.lessonPages.update(db, org, target, data, await lookups()),
+        upsert: async (externalId, data) => services.lessonPages.upsertByExternalId(db, org, externalId, data, await lookups()),
+        delete: async (target) => services.lessonPages.remove(db, org, target, await lookups()),
       };
     },
   }),

@@ -1,23 +1,39 @@
-import type { Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { LessonPagesTable } from '../../db/tables.ts';
 import { preparedQuery } from '../../db/prepared.ts';
+import type { FailureTranslation } from '../../db/deferred-writes.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
+import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { quotedForSummarySql } from '../../events/summary-text.ts';
+import { extensionsRepository } from '../extensions/extensions.repository.ts';
+import { activityLiveSql } from '../activities/activities.repository.ts';
 import type { RowPageQuery } from '../../db/tenant-rows.ts';
 
 export type LessonPageRow = Selectable<LessonPagesTable>;
 
 const rows = tenantRows('lesson_pages');
 
-// A bulk request of 500 creates or upserts runs these 500 times: compiled once rather than built per call.
-type Nullable = string | null;
-const insertRow = preparedQuery(
-  (db: Db, id: string, organisation_id: string, external_id: Nullable, lesson_id: string, course_id: string, title: string, page_type: string, contents: Nullable, answers: string, sort_key: string, created_at: string, updated_at: string, deleted_at: Nullable) =>
-    db.insertInto('lesson_pages').values({ id, organisation_id, external_id, lesson_id, course_id, title, page_type, contents, answers, sort_key, created_at, updated_at, deleted_at }),
-);
+// A bulk request of 500 upserts runs this 500 times: compiled once rather than built per call.
 const byExternalId = preparedQuery((db: Db, organisationId: string, externalId: string) =>
   db.selectFrom('lesson_pages').selectAll().where('organisation_id', '=', organisationId).where('external_id', '=', externalId),
 );
+
+// A page changes only while its lesson is live (the full path's 409 activity.deleted says why not): over the
+// page before its change (`b`), or the page being deleted.
+// The event's members after its id, as the service's `record` writes them.
+const eventMembers = (summary: RawBuilder<unknown>): Array<[string, RawBuilder<unknown>]> => [['lesson_id', sql`u.lesson_id`], ['course_id', sql`u.course_id`], ['summary', summary]];
+const quotedTitle = quotedForSummarySql(sql`u.title`);
+
+/** What a new page's checks read, at once (each null where absent or not asked). */
+export interface CreationFacts {
+  lesson_type: string | null;
+  lesson_course_id: string | null;
+  lesson_deleted_at: string | null;
+  extension_disabled: boolean | number | null;
+  last_sort_key: string | null;
+}
 
 /** Identifies a page by its id or by the caller's external id (bulk operations may use either). */
 export type LessonPageRef = { id: string } | { external_id: string };
@@ -25,16 +41,88 @@ export type LessonPageRef = { id: string } | { external_id: string };
 export const lessonPagesRepository = {
   ...rows,
 
-  async insert(db: Db, r: LessonPageRow): Promise<void> {
-    await insertRow(db, r.id, r.organisation_id, r.external_id, r.lesson_id, r.course_id, r.title, r.page_type, r.contents, r.answers, r.sort_key, r.created_at, r.updated_at, r.deleted_at);
+  /**
+   * A deferred write (db/deferred-writes.ts): on PostgreSQL the new page rides with the next statement (its event,
+   * the COMMIT), and a taken external id surfaces there as `onClash` says (a 409).
+   */
+  insert(db: Db, row: LessonPageRow, onClash: FailureTranslation): Promise<void> {
+    return rows.insert(db, row, onClash);
+  },
+
+  /**
+   * PostgreSQL, as a final statement (one-statement-update.repository.ts): a new title or contents (JSON text) of
+   * a live page of a live lesson, and its event worded as the service words it, naming what really changed.
+   */
+  updateInOneStatement(db: Db, organisationId: string, id: string, changes: { title?: string; contents?: string | null }, at: string): Promise<LessonPageRow> {
+    const asked: ColumnChange[] = [];
+    if (changes.title !== undefined) asked.push(['title', sql`${changes.title}::text`]);
+    if (changes.contents !== undefined) asked.push(['contents', sql`${changes.contents}::text`]);
+    const summary = sql`'Lesson page ' || ${quotedTitle} || ' changed: ' || ${changedColumnsSql(asked.map(([column]) => column))} || '.'`;
+    return updateLiveInOneStatement(db, 'lesson_pages', organisationId, id, asked, { type: 'lesson_page.updated', occurredAt: at, members: eventMembers(summary) }, {
+      premises: [activityLiveSql('b', 'lesson_id')],
+    });
+  },
+
+  /** PostgreSQL, as a final statement: a live page's soft delete (its lesson live), its tombstone and event (deletions.repository.ts). */
+  softDeleteInOneStatement(db: Db, organisationId: string, id: string, at: string): Promise<void> {
+    const event = { type: 'lesson_page.deleted' as const, occurredAt: at, members: eventMembers(sql`'Lesson page ' || ${quotedTitle} || ' deleted.'`) };
+    return deletionsRepository.softDeleteInOneStatement(db, 'lesson_pages', 'lesson_page', organisationId, id, event, { premises: [activityLiveSql('lesson_pages', 'lesson_id')] });
+  },
+
+  /**
+   * The facts a new page's checks need, in one read rather than one each (a round trip each on PostgreSQL,
+   * inside the transaction): its lesson (`lessonId`), the switch of its question type's extension, the greatest
+   * sort key of the lesson `lastKeyOf` (deleted pages included, so that keys are never reused).
+   */
+  async creationFacts(db: Db, organisationId: string, q: { lessonId?: string; extension?: string; lastKeyOf?: string }): Promise<CreationFacts> {
+    const lesson = () => db.selectFrom('activities').where('organisation_id', '=', organisationId).where('id', '=', q.lessonId ?? null);
+    const none = db.selectNoFrom(sql<null>`null`.as('none'));
+    const row = await db
+      .selectNoFrom([
+        lesson().select('type').as('lesson_type'),
+        lesson().select('course_id').as('lesson_course_id'),
+        lesson().select('deleted_at').as('lesson_deleted_at'),
+        (q.extension === undefined ? sql<boolean | number | null>`null` : sql<boolean | number | null>`${extensionsRepository.isDisabledSql(organisationId, q.extension)}`).as('extension_disabled'),
+        (q.lastKeyOf === undefined
+          ? none
+          : db.selectFrom('lesson_pages').select('sort_key').where('organisation_id', '=', organisationId).where('lesson_id', '=', q.lastKeyOf).orderBy('sort_key', 'desc').limit(1)
+        ).as('last_sort_key'),
+      ])
+      .executeTakeFirstOrThrow();
+    return row as CreationFacts;
+  },
+
+  /**
+   * The activities `ids` with, for each, the greatest sort key of its pages (deleted ones included): what a bulk
+   * request's creates would read one lesson at a time, in one query.
+   */
+  lessonsWithLastKeys(db: Db, organisationId: string, ids: string[]) {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom('activities')
+      .select(['activities.id', 'activities.type', 'activities.course_id', 'activities.deleted_at'])
+      .select((eb) =>
+        eb
+          .selectFrom('lesson_pages')
+          .select((p) => p.fn.max('lesson_pages.sort_key').as('last'))
+          .whereRef('lesson_pages.organisation_id', '=', 'activities.organisation_id')
+          .whereRef('lesson_pages.lesson_id', '=', 'activities.id')
+          .as('last_sort_key'),
+      )
+      .where('activities.organisation_id', '=', organisationId)
+      .where('activities.id', 'in', ids)
+      .execute();
   },
 
   async findByExternalId(db: Db, organisationId: string, externalId: string): Promise<LessonPageRow | undefined> {
     return (await byExternalId(db, organisationId, externalId))[0];
   },
 
-  find(db: Db, organisationId: string, ref: LessonPageRef): Promise<LessonPageRow | undefined> {
-    return 'id' in ref ? rows.findById(db, organisationId, ref.id) : lessonPagesRepository.findByExternalId(db, organisationId, ref.external_id);
+  /** The page `ref` names, and whether its lesson is live (one read where there were two). */
+  find(db: Db, organisationId: string, ref: LessonPageRef): Promise<(LessonPageRow & { lesson_live: boolean | number }) | undefined> {
+    let query = db.selectFrom('lesson_pages').selectAll().select(activityLiveSql('lesson_pages', 'lesson_id').as('lesson_live')).where('organisation_id', '=', organisationId);
+    query = 'id' in ref ? query.where('id', '=', ref.id) : query.where('external_id', '=', ref.external_id);
+    return query.executeTakeFirst();
   },
 
   /**
@@ -51,19 +139,6 @@ export const lessonPagesRepository = {
       query = query.where((eb) => eb(eb.refTuple('lesson_id', 'sort_key', 'id'), '>', eb.tuple(lessonId, sortKey, id)));
     }
     return query.orderBy('lesson_id').orderBy('sort_key').orderBy('id').limit(q.limit + 1).execute();
-  },
-
-  /** The greatest sort key in a lesson, deleted pages included so that keys are never reused. */
-  async lastSortKey(db: Db, organisationId: string, lessonId: string): Promise<string | null> {
-    const row = await db
-      .selectFrom('lesson_pages')
-      .select('sort_key')
-      .where('organisation_id', '=', organisationId)
-      .where('lesson_id', '=', lessonId)
-      .orderBy('sort_key', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    return row?.sort_key ?? null;
   },
 
   /** The smallest sort key of the lesson after `after` (null: the first key), other than `exceptId`'s. */

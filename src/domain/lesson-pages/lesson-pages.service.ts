@@ -12,8 +12,11 @@ import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError, type FieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
-import { requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
+import { activityDeleted, refuseUnlessActivityOfType, requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
+import { extensionFor } from '../extensions/extensions.catalog.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
+import { finalStatementOffered } from '../../db/final-statement.ts';
+import { quotedForSummary } from '../../events/summary-text.ts';
 import { resourceList, type ListParams } from '../../operations/listing.ts';
 import type { CreateLessonPage, LessonPage, UpdateLessonPage, UpsertLessonPage } from './lesson-pages.schemas.ts';
 import { lessonPagesRepository, type LessonPageRef, type LessonPageRow } from './lesson-pages.repository.ts';
@@ -39,6 +42,21 @@ export interface LessonPageLookups {
 
 export const lessonPageLookups = (): LessonPageLookups => ({ lessons: new Map(), lastKeys: new Map(), questionTypesOn: new Set() });
 
+/**
+ * Lookups holding, for a bulk request, the lessons its operations name that are live lessons, with their last
+ * sort keys, read in one query up front rather than one lesson at a time as its operations run: what the first
+ * operation naming each would have read and kept. Any other lesson is read, and refused, by the operation.
+ */
+export async function prefetchedLessonPageLookups(db: Db, organisationId: string, lessonIds: ReadonlySet<string>): Promise<LessonPageLookups> {
+  const lookups = lessonPageLookups();
+  for (const lesson of await lessonPagesRepository.lessonsWithLastKeys(db, organisationId, [...lessonIds])) {
+    if (lesson.type !== 'lesson' || lesson.deleted_at !== null) continue;
+    lookups.lessons.set(lesson.id, lesson.course_id);
+    lookups.lastKeys.set(lesson.id, lesson.last_sort_key ?? null);
+  }
+  return lookups;
+}
+
 export function toLessonPageView(row: LessonPageRow): LessonPageView {
   return {
     id: row.id,
@@ -56,7 +74,8 @@ export function toLessonPageView(row: LessonPageRow): LessonPageView {
   };
 }
 
-const describeTitle = (title: string) => JSON.stringify(title.length > 80 ? `${title.slice(0, 77)}...` : title);
+// Quoted as the statements that make an event in SQL quote it (one-statement PATCH and DELETE).
+const describeTitle = quotedForSummary;
 
 // Stored in one key order, so that equal values are equal JSON text and "nothing changed" is a text compare.
 const answersJson = (answers: AnswerInput[]): string =>
@@ -87,15 +106,18 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
 
   /** A page that may change: 404 when there is none, 409 when it or its lesson was deleted. */
   async function writable(db: Db, organisationId: string, ref: LessonPageRef, lookups: LessonPageLookups): Promise<LessonPageRow> {
-    const row = await lessonPagesRepository.find(db, organisationId, ref);
-    if (!row) throw notFound(ref);
-    return checkWritable(db, organisationId, row, lookups);
+    const found = await lessonPagesRepository.find(db, organisationId, ref);
+    if (!found) throw notFound(ref);
+    const { lesson_live: lessonLive, ...row } = found;
+    return checkWritable(db, organisationId, row, lookups, Boolean(lessonLive));
   }
 
-  async function checkWritable(db: Db, organisationId: string, row: LessonPageRow, lookups: LessonPageLookups): Promise<LessonPageRow> {
+  /** `lessonLive`: whether the lesson was found live with the page (read here where not given). */
+  async function checkWritable(db: Db, organisationId: string, row: LessonPageRow, lookups: LessonPageLookups, lessonLive?: boolean): Promise<LessonPageRow> {
     if (row.deleted_at !== null) throw new ApiError('lesson_page.deleted', `Lesson page ${row.id} was deleted at ${row.deleted_at}; it can no longer change.`);
     if (!lookups.lessons.has(row.lesson_id)) {
-      await requireLiveActivity(db, organisationId, row.lesson_id);
+      if (lessonLive === undefined) await requireLiveActivity(db, organisationId, row.lesson_id);
+      else if (!lessonLive) throw activityDeleted(row.lesson_id);
       lookups.lessons.set(row.lesson_id, row.course_id);
     }
     return row;
@@ -122,7 +144,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
 
   async function lastKey(db: Db, organisationId: string, lessonId: string, lookups: LessonPageLookups): Promise<string | null> {
     if (lookups.lastKeys.has(lessonId)) return lookups.lastKeys.get(lessonId)!;
-    const key = await lessonPagesRepository.lastSortKey(db, organisationId, lessonId);
+    const key = (await lessonPagesRepository.creationFacts(db, organisationId, { lastKeyOf: lessonId })).last_sort_key;
     lookups.lastKeys.set(lessonId, key);
     return key;
   }
@@ -150,9 +172,38 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     return key;
   }
 
+  /**
+   * What create would read one by one (its lesson, its question type's switch, the lesson's last sort key),
+   * read at once where `lookups` does not hold it yet, and checked in the same order: one round trip rather than
+   * three on PostgreSQL.
+   */
+  async function readCreationFacts(db: Db, organisationId: string, input: Static<typeof CreateLessonPage>, pageType: PageTypeName, lookups: LessonPageLookups): Promise<void> {
+    const lessonId = input.lesson_id;
+    const readLesson = !lookups.lessons.has(lessonId);
+    const readSwitch = isQuestionType(pageType) && !lookups.questionTypesOn.has(pageType);
+    const readLastKey = input.after_page_id === undefined && !lookups.lastKeys.has(lessonId);
+    if (!readLesson && !readSwitch && !readLastKey) return;
+    const facts = await lessonPagesRepository.creationFacts(db, organisationId, {
+      lessonId: readLesson ? lessonId : undefined,
+      extension: readSwitch ? extensionFor('question_type', pageType) : undefined,
+      lastKeyOf: readLastKey ? lessonId : undefined,
+    });
+    if (readLesson) {
+      const lesson = facts.lesson_type === null ? undefined : { type: facts.lesson_type, deleted_at: facts.lesson_deleted_at };
+      refuseUnlessActivityOfType(lesson, lessonId, 'lesson', '/lesson_id');
+      lookups.lessons.set(lessonId, facts.lesson_course_id!);
+    }
+    if (readSwitch) {
+      await extensions.requireEnabled(db, organisationId, 'question_type', pageType, '/page_type', Boolean(facts.extension_disabled));
+      lookups.questionTypesOn.add(pageType);
+    }
+    if (readLastKey) lookups.lastKeys.set(lessonId, facts.last_sort_key);
+  }
+
   async function create(db: Db, organisationId: string, input: Static<typeof CreateLessonPage>, lookups = lessonPageLookups()): Promise<LessonPageView> {
-    const courseId = await lessonFor(db, organisationId, input.lesson_id, lookups);
     const pageType = input.page_type ?? 'content';
+    await readCreationFacts(db, organisationId, input, pageType, lookups);
+    const courseId = await lessonFor(db, organisationId, input.lesson_id, lookups);
     await requireQuestionType(db, organisationId, pageType, lookups);
     const answers = answersJson(input.answers ?? []);
     await checkAnswers(db, organisationId, input.lesson_id, pageType, answers);
@@ -167,7 +218,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
       answers,
       sort_key: await placement(db, organisationId, input.lesson_id, input.after_page_id, undefined, lookups),
     };
-    await insertWithExternalId(() => lessonPagesRepository.insert(db, row), 'lesson page', input.external_id);
+    await insertWithExternalId((onClash) => lessonPagesRepository.insert(db, row, onClash), 'lesson page', input.external_id);
     await record(db, organisationId, 'lesson_page.created', row, `Lesson page ${describeTitle(row.title)} added.`);
     return toLessonPageView(row);
   }
@@ -225,6 +276,15 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     create,
 
     async update(db: Db, organisationId: string, ref: LessonPageRef, patch: Static<typeof UpdateLessonPage>, lookups = lessonPageLookups()): Promise<LessonPageView> {
+      // One round trip (PostgreSQL, db/final-statement.ts) for a new title or contents, which no rule checks
+      // against the database but the page's and its lesson's being live: the change and its event go with the
+      // COMMIT, and a page not changed (absent, deleted, its lesson deleted, already so) refuses it, so that the
+      // request runs again down here. A change of type, answers or place reads the page first.
+      const simple = patch.page_type === undefined && patch.answers === undefined && patch.after_page_id === undefined;
+      if ('id' in ref && simple && (patch.title !== undefined || patch.contents !== undefined) && finalStatementOffered()) {
+        const changes = { title: patch.title, contents: patch.contents === undefined ? undefined : contentsJson(patch.contents) };
+        return toLessonPageView(await lessonPagesRepository.updateInOneStatement(db, organisationId, ref.id, changes, clock.now().toISOString()));
+      }
       return updateRow(db, organisationId, await writable(db, organisationId, ref, lookups), patch, lookups);
     },
 
@@ -238,6 +298,9 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     },
 
     async remove(db: Db, organisationId: string, ref: LessonPageRef, lookups = lessonPageLookups()): Promise<void> {
+      // One round trip (PostgreSQL, db/final-statement.ts): the delete, its tombstone and its event go with the
+      // COMMIT, and a page not live or in a deleted lesson refuses it, so that the request runs again down here.
+      if ('id' in ref && finalStatementOffered()) return lessonPagesRepository.softDeleteInOneStatement(db, organisationId, ref.id, clock.now().toISOString());
       const row = await writable(db, organisationId, ref, lookups);
       await softDelete(db, organisationId, 'lesson_page', row, clock.now().toISOString(), (patch) => lessonPagesRepository.update(db, organisationId, row.id, patch));
       await record(db, organisationId, 'lesson_page.deleted', row, `Lesson page ${describeTitle(row.title)} deleted.`);

@@ -1,10 +1,16 @@
 // Wiki pages (the current version of each) and their versions. A version row is inserted once and never
 // updated: the only writes to `wiki_page_versions` are inserts.
-import type { Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { WikiPagesTable, WikiPageVersionsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
+import { newId } from '../../ids.ts';
+import { deferredWrite } from '../../db/deferred-writes.ts';
+import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { quotedForSummarySql } from '../../events/summary-text.ts';
+import { activityLiveSql } from '../activities/activities.repository.ts';
 
 export type WikiPageRow = Selectable<WikiPagesTable>;
 export type WikiPageVersionRow = Selectable<WikiPageVersionsTable>;
@@ -18,8 +24,25 @@ export function isTitleClash(err: unknown): boolean {
   return isUniqueViolation(err) && (e.constraint === 'wiki_pages_live_title_unique' || /wiki_pages\.title/.test(e.message ?? ''));
 }
 
+// A page changes only while its activity is live (the full path's 409 activity.deleted says why not): over the
+// page before its change (`b`), or the page being deleted.
+// The event's members after its id, as the service's `record` writes them.
+const eventMembers = (summary: RawBuilder<unknown>): Array<[string, RawBuilder<unknown>]> => [
+  ['activity_id', sql`u.activity_id`],
+  ['course_id', sql`u.course_id`],
+  ['wiki_id', sql`u.wiki_id`],
+  ['subwiki_id', sql`u.subwiki_id`],
+  ['summary', summary],
+];
+const quotedTitle = quotedForSummarySql(sql`u.title`);
+
 export const wikiPagesRepository = {
   ...tenantRows('wiki_pages'),
+
+  /** The page, and whether its activity is live (one read where there were two). */
+  findWithActivityLive(db: Db, organisationId: string, id: string): Promise<(WikiPageRow & { activity_live: boolean | number }) | undefined> {
+    return db.selectFrom('wiki_pages').selectAll().select(activityLiveSql('wiki_pages', 'activity_id').as('activity_live')).where('organisation_id', '=', organisationId).where('id', '=', id).executeTakeFirst();
+  },
 
   /** A live page of the subwiki with this title, other than `exceptId`. */
   findLiveByTitle(db: Db, organisationId: string, subwikiId: string, title: string, exceptId?: string): Promise<WikiPageRow | undefined> {
@@ -50,8 +73,43 @@ export const wikiPagesRepository = {
       .executeTakeFirst();
   },
 
+  /**
+   * PostgreSQL, as a final statement (one-statement-update.repository.ts): a new title or body (JSON text) of a
+   * live page of a live activity, as its next version (the version row with it, by `actorId`), and its event
+   * worded as the service words it. A title another live page of the subwiki has changes nothing: the full path
+   * answers the 409.
+   */
+  editInOneStatement(db: Db, organisationId: string, id: string, actorId: string, changes: { title?: string; body?: string }, at: string): Promise<WikiPageRow> {
+    const asked: ColumnChange[] = [];
+    if (changes.title !== undefined) asked.push(['title', sql`${changes.title}::text`]);
+    if (changes.body !== undefined) asked.push(['body', sql`${changes.body}::text`]);
+    const premises = [activityLiveSql('b', 'activity_id')];
+    if (changes.title !== undefined) {
+      premises.push(sql<boolean>`not exists(select 1 from wiki_pages p where p.organisation_id = b.organisation_id and p.subwiki_id = b.subwiki_id and p.title = ${changes.title}::text and p.deleted_at is null and p.id <> b.id)`);
+    }
+    const version = sql`insert into wiki_page_versions (id, organisation_id, wiki_page_id, version, title, body, restored_from, created_by, created_at)
+      select ${newId()}::uuid, ${organisationId}::uuid, u.id, u.version, u.title, u.body, null, ${actorId}::uuid, ${at}::timestamptz from u`;
+    const changed = changedColumnsSql(asked.map(([column]) => column), ' and ');
+    const summary = sql`'Wiki page ' || ${quotedTitle} || ' edited (' || ${changed} || '): version ' || u.version || '.'`;
+    return updateLiveInOneStatement(db, 'wiki_pages', organisationId, id, asked, { type: 'wiki_page.updated', occurredAt: at, members: eventMembers(summary) }, {
+      premises,
+      alsoSet: [['version', sql`b.version + 1`], ['updated_by', sql`${actorId}::uuid`]],
+      effects: [['version_row', version]],
+    });
+  },
+
+  /** PostgreSQL, as a final statement: a live page's soft delete by `actorId` (its activity live), its tombstone and event (deletions.repository.ts). */
+  softDeleteInOneStatement(db: Db, organisationId: string, id: string, actorId: string, at: string): Promise<void> {
+    const event = { type: 'wiki_page.deleted' as const, occurredAt: at, members: eventMembers(sql`'Wiki page ' || ${quotedTitle} || ' deleted.'`) };
+    return deletionsRepository.softDeleteInOneStatement(db, 'wiki_pages', 'wiki_page', organisationId, id, event, {
+      premises: [activityLiveSql('wiki_pages', 'activity_id')],
+      set: [['updated_by', sql`${actorId}::uuid`]],
+    });
+  },
+
+  /** A deferred write (db/deferred-writes.ts): nobody reads its result, so on PostgreSQL it rides with the next statement. */
   async insertVersion(db: Db, row: WikiPageVersionRow): Promise<void> {
-    await db.insertInto('wiki_page_versions').values(row).execute();
+    await deferredWrite(db, db.insertInto('wiki_page_versions').values(row));
   },
 
   findVersion(db: Db, organisationId: string, pageId: string, version: number): Promise<WikiPageVersionRow | undefined> {

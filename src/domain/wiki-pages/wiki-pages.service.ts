@@ -10,8 +10,10 @@ import type { EventType } from '../../events/catalog.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import { newId } from '../../ids.ts';
-import { requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
+import { activityDeleted, refuseUnlessActivityOfType } from '../activities/activities.service.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
+import { finalStatementOffered } from '../../db/final-statement.ts';
+import { quotedForSummary } from '../../events/summary-text.ts';
 import { listPage, resourceList, type ListParams } from '../../operations/listing.ts';
 import { peopleRepository } from '../people/people.repository.ts';
 import type { CreateWikiPage, UpdateWikiPage, UpsertWikiPage, WikiPage, WikiPageVersion } from './wiki-pages.schemas.ts';
@@ -49,7 +51,8 @@ export const toWikiPageVersionView = (r: WikiPageVersionRow): WikiPageVersionVie
   created_at: r.created_at,
 });
 
-const describeTitle = (title: string) => JSON.stringify(title.length > 80 ? `${title.slice(0, 77)}...` : title);
+// Quoted as the statements that make an event in SQL quote it (one-statement PATCH and DELETE).
+const describeTitle = quotedForSummary;
 
 const titleTaken = (title: string) => new ApiError('wiki_page.title_taken', `Another live page of this subwiki is titled ${describeTitle(title)}.`);
 
@@ -64,7 +67,7 @@ async function guardingTitle<T>(title: string, write: () => Promise<T>): Promise
 }
 
 /** Which subwiki a new page goes into, by the wiki's mode; a field the mode has no use for is refused. */
-async function subwikiOwner(db: Db, organisationId: string, wiki: WikiRow, input: { subwiki_user_id?: string | null; subwiki_group_id?: string | null }, actorId: string): Promise<SubwikiOwner> {
+async function subwikiOwner(db: Db, organisationId: string, wiki: Pick<WikiRow, 'mode'>, input: { subwiki_user_id?: string | null; subwiki_group_id?: string | null }, actorId: string): Promise<SubwikiOwner> {
   const user = input.subwiki_user_id ?? null;
   const group = input.subwiki_group_id ?? null;
   const unused = (field: string) => fieldError(`/${field}`, 'not_applicable', `A ${wiki.mode} wiki takes no \`${field}\`.`);
@@ -99,9 +102,9 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
 
   /** A page that may change: a deleted page, or one in a deleted activity, is a conflict with that state. */
   async function writable(db: Db, organisationId: string, id: string): Promise<WikiPageRow> {
-    const row = await foundOr404(wikiPagesRepository.findById(db, organisationId, id), 'wiki_page.not_found', `No wiki page ${id} in this organisation.`);
+    const { activity_live: activityLive, ...row } = await foundOr404(wikiPagesRepository.findWithActivityLive(db, organisationId, id), 'wiki_page.not_found', `No wiki page ${id} in this organisation.`);
     if (row.deleted_at !== null) throw new ApiError('wiki_page.deleted', `Wiki page ${id} was deleted at ${row.deleted_at}; it can no longer change.`);
-    await requireLiveActivity(db, organisationId, row.activity_id);
+    if (!activityLive) throw activityDeleted(row.activity_id);
     return row;
   }
 
@@ -125,15 +128,16 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
   }
 
   async function create(db: Db, organisationId: string, actorId: string, input: Static<typeof CreateWikiPage>): Promise<WikiPageView> {
-    const activity = await requireActivityOfType(db, organisationId, input.activity_id, 'wiki', '/activity_id');
-    const wiki = await wikisRepository.findByActivity(db, organisationId, activity.id);
-    if (!wiki) throw new Error(`wiki activity ${activity.id} has no wiki`);
+    // The activity and its wiki in one read; the subwiki (made on first use) and whether the title is free in another.
+    const activity = refuseUnlessActivityOfType(await wikisRepository.activityWithWiki(db, organisationId, input.activity_id), input.activity_id, 'wiki', '/activity_id');
+    if (activity.wiki_id === null || activity.wiki_mode === null) throw new Error(`wiki activity ${input.activity_id} has no wiki`);
+    const wiki = { id: activity.wiki_id, mode: activity.wiki_mode };
     const at = clock.now().toISOString();
-    const subwiki = await wikisRepository.subwiki(db, organisationId, wiki.id, await subwikiOwner(db, organisationId, wiki, input, actorId), at);
-    await requireFreeTitle(db, organisationId, subwiki.id, input.title);
+    const subwiki = await wikisRepository.subwikiWithTitle(db, organisationId, wiki.id, await subwikiOwner(db, organisationId, wiki, input, actorId), at, input.title);
+    if (subwiki.title_taken) throw titleTaken(input.title);
     const row: WikiPageRow = {
       ...newResourceRow(organisationId, input.external_id, at),
-      activity_id: activity.id,
+      activity_id: input.activity_id,
       course_id: activity.course_id,
       wiki_id: wiki.id,
       subwiki_id: subwiki.id,
@@ -144,7 +148,8 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
       version: 1,
       updated_by: actorId,
     };
-    await insertWithExternalId(() => guardingTitle(row.title, () => wikiPagesRepository.insert(db, row)), 'wiki page', input.external_id);
+    // Deferred (db/deferred-writes.ts): a title or an external id taken meanwhile surfaces later, as the same 409s.
+    await insertWithExternalId((onClash) => wikiPagesRepository.insert(db, row, (err) => (isTitleClash(err) ? titleTaken(row.title) : onClash(err))), 'wiki page', input.external_id);
     await wikiPagesRepository.insertVersion(db, { id: newId(), organisation_id: organisationId, wiki_page_id: row.id, version: 1, title: row.title, body: row.body, restored_from: null, created_by: actorId, created_at: at });
     await record(db, organisationId, 'wiki_page.created', row, `Wiki page ${describeTitle(row.title)} created.`);
     return toWikiPageView(row);
@@ -152,12 +157,23 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
 
   /** A PATCH that changes nothing makes no version and no event, and answers the page as it is. */
   async function update(db: Db, organisationId: string, actorId: string, id: string, patch: Static<typeof UpdateWikiPage>): Promise<WikiPageView> {
+    // One round trip (PostgreSQL, db/final-statement.ts): the new version, its row and its event go with the
+    // COMMIT, and a page not changed (absent, deleted, its activity deleted, the title another page's, already so)
+    // refuses it, so that the request runs again down here. One statement moves the page from the version it
+    // finds, so no other edit can come between a read and the write.
+    if ((patch.title !== undefined || patch.body !== undefined) && finalStatementOffered()) {
+      const changes = { title: patch.title, body: patch.body === undefined ? undefined : JSON.stringify(patch.body) };
+      const at = clock.now().toISOString();
+      const run = () => wikiPagesRepository.editInOneStatement(db, organisationId, id, actorId, changes, at);
+      return toWikiPageView(await (patch.title === undefined ? run() : guardingTitle(patch.title, run)));
+    }
     const row = await writable(db, organisationId, id);
     const title = patch.title ?? row.title;
     const body = patch.body === undefined ? row.body : JSON.stringify(patch.body);
     const changed = [title !== row.title ? 'title' : null, body !== row.body ? 'body' : null].filter((c) => c !== null);
     if (changed.length === 0) return toWikiPageView(row);
-    if (title !== row.title) await requireFreeTitle(db, organisationId, row.subwiki_id, title, row.id);
+    // A title another live page of the subwiki has is refused by the unique index (commitVersion's guardingTitle):
+    // the same 409 as a read before it would answer, one round trip fewer.
     const updated = await commitVersion(db, organisationId, row, actorId, { title, body }, null);
     await record(db, organisationId, 'wiki_page.updated', updated, `Wiki page ${describeTitle(updated.title)} edited (${changed.join(' and ')}): version ${updated.version}.`);
     return toWikiPageView(updated);
@@ -199,6 +215,9 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
     }),
 
     async remove(db: Db, organisationId: string, actorId: string, id: string): Promise<void> {
+      // One round trip (PostgreSQL, db/final-statement.ts): the delete, its tombstone and its event go with the
+      // COMMIT, and a page not live or of a deleted activity refuses it, so that the request runs again down here.
+      if (finalStatementOffered()) return wikiPagesRepository.softDeleteInOneStatement(db, organisationId, id, actorId, clock.now().toISOString());
       const row = await writable(db, organisationId, id);
       await softDelete(db, organisationId, 'wiki_page', row, clock.now().toISOString(), (patch) => wikiPagesRepository.update(db, organisationId, id, { ...patch, updated_by: actorId }));
       await record(db, organisationId, 'wiki_page.deleted', row, `Wiki page ${describeTitle(row.title)} deleted.`);

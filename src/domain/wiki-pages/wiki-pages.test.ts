@@ -149,9 +149,9 @@ describe('wiki pages', () => {
 
     test('409 wiki_page.edit_conflict when the page changed between reading it and writing the new version', async () => {
       const { page } = await pageWithHistory();
-      const original = wikiPagesRepository.findById;
+      const original = wikiPagesRepository.findWithActivityLive;
       // Another request moved the page on after this one read it: the read returns the version before.
-      wikiPagesRepository.findById = async (...args) => {
+      wikiPagesRepository.findWithActivityLive = async (...args) => {
         const row = await original(...args);
         return row && { ...row, version: row.version - 1 };
       };
@@ -159,7 +159,7 @@ describe('wiki pages', () => {
       try {
         res = await t.api.request({ ...as(admin), method: 'POST', path: `/wiki_pages/${page.id}/actions/restore`, body: { version: 1 } });
       } finally {
-        wikiPagesRepository.findById = original;
+        wikiPagesRepository.findWithActivityLive = original;
       }
       assert.equal(res.status, 409);
       assert.equal(res.body.code, 'wiki_page.edit_conflict');

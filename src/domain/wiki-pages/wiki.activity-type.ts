@@ -7,9 +7,12 @@ import { wikisRepository } from './wikis.repository.ts';
 export const wikiActivityType: ActivityType = {
   settingKeys: ['mode'],
   async create(db, organisationId, activity, settings) {
-    await wikisRepository.insert(db, { id: newId(), organisation_id: organisationId, activity_id: activity.id, mode: settings.mode ?? 'collaborative', created_at: activity.created_at });
+    const mode = settings.mode ?? 'collaborative';
+    await wikisRepository.insert(db, { id: newId(), organisation_id: organisationId, activity_id: activity.id, mode, created_at: activity.created_at });
+    return { mode };
   },
   async settingsOf(db, organisationId, activityIds) {
     return new Map((await wikisRepository.byActivities(db, organisationId, activityIds)).map((w) => [w.activity_id, { mode: w.mode }]));
   },
+  settingsJsonSql: (organisationId, activityId) => wikisRepository.settingsJsonSql(organisationId, activityId),
 };
