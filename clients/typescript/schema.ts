@@ -18601,7 +18601,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`email_message.deleted`](https://errors.atrium.example/email_message.deleted), [`email_message.sending`](https://errors.atrium.example/email_message.sending), [`email_message.sent`](https://errors.atrium.example/email_message.sent), [`email_message.cancelled`](https://errors.atrium.example/email_message.cancelled), [`email_message.concurrent_change`](https://errors.atrium.example/email_message.concurrent_change). */
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`email_message.deleted`](https://errors.atrium.example/email_message.deleted), [`email_message.sending`](https://errors.atrium.example/email_message.sending), [`email_message.sent`](https://errors.atrium.example/email_message.sent), [`email_message.cancelled`](https://errors.atrium.example/email_message.cancelled). */
             409: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -18790,7 +18790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`course.deleted`](https://errors.atrium.example/course.deleted), [`email_message.deleted`](https://errors.atrium.example/email_message.deleted), [`email_message.sending`](https://errors.atrium.example/email_message.sending), [`email_message.sent`](https://errors.atrium.example/email_message.sent), [`email_message.cancelled`](https://errors.atrium.example/email_message.cancelled), [`email_message.concurrent_change`](https://errors.atrium.example/email_message.concurrent_change). */
+            /** @description Conflict with the current state, with an earlier use of the same Idempotency-Key, or with a concurrent write. Codes: [`idempotency.key_reused`](https://errors.atrium.example/idempotency.key_reused), [`idempotency.in_progress`](https://errors.atrium.example/idempotency.in_progress), [`course.deleted`](https://errors.atrium.example/course.deleted), [`email_message.deleted`](https://errors.atrium.example/email_message.deleted), [`email_message.sending`](https://errors.atrium.example/email_message.sending), [`email_message.sent`](https://errors.atrium.example/email_message.sent), [`email_message.cancelled`](https://errors.atrium.example/email_message.cancelled). */
             409: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

@@ -75,7 +75,7 @@ export const emailMessageOperations = [
   updateOperation({
     ...message,
     id: 'updateEmailMessage',
-    errorCodes: ['course.deleted', 'email_message.deleted', 'email_message.sending', 'email_message.sent', 'email_message.cancelled', 'email_message.concurrent_change'],
+    errorCodes: ['course.deleted', 'email_message.deleted', 'email_message.sending', 'email_message.sent', 'email_message.cancelled'],
     summary: 'Change, schedule, unschedule or cancel an email message',
     description:
       'Partial update: fields left out keep their value. `status: scheduled` needs `send_at` (now or later); `draft` unschedules; `cancelled` is final. ' +
@@ -89,7 +89,7 @@ export const emailMessageOperations = [
   deleteByIdOperation({
     ...message,
     id: 'deleteEmailMessage',
-    errorCodes: ['email_message.deleted', 'email_message.sending', 'email_message.sent', 'email_message.cancelled', 'email_message.concurrent_change'],
+    errorCodes: ['email_message.deleted', 'email_message.sending', 'email_message.sent', 'email_message.cancelled'],
     summary: 'Delete an email message',
     description:
       'Soft delete: the message keeps its row (and recipients) with `deleted_at` set. A scheduled message is cancelled and never sent. ' +
