@@ -1,11 +1,11 @@
 // Builds the OpenAPI 3.1 document from the operation registry: one source for routes and documentation.
-import type { TSchema } from 'typebox';
+import Type, { type TSchema } from 'typebox';
 import { errorCatalog } from '../errors/error-catalog.ts';
 import { addExamples } from './openapi-examples.ts';
 import type { Operation } from '../operations/operation.ts';
 import { API_PREFIX } from '../http/registry.ts';
 import type { Revisions } from '../operations/revisions.ts';
-import { ProblemSchema, schemaName } from '../operations/schemas.ts';
+import { namedAfter, ProblemSchema, schemaName } from '../operations/schemas.ts';
 
 type Json = Record<string, unknown>;
 
@@ -167,8 +167,9 @@ function operationObject(op: Operation): Json {
     ...(op.idempotency ? { 'Idempotency-Replayed': { $ref: '#/components/headers/IdempotencyReplayed' } } : {}),
     ...(op.minimal ? { 'Preference-Applied': { $ref: '#/components/headers/PreferenceApplied' } } : {}),
   };
-  // With `Prefer: return=minimal` the success has the minimal shape: either one may come.
-  const successSchema = op.success.schema && op.minimal ? { anyOf: [op.success.schema, op.minimal.schema] } : op.success.schema;
+  // With `Prefer: return=minimal` the success has the minimal shape: either one may come. Named after the full
+  // one (`EnrolmentBulkResponseOrMinimal`), so that the body stays a `$ref` and both shapes are components.
+  const successSchema = op.success.schema && op.minimal ? namedAfter(op.success.schema, 'OrMinimal', Type.Union([op.success.schema, op.minimal.schema])) : op.success.schema;
   const responses: Json = {};
   for (const status of [op.success.status, ...(op.success.alsoStatuses ?? [])]) {
     responses[String(status)] = {

@@ -84,7 +84,7 @@ export function BulkResponse(item: TSchema) {
 
 /** The same, answered to `Prefer: return=minimal`: each success's `data` is `{ id }` (`LessonPageBulkMinimalResponse`). */
 export function BulkMinimalResponse(item: TSchema) {
-  return namedAfter(item, 'BulkMinimalResponse', bulkResponseWith(Type.Optional(BulkResultId), exampleOf(BulkResultId)));
+  return namedAfter(item, 'BulkMinimalResponse', bulkResponseWith(namedAfter(BulkResultId, '', Type.Optional(BulkResultId)), exampleOf(BulkResultId)));
 }
 
 /** The envelope both answers share; only what a success's `data` holds differs. */
