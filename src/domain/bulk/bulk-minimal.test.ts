@@ -167,6 +167,18 @@ describe('bulk endpoints with Prefer: return=minimal', () => {
     });
   });
 
+  test('an operation that declares no minimal answer ignores the preference: the full body, no Preference-Applied, and its key takes the request either way', async () => {
+    const c = await t.make.caller();
+    const key = randomUUID();
+    const create = (prefer?: string) =>
+      t.api.request({ host: c.org.address, key: c.key, method: 'POST', path: '/courses', body: { fullname: 'Biology', shortname: `BIO-${key.slice(0, 8)}` }, headers: { 'idempotency-key': key, ...(prefer ? { prefer } : {}) } });
+    const res = await create('return=minimal');
+    assert.deepEqual([res.status, applied(res), res.body.fullname], [201, undefined, 'Biology']);
+    // Not part of its fingerprint: the same key without the header is the same request, replayed.
+    const replay = await create();
+    assert.deepEqual([replay.status, replay.headers['idempotency-replayed'], replay.raw], [201, 'true', res.raw]);
+  });
+
   test('POST /lesson_pages/bulk: create, update, upsert, delete and a failure, each success with its id only', async () => {
     const c = await t.make.caller();
     const lesson = await t.make.lesson(c.org);
