@@ -61,9 +61,14 @@ describe('OpenAPI document', () => {
       const entry = doc.paths[op.path][op.method.toLowerCase()];
       const name = schemaName(op.success.schema);
       assert.ok(name, `${op.id}: its success schema has no name (operations/schemas.ts named)`);
+      // An operation that honours `Prefer: return=minimal` answers either shape: a named union of both, each a $ref.
+      const minimalName = op.minimal && schemaName(op.minimal.schema);
+      if (op.minimal) assert.ok(minimalName, `${op.id}: its minimal schema has no name`);
+      const bodyName = minimalName ? `${name}OrMinimal` : name;
       for (const status of [op.success.status, ...(op.success.alsoStatuses ?? [])]) {
-        assert.deepEqual(entry.responses[String(status)].content['application/json'].schema, { $ref: `#/components/schemas/${name}` }, `${op.id} ${status}`);
+        assert.deepEqual(entry.responses[String(status)].content['application/json'].schema, { $ref: `#/components/schemas/${bodyName}` }, `${op.id} ${status}`);
       }
+      if (minimalName) assert.deepEqual(doc.components.schemas[bodyName], { anyOf: [{ $ref: `#/components/schemas/${name}` }, { $ref: `#/components/schemas/${minimalName}` }] }, op.id);
     }
     // No 2xx JSON body anywhere is inline, whatever declared it.
     for (const [path, item] of Object.entries<any>(doc.paths)) {
@@ -82,11 +87,31 @@ describe('OpenAPI document', () => {
     assert.deepEqual(doc.paths['/sections/deletions'].get.responses['200'].content['application/json'].schema, ref('TombstoneList'));
     assert.deepEqual(doc.paths['/sections'].post.requestBody.content['application/json'].schema, ref('CreateSection'));
     assert.deepEqual(schemas.LessonPageBulkResponse.properties.results.items.properties.data, ref('LessonPage'));
+    assert.deepEqual(schemas.LessonPageBulkMinimalResponse.properties.results.items.properties.data, ref('BulkResultId'));
     assert.equal(schemas.Section.properties.id.format, 'uuid');
     // Every reference resolves; no component keeps an `$id`.
     const text = JSON.stringify(doc);
     for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) assert.ok(schemas[name], `dangling $ref to ${name}`);
     assert.doesNotMatch(JSON.stringify(schemas), /"\$id"/);
+  });
+
+  test('the bulk operations, and only they, take `Prefer` and answer `Preference-Applied` (RFC 7240 return=minimal)', () => {
+    const bulkIds = operations.filter((op) => op.bulk).map((op) => op.id).sort();
+    assert.deepEqual(bulkIds, ['bulkEmailMessages', 'bulkEnrolments', 'bulkLessonPages', 'bulkUsers']);
+    for (const op of operations) {
+      const entry = doc.paths[op.path][op.method.toLowerCase()];
+      const prefer = entry.parameters.find((p: any) => p.name === 'Prefer');
+      const appliedHeader = entry.responses[String(op.success.status)].headers['Preference-Applied'];
+      if (!op.bulk) {
+        assert.deepEqual([prefer, appliedHeader, op.minimal], [undefined, undefined, undefined], op.id);
+        continue;
+      }
+      assert.equal(prefer.in, 'header', op.id);
+      assert.equal(prefer.required, false, op.id);
+      assert.match(prefer.description, /`return=minimal`: each successful result’s `data` holds only the record’s `id`/, op.id);
+      assert.deepEqual(appliedHeader, { $ref: '#/components/headers/PreferenceApplied' }, op.id);
+    }
+    assert.deepEqual(doc.components.headers.PreferenceApplied.schema, { type: 'string', enum: ['return=minimal'] });
   });
 
   test('MCP tool input schemas stay self-contained (no $ref)', () => {

@@ -25,10 +25,13 @@ const script = path.join(root, 'examples', 'roster-sync.ts');
  * whose answer is lost.
  */
 async function startFlakyProxy(target: string) {
-  const state = { cutFrom: Infinity, bulkRequests: 0 };
+  // What each bulk request (people's and enrolments') asked for and what each answer it received applied.
+  const state = { cutFrom: Infinity, bulkRequests: 0, prefer: [] as unknown[], applied: [] as Array<[number | undefined, unknown, unknown]> };
   const server = http.createServer((req, res) => {
     const number = req.url?.endsWith('/enrolments/bulk') ? ++state.bulkRequests : 0;
+    if (req.url?.endsWith('/bulk')) state.prefer.push(req.headers.prefer);
     const upstream = http.request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+      if (req.url?.endsWith('/bulk') && number < state.cutFrom) state.applied.push([answer.statusCode, answer.headers['idempotency-replayed'], answer.headers['preference-applied']]);
       if (number >= state.cutFrom) {
         answer.resume();
         answer.on('end', () => req.socket.destroy());
@@ -154,6 +157,10 @@ describe('examples/roster-sync.ts against a server process', () => {
       assert.equal(rows.length, 6);
       assert.deepEqual(rows.slice(0, 4).map((r) => r.id).sort(), applied.map((r) => r.id).sort(), 'nothing applied twice');
       assert.equal((await createdEvents(rows.map((r) => r.id))).length, 6, 'one enrolment.created per enrolment');
+      // It only counts, so it asks for ids only; the batches replayed from their records answer minimal too.
+      assert.ok(proxy.state.prefer.length > 0 && proxy.state.prefer.every((p) => p === 'return=minimal'), JSON.stringify(proxy.state.prefer));
+      assert.ok(proxy.state.applied.every(([status, , applied]) => status === 200 && applied === 'return=minimal'), JSON.stringify(proxy.state.applied));
+      assert.ok(proxy.state.applied.some(([, replayed]) => replayed === 'true'), 'some batches were replays');
     } finally {
       await proxy.close();
     }

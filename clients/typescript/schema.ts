@@ -2087,6 +2087,14 @@ export interface components {
                 limit: number;
             };
         };
+        /** @description With `Prefer: return=minimal`: the record’s id only. */
+        BulkResultId: {
+            /**
+             * Format: uuid
+             * @description The record the operation created or changed.
+             */
+            id: string;
+        };
         CapabilityInfo: {
             name: string;
             /** @description What it allows, in one sentence. */
@@ -2476,6 +2484,59 @@ export interface components {
             /** Format: date-time */
             deleted_at: string | null;
         };
+        EmailMessageBulkMinimalResponse: {
+            /**
+             * @example {
+             *       "total": 2,
+             *       "succeeded": 1,
+             *       "failed": 1
+             *     }
+             */
+            summary: {
+                total: number;
+                succeeded: number;
+                failed: number;
+            };
+            /**
+             * @description One per operation, in request order.
+             * @example [
+             *       {
+             *         "ref": "intro",
+             *         "status": 201,
+             *         "data": {
+             *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0"
+             *         }
+             *       },
+             *       {
+             *         "ref": "quiz",
+             *         "status": 422,
+             *         "error": {
+             *           "code": "validation.invalid_body",
+             *           "category": "validation",
+             *           "detail": "/operations/1/data/title: `title` must not be empty."
+             *         }
+             *       }
+             *     ]
+             */
+            results: {
+                ref: string;
+                /** @description The HTTP status the operation would have had alone: 201 created, 200 updated, 204 deleted, 404/409/422 for its failure; 409 `bulk.rolled_back` for an atomic request’s other operations when one failed. */
+                status: number;
+                data?: components["schemas"]["BulkResultId"];
+                /**
+                 * @description Only on an upsert (status 200) that found the record already as asked: nothing was written, `updated_at` kept, no event.
+                 * @constant
+                 */
+                unchanged?: true;
+                /** @description Why the operation failed: the error document the operation would have had alone, without its envelope. */
+                error?: {
+                    code: string;
+                    category: string;
+                    /** @description Names each invalid field by its JSON Pointer into the request body (`/operations/3/data/title: …`). */
+                    detail: string;
+                };
+            }[];
+        };
         EmailMessageBulkRequest: {
             /** @description Up to 500 operations (100 when `atomic`), each with a distinct `ref`. More is a 413 `bulk.too_many_operations` and nothing runs. */
             operations: {
@@ -2580,6 +2641,7 @@ export interface components {
                 };
             }[];
         };
+        EmailMessageBulkResponseOrMinimal: components["schemas"]["EmailMessageBulkResponse"] | components["schemas"]["EmailMessageBulkMinimalResponse"];
         EmailMessageList: {
             data: components["schemas"]["EmailMessage"][];
             page: {
@@ -2764,6 +2826,59 @@ export interface components {
             /** Format: date-time */
             deleted_at: string | null;
         };
+        EnrolmentBulkMinimalResponse: {
+            /**
+             * @example {
+             *       "total": 2,
+             *       "succeeded": 1,
+             *       "failed": 1
+             *     }
+             */
+            summary: {
+                total: number;
+                succeeded: number;
+                failed: number;
+            };
+            /**
+             * @description One per operation, in request order.
+             * @example [
+             *       {
+             *         "ref": "intro",
+             *         "status": 201,
+             *         "data": {
+             *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0"
+             *         }
+             *       },
+             *       {
+             *         "ref": "quiz",
+             *         "status": 422,
+             *         "error": {
+             *           "code": "validation.invalid_body",
+             *           "category": "validation",
+             *           "detail": "/operations/1/data/title: `title` must not be empty."
+             *         }
+             *       }
+             *     ]
+             */
+            results: {
+                ref: string;
+                /** @description The HTTP status the operation would have had alone: 201 created, 200 updated, 204 deleted, 404/409/422 for its failure; 409 `bulk.rolled_back` for an atomic request’s other operations when one failed. */
+                status: number;
+                data?: components["schemas"]["BulkResultId"];
+                /**
+                 * @description Only on an upsert (status 200) that found the record already as asked: nothing was written, `updated_at` kept, no event.
+                 * @constant
+                 */
+                unchanged?: true;
+                /** @description Why the operation failed: the error document the operation would have had alone, without its envelope. */
+                error?: {
+                    code: string;
+                    category: string;
+                    /** @description Names each invalid field by its JSON Pointer into the request body (`/operations/3/data/title: …`). */
+                    detail: string;
+                };
+            }[];
+        };
         EnrolmentBulkRequest: {
             /** @description Up to 500 operations (100 when `atomic`), each with a distinct `ref`. More is a 413 `bulk.too_many_operations` and nothing runs. */
             operations: {
@@ -2851,6 +2966,7 @@ export interface components {
                 };
             }[];
         };
+        EnrolmentBulkResponseOrMinimal: components["schemas"]["EnrolmentBulkResponse"] | components["schemas"]["EnrolmentBulkMinimalResponse"];
         EnrolmentList: {
             data: components["schemas"]["Enrolment"][];
             page: {
@@ -3000,6 +3116,59 @@ export interface components {
             /** Format: date-time */
             deleted_at: string | null;
         };
+        LessonPageBulkMinimalResponse: {
+            /**
+             * @example {
+             *       "total": 2,
+             *       "succeeded": 1,
+             *       "failed": 1
+             *     }
+             */
+            summary: {
+                total: number;
+                succeeded: number;
+                failed: number;
+            };
+            /**
+             * @description One per operation, in request order.
+             * @example [
+             *       {
+             *         "ref": "intro",
+             *         "status": 201,
+             *         "data": {
+             *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0"
+             *         }
+             *       },
+             *       {
+             *         "ref": "quiz",
+             *         "status": 422,
+             *         "error": {
+             *           "code": "validation.invalid_body",
+             *           "category": "validation",
+             *           "detail": "/operations/1/data/title: `title` must not be empty."
+             *         }
+             *       }
+             *     ]
+             */
+            results: {
+                ref: string;
+                /** @description The HTTP status the operation would have had alone: 201 created, 200 updated, 204 deleted, 404/409/422 for its failure; 409 `bulk.rolled_back` for an atomic request’s other operations when one failed. */
+                status: number;
+                data?: components["schemas"]["BulkResultId"];
+                /**
+                 * @description Only on an upsert (status 200) that found the record already as asked: nothing was written, `updated_at` kept, no event.
+                 * @constant
+                 */
+                unchanged?: true;
+                /** @description Why the operation failed: the error document the operation would have had alone, without its envelope. */
+                error?: {
+                    code: string;
+                    category: string;
+                    /** @description Names each invalid field by its JSON Pointer into the request body (`/operations/3/data/title: …`). */
+                    detail: string;
+                };
+            }[];
+        };
         LessonPageBulkRequest: {
             /** @description Up to 500 operations (100 when `atomic`), each with a distinct `ref`. More is a 413 `bulk.too_many_operations` and nothing runs. */
             operations: {
@@ -3097,6 +3266,7 @@ export interface components {
                 };
             }[];
         };
+        LessonPageBulkResponseOrMinimal: components["schemas"]["LessonPageBulkResponse"] | components["schemas"]["LessonPageBulkMinimalResponse"];
         LessonPageList: {
             data: components["schemas"]["LessonPage"][];
             page: {
@@ -3770,6 +3940,59 @@ export interface components {
             /** Format: date-time */
             deleted_at: string | null;
         };
+        UserBulkMinimalResponse: {
+            /**
+             * @example {
+             *       "total": 2,
+             *       "succeeded": 1,
+             *       "failed": 1
+             *     }
+             */
+            summary: {
+                total: number;
+                succeeded: number;
+                failed: number;
+            };
+            /**
+             * @description One per operation, in request order.
+             * @example [
+             *       {
+             *         "ref": "intro",
+             *         "status": 201,
+             *         "data": {
+             *           "id": "0193a5b2-a561-7452-870c-e6b3bebd1dd0"
+             *         }
+             *       },
+             *       {
+             *         "ref": "quiz",
+             *         "status": 422,
+             *         "error": {
+             *           "code": "validation.invalid_body",
+             *           "category": "validation",
+             *           "detail": "/operations/1/data/title: `title` must not be empty."
+             *         }
+             *       }
+             *     ]
+             */
+            results: {
+                ref: string;
+                /** @description The HTTP status the operation would have had alone: 201 created, 200 updated, 204 deleted, 404/409/422 for its failure; 409 `bulk.rolled_back` for an atomic request’s other operations when one failed. */
+                status: number;
+                data?: components["schemas"]["BulkResultId"];
+                /**
+                 * @description Only on an upsert (status 200) that found the record already as asked: nothing was written, `updated_at` kept, no event.
+                 * @constant
+                 */
+                unchanged?: true;
+                /** @description Why the operation failed: the error document the operation would have had alone, without its envelope. */
+                error?: {
+                    code: string;
+                    category: string;
+                    /** @description Names each invalid field by its JSON Pointer into the request body (`/operations/3/data/title: …`). */
+                    detail: string;
+                };
+            }[];
+        };
         UserBulkRequest: {
             /** @description Up to 500 operations (100 when `atomic`), each with a distinct `ref`. More is a 413 `bulk.too_many_operations` and nothing runs. */
             operations: {
@@ -3858,6 +4081,7 @@ export interface components {
                 };
             }[];
         };
+        UserBulkResponseOrMinimal: components["schemas"]["UserBulkResponse"] | components["schemas"]["UserBulkMinimalResponse"];
         UserList: {
             data: components["schemas"]["User"][];
             page: {
@@ -4057,6 +4281,8 @@ export interface components {
         RequestId: string;
         /** @description The revision applied to this request. */
         ServiceVersion: string;
+        /** @description `return=minimal` when the answer is the minimal one the request’s `Prefer` header asked for (RFC 7240). */
+        PreferenceApplied: "return=minimal";
         /** @description `true` when this is the recorded response of an earlier request with the same key. */
         IdempotencyReplayed: "true";
         /** @description Seconds to wait before retrying (429; 409 `idempotency.in_progress`; 502 `database.unavailable`). */
@@ -17817,6 +18043,11 @@ export interface operations {
                  * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
                  */
                 "Idempotency-Key": string;
+                /**
+                 * @description RFC 7240 preferences. `return=minimal`: each successful result’s `data` holds only the record’s `id` (`{ "id": "…" }`); `ref`, `status`, `unchanged`, `error` and `summary` are as without it. The answer then says `Preference-Applied: return=minimal`, and the preference is part of what an Idempotency-Key is bound to. `return=representation`, or no header: the full answer. Preferences this operation does not know, or cannot read, are ignored.
+                 * @example return=minimal
+                 */
+                Prefer?: string;
             };
             path?: never;
             cookie?: never;
@@ -17869,6 +18100,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    "Preference-Applied": components["headers"]["PreferenceApplied"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17920,7 +18152,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["LessonPageBulkResponse"];
+                    "application/json": components["schemas"]["LessonPageBulkResponseOrMinimal"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -19568,6 +19800,11 @@ export interface operations {
                  * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
                  */
                 "Idempotency-Key": string;
+                /**
+                 * @description RFC 7240 preferences. `return=minimal`: each successful result’s `data` holds only the record’s `id` (`{ "id": "…" }`); `ref`, `status`, `unchanged`, `error` and `summary` are as without it. The answer then says `Preference-Applied: return=minimal`, and the preference is part of what an Idempotency-Key is bound to. `return=representation`, or no header: the full answer. Preferences this operation does not know, or cannot read, are ignored.
+                 * @example return=minimal
+                 */
+                Prefer?: string;
             };
             path?: never;
             cookie?: never;
@@ -19613,6 +19850,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    "Preference-Applied": components["headers"]["PreferenceApplied"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19671,7 +19909,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["EmailMessageBulkResponse"];
+                    "application/json": components["schemas"]["EmailMessageBulkResponseOrMinimal"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -21464,6 +21702,11 @@ export interface operations {
                  * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
                  */
                 "Idempotency-Key": string;
+                /**
+                 * @description RFC 7240 preferences. `return=minimal`: each successful result’s `data` holds only the record’s `id` (`{ "id": "…" }`); `ref`, `status`, `unchanged`, `error` and `summary` are as without it. The answer then says `Preference-Applied: return=minimal`, and the preference is part of what an Idempotency-Key is bound to. `return=representation`, or no header: the full answer. Preferences this operation does not know, or cannot read, are ignored.
+                 * @example return=minimal
+                 */
+                Prefer?: string;
             };
             path?: never;
             cookie?: never;
@@ -21500,6 +21743,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    "Preference-Applied": components["headers"]["PreferenceApplied"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21542,7 +21786,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["UserBulkResponse"];
+                    "application/json": components["schemas"]["UserBulkResponseOrMinimal"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */
@@ -23769,6 +24013,11 @@ export interface operations {
                  * @example 5f2b8c1e-3d4a-4b6c-9e7f-0a1b2c3d4e5f
                  */
                 "Idempotency-Key": string;
+                /**
+                 * @description RFC 7240 preferences. `return=minimal`: each successful result’s `data` holds only the record’s `id` (`{ "id": "…" }`); `ref`, `status`, `unchanged`, `error` and `summary` are as without it. The answer then says `Preference-Applied: return=minimal`, and the preference is part of what an Idempotency-Key is bound to. `return=representation`, or no header: the full answer. Preferences this operation does not know, or cannot read, are ignored.
+                 * @example return=minimal
+                 */
+                Prefer?: string;
             };
             path?: never;
             cookie?: never;
@@ -23805,6 +24054,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Idempotency-Replayed": components["headers"]["IdempotencyReplayed"];
+                    "Preference-Applied": components["headers"]["PreferenceApplied"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23846,7 +24096,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["EnrolmentBulkResponse"];
+                    "application/json": components["schemas"]["EnrolmentBulkResponseOrMinimal"];
                 };
             };
             /** @description The credential is missing, malformed, expired or revoked (`WWW-Authenticate: Bearer`). Codes: [`auth.missing_credential`](https://errors.atrium.example/auth.missing_credential), [`auth.invalid_credential`](https://errors.atrium.example/auth.invalid_credential), [`auth.expired_credential`](https://errors.atrium.example/auth.expired_credential), [`auth.revoked_credential`](https://errors.atrium.example/auth.revoked_credential). */

@@ -14,6 +14,7 @@ import type { OperationCall } from './pipeline.ts';
 import { createPayloadWriter, type Payload } from './response-payload.ts';
 import { recordRefusedWrite, recordWrite, successEntryStatement, type RefusalLog } from './write-audit.ts';
 import { FinalStatementRefused, offerFinalStatement, type FinalStatementOffer } from '../db/final-statement.ts';
+import { MINIMAL_RETURN_APPLIED, prefersMinimalReturn } from './prefer.ts';
 
 /** An operation's answer, before any transport: the status, its headers, its body as it goes out. */
 export interface OperationAnswer extends Payload {
@@ -77,7 +78,9 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
         for (const change of revisions.changesSince(call.revision!, op.id)) if (change.upgradeRequest) call.body = change.upgradeRequest(call.body);
       }
       checkInput(call);
-      const base: Omit<OperationContext, 'db'> = { organisation: call.organisation!, actor: call.actor!, services, revision: call.revision!, requestId: call.id };
+      // RFC 7240: honoured by the operations that declare a minimal answer, ignored (as the RFC asks) by the rest.
+      const minimal = op.minimal !== undefined && prefersMinimalReturn(call.headers.prefer);
+      const base: Omit<OperationContext, 'db'> = { organisation: call.organisation!, actor: call.actor!, services, revision: call.revision!, requestId: call.id, ...(minimal ? { returnMinimal: true } : {}) };
       const input: { params: unknown; query: unknown; body: unknown; prepared?: unknown } = { params: call.params, query: call.query, body: call.body };
       const prepare = op.prepare && (async () => void (input.prepared = await op.prepare!({ ...base, db }, input as never)));
       const execute = async (tx: Db, finished?: FinalStatementOffer) => {
@@ -97,10 +100,13 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
         // The answer is serialised once, in the transaction: the same text is the record and what is sent.
         const executeAndSerialise = async (tx: Db) => {
           const done = await execute(tx);
-          const serialised = payloads.serialise(done.status, done.body);
+          const serialised = payloads.serialise(done.status, done.body, minimal);
           return serialised.json ? { ...done, text: serialised.payload as string } : done;
         };
-        const recorded = await idempotency.run(scope, fingerprintOf(call.method, call.url, call.body), executeAndSerialise, prepare);
+        // A minimal answer is another answer: the preference is fingerprinted, so that a retry under the key gets
+        // the shape it asked for or a 409, and a replay of a minimal request is the recorded minimal body.
+        const fingerprint = fingerprintOf(call.method, call.url, call.body, minimal ? { returnMinimal: true } : undefined);
+        const recorded = await idempotency.run(scope, fingerprint, executeAndSerialise, prepare);
         replayed = recorded.replayed;
         response = recorded;
         if (recorded.text !== undefined) payload = { payload: recorded.text, json: true };
@@ -109,8 +115,10 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
         await prepare?.();
         response = oneStatement ? await runOfferingFinal(op, call, execute) : await db.transaction().execute((tx) => execute(tx));
       }
-      const written = payload ? payloads.forRevision(payload, response.status, call.revision!) : payloads.write(response.status, response.body, call.revision!);
-      return { status: response.status, headers: response.headers, replayed, ...written };
+      const written = payload ? payloads.forRevision(payload, response.status, call.revision!) : payloads.write(response.status, response.body, call.revision!, minimal);
+      // Said on a replay too: the record's fingerprint holds the preference, so its body is the minimal one.
+      const headers = minimal && response.status < 300 ? { ...response.headers, 'Preference-Applied': MINIMAL_RETURN_APPLIED } : response.headers;
+      return { status: response.status, headers, replayed, ...written };
     };
   }
 

@@ -28,3 +28,13 @@ test('a body nested 1,000,000 levels deep is hashed without overflowing the stac
   assert.throws(() => JSON.stringify(deep), RangeError);
   assert.match(requestFingerprint('POST', '/x', deep), /^[0-9a-f]{64}$/);
 });
+
+test('only a request that asked for `Prefer: return=minimal` hashes anything more: fingerprints without it are as before', () => {
+  const body = { operations: [{ ref: 'a', op: 'delete', id: '0193a5b2-7c1d-7000-8000-000000000001' }] };
+  assert.equal(requestFingerprint('POST', '/x/bulk', body, { returnMinimal: false }), viaStringify('POST', '/x/bulk', body));
+  assert.equal(requestFingerprint('POST', '/x/bulk', body, {}), viaStringify('POST', '/x/bulk', body));
+  const minimal = requestFingerprint('POST', '/x/bulk', body, { returnMinimal: true });
+  assert.notEqual(minimal, viaStringify('POST', '/x/bulk', body));
+  assert.equal(minimal, requestFingerprint('POST', '/x/bulk', body, { returnMinimal: true }));
+  assert.notEqual(requestFingerprint('POST', '/x/bulk', undefined, { returnMinimal: true }), viaStringify('POST', '/x/bulk', undefined));
+});

@@ -2,6 +2,10 @@
 // JSON.stringify's (so fingerprints recorded before stay comparable). JSON.stringify recurses once per level of
 // nesting and throws a RangeError on a body nested deeply enough, which must never turn a request into a 500:
 // then the same text is written into the hash piece by piece with an explicit stack.
+// A request that asked for `Prefer: return=minimal` (prefer.ts) gets an answer of another shape, so its
+// fingerprint hashes that preference too (a line between the URL and the body that no body's JSON text can
+// start with); without it, the text hashed is exactly what it was before the header was read at all, so
+// records stored by earlier versions still compare equal.
 import { createHash, type Hash } from 'node:crypto';
 
 type Step = { text: string } | { value: unknown };
@@ -43,8 +47,9 @@ function writeJson(hash: Hash, root: unknown): void {
   }
 }
 
-export function requestFingerprint(method: string, url: string, body: unknown): string {
+export function requestFingerprint(method: string, url: string, body: unknown, options?: { returnMinimal?: boolean }): string {
   const hash = createHash('sha256').update(`${method} ${url}\n`);
+  if (options?.returnMinimal) hash.update('Prefer: return=minimal\n');
   if (body === undefined) return hash.digest('hex');
   // JSON.stringify is five times faster; a body read by body-parser.ts nests at most 64 levels and never
   // makes it throw, but whatever else reaches here, the explicit stack takes over.

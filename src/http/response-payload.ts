@@ -23,23 +23,31 @@ const NOTHING: Payload = { payload: undefined, json: false };
  * again to send it), `forRevision` that text taken back to the caller's revision, `write` both.
  */
 export interface PayloadWriter {
-  serialise(status: number, body: unknown): Payload;
+  /** `minimal`: the body is the operation's `return=minimal` answer, written through its own schema. */
+  serialise(status: number, body: unknown, minimal?: boolean): Payload;
   forRevision(payload: Payload, status: number, revision: string): Payload;
-  write(status: number, body: unknown, revision: string): Payload;
+  write(status: number, body: unknown, revision: string, minimal?: boolean): Payload;
 }
 
 export function createPayloadWriter(op: Operation, revisions: Revisions): PayloadWriter {
   const schema = op.success.schema;
   // Compiled with the operation's first answer, not at start (docs/operating.md#memory).
   let stringify: ((body: unknown) => string) | undefined;
+  // A `return=minimal` answer (Operation.minimal) has a schema of its own, rather than a union with the full
+  // one: fast-json-stringify would test every record against each branch of a union, on every full answer too.
+  let stringifyMinimal: ((body: unknown) => string) | undefined;
   const schemaStatuses = new Set([op.success.status, ...(op.success.alsoStatuses ?? [])]);
   // Only operations some revision change touches pay for looking their changes up.
   const touched = revisions.changesSince(FIRST_REVISION, op.id).some((c) => c.downgradeResponse);
 
-  function serialise(status: number, body: unknown): Payload {
+  function serialise(status: number, body: unknown, minimal = false): Payload {
     if (body === undefined) return NOTHING;
     if (typeof body === 'string') return { payload: body, json: false };
     if (ArrayBuffer.isView(body)) return { payload: Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength), json: false };
+    if (minimal && op.minimal) {
+      stringifyMinimal ??= fastJsonStringify(op.minimal.schema as object);
+      return { payload: schemaStatuses.has(status) ? stringifyMinimal(body) : JSON.stringify(body), json: true };
+    }
     if (schema && stringify === undefined) stringify = fastJsonStringify(schema as object);
     return { payload: stringify && schemaStatuses.has(status) ? stringify(body) : JSON.stringify(body), json: true };
   }
@@ -54,5 +62,5 @@ export function createPayloadWriter(op: Operation, revisions: Revisions): Payloa
     return { payload: JSON.stringify(value), json: true };
   }
 
-  return { serialise, forRevision, write: (status, body, revision) => forRevision(serialise(status, body), status, revision) };
+  return { serialise, forRevision, write: (status, body, revision, minimal) => forRevision(serialise(status, body, minimal), status, revision) };
 }

@@ -1,11 +1,11 @@
 // Builds the OpenAPI 3.1 document from the operation registry: one source for routes and documentation.
-import type { TSchema } from 'typebox';
+import Type, { type TSchema } from 'typebox';
 import { errorCatalog } from '../errors/error-catalog.ts';
 import { addExamples } from './openapi-examples.ts';
 import type { Operation } from '../operations/operation.ts';
 import { API_PREFIX } from '../http/registry.ts';
 import type { Revisions } from '../operations/revisions.ts';
-import { ProblemSchema, schemaName } from '../operations/schemas.ts';
+import { namedAfter, ProblemSchema, schemaName } from '../operations/schemas.ts';
 
 type Json = Record<string, unknown>;
 
@@ -126,6 +126,17 @@ function parameters(op: Operation): Json[] {
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
+  if (op.minimal) {
+    out.push({
+      name: 'Prefer',
+      in: 'header',
+      required: false,
+      description:
+        `RFC 7240 preferences. \`return=minimal\`: ${op.minimal.description} The answer then says \`Preference-Applied: return=minimal\`, and the preference is part of what an Idempotency-Key is bound to. ` +
+        '`return=representation`, or no header: the full answer. Preferences this operation does not know, or cannot read, are ignored.',
+      schema: { type: 'string', examples: ['return=minimal'] },
+    });
+  }
   return out;
 }
 
@@ -154,14 +165,18 @@ function operationObject(op: Operation): Json {
     'Service-Version': { $ref: '#/components/headers/ServiceVersion' },
     ...rateLimitHeaders,
     ...(op.idempotency ? { 'Idempotency-Replayed': { $ref: '#/components/headers/IdempotencyReplayed' } } : {}),
+    ...(op.minimal ? { 'Preference-Applied': { $ref: '#/components/headers/PreferenceApplied' } } : {}),
   };
+  // With `Prefer: return=minimal` the success has the minimal shape: either one may come. Named after the full
+  // one (`EnrolmentBulkResponseOrMinimal`), so that the body stays a `$ref` and both shapes are components.
+  const successSchema = op.success.schema && op.minimal ? namedAfter(op.success.schema, 'OrMinimal', Type.Union([op.success.schema, op.minimal.schema])) : op.success.schema;
   const responses: Json = {};
   for (const status of [op.success.status, ...(op.success.alsoStatuses ?? [])]) {
     responses[String(status)] = {
       description: op.success.description,
       headers: responseHeaders,
       ...(op.success.binary ? { content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } } : {}),
-      ...(op.success.schema ? { content: { 'application/json': { schema: op.success.schema } } } : {}),
+      ...(successSchema ? { content: { 'application/json': { schema: successSchema } } } : {}),
     };
   }
   for (const status of documentedStatuses(op)) {
@@ -232,6 +247,7 @@ export function buildOpenApiDocument(operations: Operation[], opts: { serverUrl:
       headers: {
         RequestId: { description: 'Identifies this request; quote it to support. Equals `request_id` in problem documents.', schema: { type: 'string' } },
         ServiceVersion: { description: 'The revision applied to this request.', schema: { type: 'string', format: 'date' } },
+        PreferenceApplied: { description: '`return=minimal` when the answer is the minimal one the request’s `Prefer` header asked for (RFC 7240).', schema: { type: 'string', enum: ['return=minimal'] } },
         IdempotencyReplayed: { description: '`true` when this is the recorded response of an earlier request with the same key.', schema: { type: 'string', enum: ['true'] } },
         RetryAfter: { description: 'Seconds to wait before retrying (429; 409 `idempotency.in_progress`; 502 `database.unavailable`).', schema: { type: 'integer' } },
         RateLimitLimit: { description: 'Requests allowed per window for this credential.', schema: { type: 'integer' } },

@@ -26,6 +26,11 @@ export interface OperationContext {
   /** The revision applied to this request (spec: Versioning). */
   revision: string;
   requestId: string;
+  /**
+   * The caller sent `Prefer: return=minimal` (RFC 7240) and the operation declares `minimal`: the handler
+   * answers the shorter body that declaration describes.
+   */
+  returnMinimal?: boolean;
 }
 
 type Input<S> = S extends TSchema ? Static<S> : undefined;
@@ -76,6 +81,12 @@ export interface Operation<P extends TSchema | undefined = any, Q extends TSchem
   bodyExample?: unknown;
   /** `binary`: the body is raw bytes (a file's content), not JSON. */
   success: { status: 200 | 201 | 204; schema?: TSchema; binary?: boolean; description: string; alsoStatuses?: number[] };
+  /**
+   * The operation honours `Prefer: return=minimal` (RFC 7240): its handler then answers a success in the shape
+   * of `schema` (bulk results with only each record's id), the answer says `Preference-Applied: return=minimal`,
+   * and the preference is part of the Idempotency-Key fingerprint. `description` tells callers what is left out.
+   */
+  minimal?: { schema: TSchema; description: string };
   /** The statuses the spec lists for this operation besides the shared 401, 403, 429, 500 (and 412 on writes). */
   errors: number[];
   /** The events a success writes (exactly one of them); none for reads and for a change that changes nothing. */

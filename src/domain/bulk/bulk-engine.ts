@@ -345,14 +345,18 @@ export function createBulkEngine(declarations: BulkOpDeclarations) {
   }
 
   return {
-    /** Runs the operations of a validated envelope in `db`, the request's transaction. */
-    async run(db: Db, body: BulkRequestBody, executors: object): Promise<BulkResponseBody> {
+    /**
+     * Runs the operations of a validated envelope in `db`, the request's transaction. `returnMinimal`
+     * (`Prefer: return=minimal`): each success's `data` is cut to the record's id; the rest is as without it.
+     */
+    async run(db: Db, body: BulkRequestBody, executors: object, options: { returnMinimal?: boolean } = {}): Promise<BulkResponseBody> {
       checkEnvelope(body);
       const run = executors as AnyExecutors;
       const atomic = body.atomic === true;
       const batch = run.batch ? await run.batch() : undefined;
       const batched = batch ? await runBatched(db, body.operations, atomic, batch) : undefined;
       const results = batched ?? (atomic ? await runAtomically(db, body.operations, run) : await runEach(db, body.operations, run));
+      if (options.returnMinimal) for (const result of results) if (result.data !== undefined) result.data = { id: (result.data as { id: string }).id };
       const ok = results.filter((r) => r.status < 300).length;
       return { summary: { total: results.length, succeeded: ok, failed: results.length - ok }, results };
     },

@@ -7,7 +7,7 @@ import { defineOperation, type Operation, type OperationContext } from '../../op
 import type { ResourceOperationSpec } from '../../operations/resource-operations.ts';
 import { createBulkEngine, type BulkExecutors, type BulkItem, type BulkOpDeclarations, type BulkRequestBody } from './bulk-engine.ts';
 import { namedAfter } from '../../operations/schemas.ts';
-import { BulkRequest, BulkResponse, MAX_ATOMIC_OPERATIONS, MAX_OPERATIONS, type BulkOpName } from './bulk.schemas.ts';
+import { BulkMinimalResponse, BulkRequest, BulkResponse, MAX_ATOMIC_OPERATIONS, MAX_OPERATIONS, type BulkOpName } from './bulk.schemas.ts';
 
 /** The endpoint is `POST /<collection>/bulk`. */
 export interface BulkOperationSpec<O extends BulkOpDeclarations> extends ResourceOperationSpec {
@@ -58,9 +58,14 @@ export function bulkOperation<O extends BulkOpDeclarations>(spec: BulkOperationS
     body: namedAfter(spec.item, 'BulkRequest', BulkRequest(ops, dataSchemas)),
     bodyExample: { operations: [spec.example] },
     success: { status: 200, schema: BulkResponse(spec.item), description: 'One result per operation, in request order, and a summary.' },
+    // A sync that only counts outcomes (examples/roster-sync.ts) need not have every record written, recorded and sent back.
+    minimal: {
+      schema: BulkMinimalResponse(spec.item),
+      description: 'each successful result’s `data` holds only the record’s `id` (`{ "id": "…" }`); `ref`, `status`, `unchanged`, `error` and `summary` are as without it.',
+    },
     errors: [409, 413, 422],
     errorCodes: ['bulk.too_many_operations'],
     bulk: { collection: spec.collection, ops },
-    handler: (ctx, { body }) => engine.run(ctx.db, body as BulkRequestBody, spec.executors(ctx, body as BulkRequestBody)),
+    handler: (ctx, { body }) => engine.run(ctx.db, body as BulkRequestBody, spec.executors(ctx, body as BulkRequestBody), { returnMinimal: ctx.returnMinimal === true }),
   });
 }

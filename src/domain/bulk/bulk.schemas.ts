@@ -3,7 +3,7 @@
 // against the resource's own create or update schema, so that one bad item fails alone.
 import Type, { type TSchema } from 'typebox';
 import { exampleOf } from '../../operations/example-values.ts';
-import { ExternalId, namedAfter, Uuid } from '../../operations/schemas.ts';
+import { ExternalId, named, namedAfter, Uuid } from '../../operations/schemas.ts';
 
 // spec: Limits — operations per bulk request, and per atomic bulk request.
 export const MAX_OPERATIONS = 500;
@@ -67,16 +67,35 @@ const BulkError = Type.Object(
   { additionalProperties: false, description: 'Why the operation failed: the error document the operation would have had alone, without its envelope.' },
 );
 
+/**
+ * A result's `data` under `Prefer: return=minimal` (RFC 7240): only the record's id, enough to map each `ref`
+ * to its record without the whole record being written, recorded and sent (a roster sync only counts).
+ */
+export const BulkResultId = named('BulkResultId', Type.Object(
+  { id: Uuid({ description: 'The record the operation created or changed.' }) },
+  { additionalProperties: false, description: 'With `Prefer: return=minimal`: the record’s id only.' },
+));
+
 /** The response of a resource's bulk endpoint, named after the resource (`LessonPageBulkResponse`). */
 export function BulkResponse(item: TSchema) {
+  // Optional copies the item's schema; the copy keeps its name, so the document refers to the resource.
+  return namedAfter(item, 'BulkResponse', bulkResponseWith(namedAfter(item, '', Type.Optional(item)), exampleOf(item)));
+}
+
+/** The same, answered to `Prefer: return=minimal`: each success's `data` is `{ id }` (`LessonPageBulkMinimalResponse`). */
+export function BulkMinimalResponse(item: TSchema) {
+  return namedAfter(item, 'BulkMinimalResponse', bulkResponseWith(namedAfter(BulkResultId, '', Type.Optional(BulkResultId)), exampleOf(BulkResultId)));
+}
+
+/** The envelope both answers share; only what a success's `data` holds differs. */
+function bulkResponseWith(data: TSchema, dataExample: unknown) {
   const Result = Type.Object(
     {
       ref: Type.String({ maxLength: 100 }),
       status: Type.Integer({
         description: 'The HTTP status the operation would have had alone: 201 created, 200 updated, 204 deleted, 404/409/422 for its failure; 409 `bulk.rolled_back` for an atomic request’s other operations when one failed.',
       }),
-      // Optional copies the item's schema; the copy keeps its name, so the document refers to the resource.
-      data: namedAfter(item, '', Type.Optional(item)),
+      data,
       unchanged: Type.Optional(
         Type.Literal(true, { description: 'Only on an upsert (status 200) that found the record already as asked: nothing was written, `updated_at` kept, no event.' }),
       ),
@@ -84,7 +103,7 @@ export function BulkResponse(item: TSchema) {
     },
     { additionalProperties: false },
   );
-  return namedAfter(item, 'BulkResponse', Type.Object(
+  return Type.Object(
     {
       summary: Type.Object(
         { total: Type.Integer(), succeeded: Type.Integer(), failed: Type.Integer() },
@@ -95,12 +114,12 @@ export function BulkResponse(item: TSchema) {
         // One that succeeded and one that failed, as a reference should show both.
         examples: [
           [
-            { ref: 'intro', status: 201, data: exampleOf(item) },
+            { ref: 'intro', status: 201, data: dataExample },
             { ref: 'quiz', status: 422, error: { code: 'validation.invalid_body', category: 'validation', detail: '/operations/1/data/title: `title` must not be empty.' } },
           ],
         ],
       }),
     },
     { additionalProperties: false },
-  ));
+  );
 }
