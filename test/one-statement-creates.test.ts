@@ -1,4 +1,4 @@
-// The creates of enrolments, enrolment methods and users without an Idempotency-Key are, on PostgreSQL, one
+// The creates of sections, enrolments, enrolment methods and users without an Idempotency-Key are, on PostgreSQL, one
 // statement sent with the audit entry and COMMIT (src/db/final-statement.ts, insertInOneStatement): the row and its
 // event made by the database where every premise holds and no unique key is taken; every refusal (422, 409) sends
 // the request down its full path, which reads what the create names. On SQLite the same request takes that path
@@ -6,11 +6,14 @@
 // entries, and every refusal to its status and code, with nothing left behind.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApp, type TestContext } from './support/harness.ts';
+import { sql } from 'kysely';
+import { generateKeyBetween } from 'fractional-indexing';
+import { quotedForSummary } from '../src/events/summary-text.ts';
+import { dialectUnderTest, startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
 import type { ApiResponse } from './support/api-client.ts';
 
-describe('POST of enrolments, enrolment methods and users: in one statement or on the full path, alike', () => {
+describe('POST of sections, enrolments, enrolment methods and users: in one statement or on the full path, alike', () => {
   let t: TestContext;
   /** An administrator of the organisation every test works in. */
   let caller: Caller;
@@ -25,7 +28,7 @@ describe('POST of enrolments, enrolment methods and users: in one statement or o
     (await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('data', 'like', `%"id":"${id}"%`).orderBy('id').execute()).map((e) => ({ ...e }));
   const successEntries = async (id: string) =>
     (await t.database.db.selectFrom('audit_events').select(['action', 'status', 'target_type', 'changed_fields']).where('target_id', '=', id).where('outcome', '=', 'success').orderBy('id').execute()).map((e) => ({ ...e }));
-  type Table = 'enrolments' | 'enrolment_methods' | 'people';
+  type Table = 'enrolments' | 'enrolment_methods' | 'people' | 'sections';
   /** What a write of the organisation leaves: rows of `table`, events, success entries. */
   const traces = async (table: Table) => {
     const count = async (query: Promise<Array<{ n: number | string | bigint }>>) => Number((await query)[0].n);
@@ -49,7 +52,11 @@ describe('POST of enrolments, enrolment methods and users: in one statement or o
     assert.deepEqual(await eventsOf(res.body.id), [{ type: event.type, data: JSON.stringify({ id: res.body.id, ...event.data(res) }) }]);
     const resourceType = event.type.slice(0, event.type.indexOf('.'));
     const action = `create${resourceType.replace(/(^|_)(\w)/g, (_, __, c: string) => c.toUpperCase())}`;
-    assert.deepEqual(await successEntries(res.body.id), [{ action, status: 201, target_type: resourceType, changed_fields: JSON.stringify(Object.keys(body)) }]);
+    const entries = await successEntries(res.body.id);
+    assert.deepEqual(entries.map(({ changed_fields, ...entry }) => entry), [{ action, status: 201, target_type: resourceType }]);
+    // The fields the body set, and those its schema's defaults filled in.
+    const fields = JSON.parse(entries[0].changed_fields!) as string[];
+    assert.ok(Object.keys(body).every((field) => fields.includes(field)), `${entries[0].changed_fields} for ${JSON.stringify(body)}`);
     return res;
   }
 
@@ -65,6 +72,61 @@ describe('POST of enrolments, enrolment methods and users: in one statement or o
   }
 
   const names = ['Plain', 'Quotes " and \\ and\nnew line', 'Ünïcödé ☃ 𝄞 and \u2028', 'x'.repeat(120)];
+
+  describe('POST /sections', () => {
+    const post = (body: Record<string, unknown>) => refused.bind(null, 'sections', 'sections', body);
+    const added = (body: Record<string, unknown>, title: string) =>
+      created('sections', 'sections', body, { type: 'section.created', data: () => ({ course_id: body.course_id, summary: `Section ${title} added.` }) });
+
+    test('each appended after the course\'s last sort key, as generateKeyBetween makes it; its title, summary, parent and visibility as asked', async () => {
+      const course = await t.make.course(caller.org);
+      const long = `${'é'.repeat(70)}${'𝄞'.repeat(20)}`;
+      const first = await added({ course_id: course.id }, '(untitled)');
+      assert.deepEqual([first.body.sort_key, first.body.title, first.body.summary, first.body.visible, first.body.parent_section_id], ['a0', null, null, true, null]);
+      let last = first.body.sort_key as string;
+      for (const title of [...names, long]) {
+        const res = await added({ course_id: course.id, title, summary: { format: 'html', content: '<p>"x"</p>' }, visible: false, parent_section_id: first.body.id, external_id: `s-${crypto.randomUUID()}` }, quotedForSummary(title));
+        assert.equal(res.body.sort_key, generateKeyBetween(last, null));
+        assert.deepEqual([res.body.title, res.body.visible, res.body.parent_section_id], [title, false, first.body.id]);
+        last = res.body.sort_key;
+      }
+      // A deleted section's key is never given again.
+      assert.equal((await call('DELETE', `/sections/${first.body.id}`)).status, 204);
+      const deletedLast = await t.database.db.selectFrom('sections').select('id').where('sort_key', '=', last).where('course_id', '=', course.id).executeTakeFirstOrThrow();
+      assert.equal((await call('DELETE', `/sections/${deletedLast.id}`)).status, 204);
+      assert.equal((await added({ course_id: course.id, title: 'After' }, '"After"')).body.sort_key, generateKeyBetween(last, null));
+    });
+
+    test('every refusal as before, leaving nothing', async () => {
+      const course = await t.make.course(caller.org);
+      const parent = await added({ course_id: course.id, external_id: `s-${crypto.randomUUID()}` }, '(untitled)');
+      await post({ course_id: crypto.randomUUID() })(422, 'validation.invalid_body', '/course_id');
+      await post({ course_id: course.id, parent_section_id: crypto.randomUUID() })(422, 'validation.invalid_body', '/parent_section_id');
+      const elsewhere = await added({ course_id: (await t.make.course(caller.org)).id }, '(untitled)');
+      await post({ course_id: course.id, parent_section_id: elsewhere.body.id })(422, 'validation.invalid_body', '/parent_section_id');
+      await post({ course_id: course.id, external_id: parent.body.external_id })(409, 'resource.external_id_taken');
+      const gone = await added({ course_id: course.id }, '(untitled)');
+      assert.equal((await call('DELETE', `/sections/${gone.body.id}`)).status, 204);
+      await post({ course_id: course.id, parent_section_id: gone.body.id })(422, 'validation.invalid_body', '/parent_section_id');
+      assert.equal((await call('DELETE', `/courses/${course.id}`)).status, 204);
+      await post({ course_id: course.id })(409, 'course.deleted');
+      // The course is checked before the parent.
+      await post({ course_id: course.id, parent_section_id: crypto.randomUUID() })(409, 'course.deleted');
+    });
+
+    test('PostgreSQL: atrium_key_after(last) is generateKeyBetween(last, null), for every kind of key', { skip: dialectUnderTest !== 'postgres' && 'PostgreSQL only' }, async () => {
+      const keys: Array<string | null> = [null];
+      // A long run of integers (every digit of the last place turned over, and the integer part growing)...
+      for (let key = generateKeyBetween(null, null), i = 0; i < 4000; i++, key = generateKeyBetween(key, null)) if (i % 7 === 0 || /z$/.test(key)) keys.push(key);
+      // ... keys with fractions, the greatest and smallest integers of each length, and the greatest of all.
+      let between = 'a0';
+      for (let i = 0; i < 40; i++) keys.push((between = generateKeyBetween('a0', between === 'a0' ? 'a1' : between)));
+      keys.push('a0V', 'azzV', 'Zz', 'Yzz', 'b00', 'bzz', 'czzz', 'Az'.padEnd(27, 'z'), 'A'.padEnd(27, '0') + '1', `z${'z'.repeat(26)}`, `z${'z'.repeat(26)}V`, `z${'z'.repeat(26)}zzz`, `z${'z'.repeat(25)}y`);
+      const { rows } = await sql<{ key: string | null; after: string }>`select k.key, atrium_key_after(k.key) as after from unnest(${keys}::text[]) as k(key)`.execute(t.database.db);
+      assert.equal(rows.length, keys.length);
+      for (const { key, after } of rows) assert.equal(after, generateKeyBetween(key, null), `after ${key}`);
+    });
+  });
 
   describe('POST /enrolments', () => {
     const post = (body: Record<string, unknown>) => refused.bind(null, 'enrolments', 'enrolments', body);

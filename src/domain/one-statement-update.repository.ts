@@ -124,7 +124,7 @@ export interface OneStatementInsertOptions {
  * row as made, `u`); a row not made refuses the statement, so that the request runs again on its full path, which
  * tells 404 from 409 from 422. Returns the row as made.
  */
-export async function insertInOneStatement<Row>(db: Db, table: UpdatableTableName, row: { organisation_id: string; id: string }, event: RowEvent, options: OneStatementInsertOptions = {}): Promise<Row> {
+export async function insertInOneStatement<Row>(db: Db, table: UpdatableTableName, row: Readonly<Record<string, unknown>> & { organisation_id: string; id: string }, event: RowEvent, options: OneStatementInsertOptions = {}): Promise<Row> {
   const { computed = [], premises = [] } = options;
   const columns = Object.keys(row);
   const computedOf = new Map(computed);
