@@ -15,13 +15,10 @@ import type { ApiResponse } from './support/api-client.ts';
 
 describe('POST of sections, enrolments, enrolment methods and users: in one statement or on the full path, alike', () => {
   let t: TestContext;
-  /** An administrator of the organisation every test works in. */
+  /** An administrator of the organisation every test works in (of the app `t` starts). */
   let caller: Caller;
+  before(async () => void (caller = await (t = await startTestApp()).make.caller()));
   after(() => t?.close());
-  before(async () => {
-    t = await startTestApp();
-    caller = await t.make.caller();
-  });
 
   const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => t.api.request({ host: caller.org.address, key: caller.key, method, path, ...(body === undefined ? {} : { body }) });
   const eventsOf = async (id: string) =>
