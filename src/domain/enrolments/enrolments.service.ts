@@ -45,8 +45,10 @@ export const toEnrolmentView = (r: EnrolmentRow): EnrolmentView => ({
 
 const instant = (value: string | null | undefined) => (value === undefined || value === null ? value : new Date(value).toISOString());
 
+const datesInOrder = (startsAt: string | null, endsAt: string | null) => startsAt === null || endsAt === null || endsAt >= startsAt;
+
 function checkDates(startsAt: string | null, endsAt: string | null): void {
-  if (startsAt !== null && endsAt !== null && endsAt < startsAt) throw fieldError('/ends_at', 'before_start', `\`ends_at\` (${endsAt}) is before \`starts_at\` (${startsAt}).`);
+  if (!datesInOrder(startsAt, endsAt)) throw fieldError('/ends_at', 'before_start', `\`ends_at\` (${endsAt}) is before \`starts_at\` (${startsAt}).`);
 }
 
 /** The enrolment a create makes of `input` at `at`, but for its role (asked, or its method's). */
@@ -97,7 +99,7 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     // order come down here at once: the 422 they make is answered only after every other check.
     const startsAt = instant(input.starts_at) ?? null;
     const endsAt = instant(input.ends_at) ?? null;
-    if (finalStatementOffered() && !(startsAt !== null && endsAt !== null && endsAt < startsAt)) {
+    if (finalStatementOffered() && datesInOrder(startsAt, endsAt)) {
       const at = clock.now().toISOString();
       const asked = { ...newEnrolmentRow(organisationId, input, at), role: input.role ?? null };
       return toEnrolmentView(await enrolmentsRepository.createInOneStatement(db, asked));
