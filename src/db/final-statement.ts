@@ -20,9 +20,13 @@ import { isPremiseFailure } from './riders.ts';
 import { STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
 
 export interface FinalStatementOffer {
-  /** What goes after the final statement, before COMMIT: built only if a final statement is sent. */
-  readonly tail: () => CompiledQuery[];
+  /**
+   * What goes after the final statement, before COMMIT: built only if a final statement is sent. `created`: the
+   * id of the row the final statement creates, if it creates one (a create's audit entry names it).
+   */
+  readonly tail: (created: string | undefined) => CompiledQuery[];
   used: boolean;
+  created?: string;
 }
 
 /** The final statement's premise did not hold: its transaction was rolled back, and nothing of it kept. */
@@ -35,7 +39,7 @@ export class FinalStatementRefused extends Error {
 const offers = new AsyncLocalStorage<FinalStatementOffer>();
 
 /** Runs `work` (which opens a transaction) offering its statements to be its final one; `work` may ask the offer whether one was. */
-export function offerFinalStatement<T>(tail: () => CompiledQuery[], work: (offer: FinalStatementOffer) => Promise<T>): Promise<T> {
+export function offerFinalStatement<T>(tail: FinalStatementOffer['tail'], work: (offer: FinalStatementOffer) => Promise<T>): Promise<T> {
   const offer: FinalStatementOffer = { tail, used: false };
   return offers.run(offer, () => work(offer));
 }
@@ -63,8 +67,10 @@ const finalHints: StatementHints = {
 /**
  * Runs `query` as its transaction's final statement where one was offered (as an ordinary statement where not):
  * `query` must fail with atrium_require when the transaction must not commit; that failure is thrown as
- * FinalStatementRefused.
+ * FinalStatementRefused. `created`: the id of the row `query` creates, if it creates one (the offer's tail names it).
  */
-export function runFinalStatement<R>(db: Db, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+export function runFinalStatement<R>(db: Db, query: CompiledQuery<R>, created?: string): Promise<QueryResult<R>> {
+  const offer = offers.getStore();
+  if (offer !== undefined && !offer.used && created !== undefined) offer.created = created;
   return db.executeQuery({ ...query, [STATEMENT_HINTS]: finalHints } as CompiledQuery<R>);
 }

@@ -247,7 +247,7 @@ class RoutedConnection implements DatabaseConnection {
     // A statement that says why its transaction must not commit goes with the COMMIT, where its caller offered it.
     if (hints?.final && !riderWaitingBeforeCommit()) {
       const offer = takeFinalOffer();
-      if (offer) return toResult(await this.#sendFinal(query, [...offer.tail(), COMMIT]));
+      if (offer) return toResult(await this.#sendFinal(query, [...offer.tail(offer.created), COMMIT]));
     }
     // A savepoint's release waits for nothing, unless a write that may fail on a constraint is still to be
     // sent: its failure must be this savepoint's (deferred-writes.ts).

@@ -1,8 +1,10 @@
-// PostgreSQL: a PATCH by id in one statement, sent as its transaction's final one (db/final-statement.ts). The
-// UPDATE of a live row, only where some asked value really differs, and the event of the row it changed, in one
-// `WITH u AS (UPDATE … RETURNING *)` statement that fails (atrium_require) when it changed no row: absent,
-// deleted, already so, or a premise of the change not holding. Refused, the request runs again on its full path,
-// which tells 404 from 409 from 422 from "nothing to change" (and answers the row as it is, with no event).
+// PostgreSQL: a PATCH by id, or a create, in one statement, sent as its transaction's final one
+// (db/final-statement.ts). The UPDATE of a live row, only where some asked value really differs, and the event of
+// the row it changed, in one `WITH u AS (UPDATE … RETURNING *)` statement that fails (atrium_require) when it
+// changed no row: absent, deleted, already so, or a premise of the change not holding. A create likewise, `WITH u AS
+// (INSERT … SELECT … WHERE <premises> ON CONFLICT DO NOTHING RETURNING *)`, fails when it made no row. Refused,
+// the request runs again on its full path, which tells 404 from 409 from 422 from "nothing to change" (and
+// answers the row as it is, with no event).
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
@@ -90,7 +92,53 @@ export async function updateLiveInOneStatement<Row>(
       from b where ${own('id')} = b.id and (${anyDiffers})${held}
       returning ${sql.table(table)}.*
     )${namedStatementsSql(effects)}, e as (${eventOfChangedRow(organisationId, event, sql`u cross join b`)})
-    select u.*${sql.join(answer.map(([name, value]) => sql`, ${value} as ${sql.ref(name)}`), sql``)} from (select atrium_require(exists(select 1 from u), ${`${table} row changed`}::text) as held) as premise left join u on true where premise.held`.compile(db);
+    ${rowOfU(`${table} row changed`, answer)}`.compile(db);
   const { rows } = await runFinalStatement(db, query);
+  return rows[0];
+}
+
+/**
+ * The one-statement write's row `u` (with the `answer` columns, SQL over it), or a failure (atrium_require, saying
+ * `what` did not happen) when there is none.
+ */
+const rowOfU = (what: string, answer: OneStatementUpdateOptions['answer'] = []) =>
+  sql`select u.*${sql.join(answer.map(([name, value]) => sql`, ${value} as ${sql.ref(name)}`), sql``)} from (select atrium_require(exists(select 1 from u), ${what}::text) as held) as premise left join u on true where premise.held`;
+
+export interface OneStatementInsertOptions {
+  /**
+   * Columns whose value the database decides (an enrolment's role, its method's unless asked): SQL over the row
+   * asked, `r` (its columns as given, typed as the table's), in place of the value given.
+   */
+  computed?: ReadonlyArray<readonly [column: string, value: RawBuilder<unknown>]>;
+  /**
+   * Conditions that must hold for the row to be made (what it names is there, live, switched on): where one does
+   * not, nothing is made and the request takes its full path, which answers the refusal.
+   */
+  premises?: RawBuilder<boolean>[];
+}
+
+/**
+ * PostgreSQL: a create in one statement, sent as its transaction's final one (db/final-statement.ts). `row`, as
+ * the service made it (every column, its values computed in JavaScript), inserted where every premise holds and no
+ * unique key of the table is taken (`on conflict do nothing`), with `event` of the row made (its members read the
+ * row as made, `u`); a row not made refuses the statement, so that the request runs again on its full path, which
+ * tells 404 from 409 from 422. Returns the row as made.
+ */
+export async function insertInOneStatement<Row>(db: Db, table: UpdatableTableName, row: Readonly<Record<string, unknown>> & { organisation_id: string; id: string }, event: RowEvent, options: OneStatementInsertOptions = {}): Promise<Row> {
+  const { computed = [], premises = [] } = options;
+  const columns = Object.keys(row);
+  const computedOf = new Map(computed);
+  const values = columns.map((column) => computedOf.get(column) ?? sql.ref(`r.${column}`));
+  const held = premises.length === 0 ? sql`true` : sql.join(premises, sql` and `);
+  // The values travel as one JSON object, typed by the table's own row type: no cast to spell per column.
+  const query = sql<Row>`with u as (
+      insert into ${sql.table(table)} (${sql.join(columns.map((column) => sql.id(column)))})
+      select ${sql.join(values)} from json_populate_record(null::${sql.table(table)}, ${JSON.stringify(row)}::json) as r
+      where ${held}
+      on conflict do nothing
+      returning *
+    ), e as (${eventOfChangedRow(row.organisation_id, event)})
+    ${rowOfU(`${table} row made`)}`.compile(db);
+  const { rows } = await runFinalStatement(db, query, row.id);
   return rows[0];
 }

@@ -58,12 +58,15 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
   const { db, services, idempotency, revisions } = deps;
 
   /**
-   * A PATCH or DELETE of the resource its path names, without an Idempotency-Key, may end in one round trip: its
-   * service's last statement goes with its audit entry and the COMMIT (db/final-statement.ts), where the service
-   * can say in SQL why it must not commit. Refused there, it runs again on its full path. The resource is named
-   * by its id, or by its key (a role).
+   * A PATCH or DELETE of the resource its path names, or a POST to a collection (a create), without an
+   * Idempotency-Key, may end in one round trip: its service's last statement goes with its audit entry and the
+   * COMMIT (db/final-statement.ts), where the service can say in SQL why it must not commit. Refused there, it
+   * runs again on its full path. The resource is named by its id, or by its key (a role); a create's is the
+   * one its final statement makes (runFinalStatement's `created`). A service that does not ask
+   * (finalStatementOffered) takes its full path as before.
    */
-  const mayFinishInOneStatement = (op: Operation) => deps.finalStatements && (op.method === 'PATCH' || op.method === 'DELETE') && !op.bulk && /\/\{(id|key)\}$/.test(op.path);
+  const mayFinishInOneStatement = (op: Operation) =>
+    deps.finalStatements && !op.bulk && (((op.method === 'PATCH' || op.method === 'DELETE') && /\/\{(id|key)\}$/.test(op.path)) || (op.method === 'POST' && /^\/\w+$/.test(op.path)));
 
   function runnerFor(op: Operation): RunOperation {
     const oneStatement = mayFinishInOneStatement(op);
@@ -124,7 +127,7 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
 
   async function runOfferingFinal(op: Operation, call: OperationCall, execute: (tx: Db, finished?: FinalStatementOffer) => Promise<ResponseData>): Promise<ResponseData> {
     try {
-      return await offerFinalStatement(() => [successEntryStatement(db, op, call)], (offer) => db.transaction().execute((tx) => execute(tx, offer)));
+      return await offerFinalStatement((created) => [successEntryStatement(db, op, call, created)], (offer) => db.transaction().execute((tx) => execute(tx, offer)));
     } catch (err) {
       if (!(err instanceof FinalStatementRefused)) throw err;
       return db.transaction().execute((tx) => execute(tx));

@@ -72,10 +72,11 @@ export function recordWrite(tx: Db, op: Operation, request: OperationCall, respo
 
 /**
  * The entry recordWrite would write for a write that answers its operation's success status about the resource
- * its path names, as a statement to send with the transaction's final one (db/final-statement.ts).
+ * its path names, or about the one it `created` (answered with that id), as a statement to send with the
+ * transaction's final one (db/final-statement.ts).
  */
-export function successEntryStatement(db: Db, op: Operation, request: OperationCall): CompiledQuery {
-  return auditEntryStatement(db, entryOf(op, request, 'success', op.success.status, targetOf(op, request, undefined)));
+export function successEntryStatement(db: Db, op: Operation, request: OperationCall, created?: string): CompiledQuery {
+  return auditEntryStatement(db, entryOf(op, request, 'success', op.success.status, targetOf(op, request, created === undefined ? undefined : { id: created })));
 }
 
 /**

@@ -2,7 +2,7 @@ import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { EnrolmentMethodsTable, EnrolmentsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
-import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { changedColumnsSql, insertInOneStatement, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { extensionsRepository } from '../extensions/extensions.repository.ts';
 
@@ -49,6 +49,28 @@ export const enrolmentMethodsRepository = {
       from (select 1 as one) as named left join courses c on c.organisation_id = ${organisationId} and c.id = ${courseId}`.execute(db);
     const [r] = rows;
     return { course: r.id === null ? undefined : { id: r.id, deleted_at: r.deleted_at }, extensionDisabled: Boolean(r.disabled) };
+  },
+
+  /**
+   * PostgreSQL, as a final statement (db/final-statement.ts): a create, `row` as the service made it, and its
+   * event `{"id","course_id","summary"}`, worded as the service words it. The premises: the course live and
+   * `extension` (its type's) not switched off (otherwise the full path's 422 or 409); its external id taken makes
+   * nothing either.
+   */
+  createInOneStatement(db: Db, row: EnrolmentMethodRow, extension: string): Promise<EnrolmentMethodRow> {
+    const org = row.organisation_id;
+    return insertInOneStatement<EnrolmentMethodRow>(
+      db,
+      'enrolment_methods',
+      row,
+      { type: 'enrolment_method.created', occurredAt: row.created_at, members: [['course_id', sql`u.course_id`], ['summary', sql`'Enrolment method ' || ${labelSql} || ' added.'`]] },
+      {
+        premises: [
+          sql<boolean>`exists(select 1 from courses c where c.organisation_id = ${org} and c.id = ${row.course_id} and c.deleted_at is null)`,
+          sql<boolean>`not ${extensionsRepository.isDisabledSql(org, extension)}`,
+        ],
+      },
+    );
   },
 
   async insertEnrolment(db: Db, row: EnrolmentsTable): Promise<void> {

@@ -80,23 +80,31 @@ export function createEnrolmentMethodService(deps: {
   const live = (db: Db, organisationId: string, id: string) => liveOf(id, enrolmentMethodsRepository.findById(db, organisationId, id));
 
   async function create(db: Db, organisationId: string, input: Static<typeof CreateEnrolmentMethod>): Promise<View> {
-    // One query for the course and the type's switch (an unknown type has none: requireEnabled refuses it).
-    const { course, extensionDisabled } = await enrolmentMethodsRepository.courseAndSwitch(db, organisationId, input.course_id, extensionFor('enrolment_method', input.type) ?? '');
-    if (!course) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
-    if (course.deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; it takes no new enrolment methods.`);
-    await extensions.requireEnabled(db, organisationId, 'enrolment_method', input.type, '/type', extensionDisabled);
     const settings = input.settings ?? {};
-    checkSettings(input.type, settings);
     const at = clock.now().toISOString();
     const row: EnrolmentMethodRow = {
       ...newResourceRow(organisationId, input.external_id, at),
-      course_id: course.id,
+      course_id: input.course_id,
       type: input.type,
       name: input.name ?? null,
       status: input.status ?? 'enabled',
       role: input.role ?? 'student',
       settings: JSON.stringify(settings),
     };
+    const extension = extensionFor('enrolment_method', input.type);
+    // One round trip (PostgreSQL, db/final-statement.ts): the method and its event go with the COMMIT, nothing read
+    // first; one not made (its course absent or deleted, its type switched off, its external id taken) refuses it,
+    // so that the request runs again down here (422, 409). An unknown type, or settings that do not suit it, come
+    // down here at once: their 422 is answered only after the course's checks.
+    if (finalStatementOffered() && extension !== undefined && settingsProblem(input.type, settings) === undefined) {
+      return toEnrolmentMethodView(await enrolmentMethodsRepository.createInOneStatement(db, row, extension));
+    }
+    // One query for the course and the type's switch (an unknown type has none: requireEnabled refuses it).
+    const { course, extensionDisabled } = await enrolmentMethodsRepository.courseAndSwitch(db, organisationId, input.course_id, extension ?? '');
+    if (!course) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
+    if (course.deleted_at !== null) throw new ApiError('course.deleted', `Course ${course.id} was deleted; it takes no new enrolment methods.`);
+    await extensions.requireEnabled(db, organisationId, 'enrolment_method', input.type, '/type', extensionDisabled);
+    checkSettings(input.type, settings);
     await insertWithExternalId((onClash) => enrolmentMethodsRepository.insert(db, row, onClash), 'enrolment method', input.external_id);
     await events.record(db, organisationId, 'enrolment_method.created', { id: row.id, course_id: row.course_id, summary: `Enrolment method ${label(row)} added.` });
     return toEnrolmentMethodView(row);

@@ -6,7 +6,7 @@ import { preparedQuery } from '../../db/prepared.ts';
 import { eventOfChangedRow, orderedIds } from '../../events/outbox.ts';
 import { isPostgres } from '../../db/column-types.ts';
 import { deferredWrite, type FailureTranslation } from '../../db/deferred-writes.ts';
-import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange, type NamedStatement } from '../one-statement-update.repository.ts';
+import { changedColumnsSql, insertInOneStatement, updateLiveInOneStatement, type ColumnChange, type NamedStatement } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 
 export type EnrolmentRow = Selectable<EnrolmentsTable>;
@@ -159,6 +159,36 @@ export const enrolmentsRepository = {
   /** Changes a live enrolment; undefined when it is not live any more. */
   async updateLive(db: Db, organisationId: string, id: string, patch: Partial<EnrolmentRow>): Promise<EnrolmentRow | undefined> {
     return db.updateTable('enrolments').set(patch).where('organisation_id', '=', organisationId).where('id', '=', id).where('deleted_at', 'is', null).returningAll().executeTakeFirst();
+  },
+
+  /**
+   * PostgreSQL, as a final statement (db/final-statement.ts): a create, `row` as the service made it but for its
+   * role when none was asked (null: its method's), and its event `{"id","course_id","user_id","summary"}`, worded as
+   * the service words it. The premises: the course and the person live, the method live, enabled and the course's
+   * (otherwise the full path's 422 or 409); an enrolment of the person through the method already live, or the
+   * external id taken, is a unique key taken: nothing is made either.
+   */
+  createInOneStatement(db: Db, row: Omit<EnrolmentRow, 'role'> & { role: EnrolmentRow['role'] | null }): Promise<EnrolmentRow> {
+    const org = row.organisation_id;
+    const method = sql`enrolment_methods m where m.organisation_id = ${org} and m.id = ${row.enrolment_method_id}`;
+    return insertInOneStatement<EnrolmentRow>(
+      db,
+      'enrolments',
+      row,
+      {
+        type: 'enrolment.created',
+        occurredAt: row.created_at,
+        members: [['course_id', sql`u.course_id`], ['user_id', sql`u.person_id`], ['summary', sql`'User enrolled as ' || u.role || case when u.status = 'suspended' then ' (suspended)' else '' end || '.'`]],
+      },
+      {
+        computed: [['role', sql`coalesce(r.role, (select m.role from ${method}))`]],
+        premises: [
+          sql<boolean>`exists(select 1 from courses c where c.organisation_id = ${org} and c.id = ${row.course_id} and c.deleted_at is null)`,
+          sql<boolean>`exists(select 1 from people p where p.organisation_id = ${org} and p.id = ${row.person_id} and p.deleted_at is null)`,
+          sql<boolean>`exists(select 1 from ${method} and m.course_id = ${row.course_id} and m.status = 'enabled' and m.deleted_at is null)`,
+        ],
+      },
+    );
   },
 
   /**

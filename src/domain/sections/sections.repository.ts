@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { SectionsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { preparedQuery } from '../../db/prepared.ts';
-import { updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { insertInOneStatement, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 
@@ -68,6 +68,29 @@ export const sectionsRepository = {
       occurredAt: at,
       members: [['course_id', sql`u.course_id`], ['summary', sql`'Section ' || ${title} || ' deleted.'`]],
     });
+  },
+
+  /**
+   * PostgreSQL, as a final statement (db/final-statement.ts): a new section, `row` as the service made it but for
+   * its sort key, the one after the course's last (atrium_key_after: generateKeyBetween(last, null), as `placement`
+   * reads the last), and its event `{"id","course_id","summary"}` saying `summary`. The premises: the course live
+   * and the parent section, if one is named, a live section of it (otherwise the full path's 422 or 409); its
+   * external id taken makes nothing either.
+   */
+  createInOneStatement(db: Db, row: Omit<SectionRow, 'sort_key'>, summary: string): Promise<SectionRow> {
+    const org = row.organisation_id;
+    const premises = [sql<boolean>`exists(select 1 from courses c where c.organisation_id = ${org} and c.id = ${row.course_id} and c.deleted_at is null)`];
+    if (row.parent_section_id !== null) {
+      premises.push(sql<boolean>`exists(select 1 from sections p where p.organisation_id = ${org} and p.id = ${row.parent_section_id} and p.course_id = ${row.course_id} and p.deleted_at is null)`);
+    }
+    const last = sql`select s.sort_key from sections s where s.organisation_id = ${org} and s.course_id = ${row.course_id} order by s.sort_key desc limit 1`;
+    return insertInOneStatement<SectionRow>(
+      db,
+      'sections',
+      { ...row, sort_key: null },
+      { type: 'section.created', occurredAt: row.created_at, members: [['course_id', sql`u.course_id`], ['summary', sql`${summary}::text`]] },
+      { computed: [['sort_key', sql`atrium_key_after((${last}))`]], premises },
+    );
   },
 
   /**

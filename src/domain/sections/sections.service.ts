@@ -45,6 +45,21 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
   }
 
   async function create(db: Db, organisationId: string, input: Static<typeof CreateSection>): Promise<SectionView> {
+    const at = clock.now().toISOString();
+    const asked = {
+      ...newResourceRow(organisationId, input.external_id, at),
+      course_id: input.course_id,
+      parent_section_id: input.parent_section_id ?? null,
+      title: input.title ?? null,
+      summary: input.summary ? JSON.stringify(input.summary) : null,
+      visible: input.visible ?? true,
+    };
+    const summary = `Section ${describeTitle(asked.title)} added.`;
+    // One round trip (PostgreSQL, db/final-statement.ts): the section, its sort key after the course's last (made
+    // by the database, as generateKeyBetween makes it) and its event go with the COMMIT; one not made (its course
+    // absent or deleted, its parent not a live section of it, its external id taken) refuses it, so that the
+    // request runs again down here (422, 409).
+    if (finalStatementOffered()) return toSectionView(await sectionsRepository.createInOneStatement(db, asked, summary));
     // One read for every check and the new sort key (sections.repository.ts, placement).
     const placement = await sectionsRepository.placement(db, organisationId, input.course_id, input.parent_section_id ?? null);
     if (!placement) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
@@ -52,18 +67,9 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
     if (input.parent_section_id && placement.parent_course_id !== input.course_id) {
       throw fieldError('/parent_section_id', 'not_found', 'The parent section must be a live section of the same course.');
     }
-    const at = clock.now().toISOString();
-    const row: SectionRow = {
-      ...newResourceRow(organisationId, input.external_id, at),
-      course_id: input.course_id,
-      parent_section_id: input.parent_section_id ?? null,
-      sort_key: generateKeyBetween(placement.last_sort_key ?? null, null),
-      title: input.title ?? null,
-      summary: input.summary ? JSON.stringify(input.summary) : null,
-      visible: input.visible ?? true,
-    };
+    const row: SectionRow = { ...asked, sort_key: generateKeyBetween(placement.last_sort_key ?? null, null) };
     await insertWithExternalId((onClash) => sectionsRepository.insert(db, row, onClash), 'section', input.external_id);
-    await events.record(db, organisationId, 'section.created', { id: row.id, course_id: row.course_id, summary: `Section ${describeTitle(row.title)} added.` });
+    await events.record(db, organisationId, 'section.created', { id: row.id, course_id: row.course_id, summary });
     return toSectionView(row);
   }
 

@@ -6,7 +6,7 @@ import { tenantRows, type RowPageQuery } from '../../db/tenant-rows.ts';
 import { deletionsRepository, type SoftDeleteOptions } from '../deletions/deletions.repository.ts';
 import type { RowEvent } from '../../events/outbox.ts';
 import { enrolmentsRepository } from '../enrolments/enrolments.repository.ts';
-import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange, type NamedStatement } from '../one-statement-update.repository.ts';
+import { changedColumnsSql, insertInOneStatement, updateLiveInOneStatement, type ColumnChange, type NamedStatement } from '../one-statement-update.repository.ts';
 
 export type UserRow = Selectable<PeopleTable>;
 
@@ -89,6 +89,16 @@ export const usersRepository = {
       .limit(1)
       .execute();
     return found.length;
+  },
+
+  /**
+   * PostgreSQL, as a final statement (one-statement-update.repository.ts): a new person, `row` as the service made
+   * it, with its event as the service words it (`User "<name>" added.`). Its address or its external id taken (by
+   * anyone, removed or not) makes nothing: the full path then answers the 409, saying whether a removed person
+   * holds the address.
+   */
+  createInOneStatement(db: Db, row: UserRow): Promise<UserRow> {
+    return insertInOneStatement<UserRow>(db, 'people', row, { type: 'user.created', occurredAt: row.created_at, members: [['summary', sql`'User ' || to_json(u.name)::text || ' added.'`]] });
   },
 
   /**

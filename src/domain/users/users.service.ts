@@ -161,7 +161,11 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     const email = normaliseEmail(input.email);
     const roles = input.roles ?? [];
     await checkRoleChange(store, by, [], roles);
-    await checkEmailFree(store, email);
+    // One round trip (PostgreSQL, db/final-statement.ts) but for custom roles' capabilities, read above: the person
+    // and their event go with the COMMIT, the address not read first; an address or external id taken makes
+    // nothing and refuses it, so that the request runs again down here, where the 409 says who holds the address.
+    const offered = finalStatementOffered();
+    if (!offered) await checkEmailFree(store, email);
     const at = clock.now().toISOString();
     const row: UserRow = {
       ...newResourceRow(organisationId, input.external_id, at),
@@ -173,6 +177,7 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
       status: input.status ?? 'active',
       last_sign_in_at: null,
     };
+    if (offered) return toUserView(await usersRepository.createInOneStatement(db, row));
     // Its unique keys: the address, read free above (so taken meanwhile by a request at the same time, by a live
     // person), and the external id.
     await store.insert(row, { address: () => emailTaken(email, false), externalId: () => new ApiError('resource.external_id_taken', `Another user has external_id ${JSON.stringify(input.external_id)}.`) });
