@@ -1,0 +1,91 @@
+// The creates of lesson pages, email messages, activities and files without an Idempotency-Key are, on PostgreSQL,
+// one statement sent with the audit entry and COMMIT (src/db/final-statement.ts, insertInOneStatement): the row
+// and its event made by the database where every premise holds and no unique key is taken; every refusal (422,
+// 409) sends the request down its full path, which reads what the create names. On SQLite the same request takes
+// that path at once. This file runs on both and holds them to the same answers, rows, events byte for byte and
+// audit entries, and every refusal to its status and code, with nothing left behind.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateKeyBetween } from 'fractional-indexing';
+import { quotedForSummary } from '../src/events/summary-text.ts';
+import { startTestApp, type TestContext } from './support/harness.ts';
+import type { Caller } from './support/factories.ts';
+import { createChecks } from './support/create-checks.ts';
+
+describe('POST of lesson pages, email messages, activities and files: in one statement or on the full path, alike', () => {
+  let t: TestContext;
+  /** An administrator of the organisation every test works in (of the app `t` starts). */
+  let caller: Caller;
+  before(async () => void (caller = await (t = await startTestApp()).make.caller()));
+  after(() => t?.close());
+
+  const { call, created, refused } = createChecks(() => ({ t, caller }));
+  const switched = (extension: string, enabled: boolean) => t.app.services.extensions.setEnabled(t.database.db, caller.org.id, extension, enabled);
+  const names = ['Plain', 'Quotes " and \\ and\nnew line', 'Ünïcödé ☃ 𝄞 and \u2028', 'x'.repeat(120)];
+
+  describe('POST /lesson_pages', () => {
+    const post = (body: Record<string, unknown>) => refused.bind(null, 'lesson_pages', 'lesson_pages', body);
+    const added = (body: Record<string, unknown>, lesson: { id: string; course_id: string }) =>
+      created('lesson_pages', 'lesson_pages', body, { type: 'lesson_page.created', data: () => ({ lesson_id: lesson.id, course_id: lesson.course_id, summary: `Lesson page ${quotedForSummary(body.title as string)} added.` }) });
+
+    test('each appended after the lesson\'s last sort key, as generateKeyBetween makes it; its type, contents and answers as asked', async () => {
+      const lesson = await t.make.lesson(caller.org);
+      const first = await added({ lesson_id: lesson.id, title: 'First' }, lesson);
+      assert.deepEqual([first.body.sort_key, first.body.page_type, first.body.contents, first.body.answers, first.body.course_id, first.body.external_id], ['a0', 'content', null, [], lesson.course_id, null]);
+      let last = first.body.sort_key as string;
+      for (const title of names) {
+        const body = {
+          lesson_id: lesson.id,
+          title,
+          page_type: 'multichoice',
+          contents: { format: 'html', content: '<p>"Which?"</p>' },
+          answers: [{ text: 'Yes', response: 'Right', score: 1, jump_to: first.body.id }, { text: 'No' }],
+          external_id: `lp-${crypto.randomUUID()}`,
+        };
+        const res = await added(body, lesson);
+        assert.equal(res.body.sort_key, generateKeyBetween(last, null));
+        assert.deepEqual(res.body.answers, [{ text: 'Yes', response: 'Right', score: 1, jump_to: first.body.id }, { text: 'No', response: null, score: 0, jump_to: 'next_page' }]);
+        assert.deepEqual(res.body.contents, body.contents);
+        last = res.body.sort_key;
+      }
+      // A deleted page's key is never given again.
+      const lastPage = await t.database.db.selectFrom('lesson_pages').select('id').where('sort_key', '=', last).where('lesson_id', '=', lesson.id).executeTakeFirstOrThrow();
+      assert.equal((await call('DELETE', `/lesson_pages/${lastPage.id}`)).status, 204);
+      assert.equal((await added({ lesson_id: lesson.id, title: 'After' }, lesson)).body.sort_key, generateKeyBetween(last, null));
+      // Placed after a page: between it and the next (the full path).
+      const between = await added({ lesson_id: lesson.id, title: 'Between', after_page_id: first.body.id }, lesson);
+      assert.equal(between.body.sort_key, generateKeyBetween(first.body.sort_key, generateKeyBetween(first.body.sort_key, null)));
+    });
+
+    test('every refusal as before, leaving nothing', async () => {
+      const lesson = await t.make.lesson(caller.org);
+      const page = await added({ lesson_id: lesson.id, title: 'Page', external_id: `lp-${crypto.randomUUID()}` }, lesson);
+      const other = await t.make.lessonPage(caller.org);
+      const gone = await added({ lesson_id: lesson.id, title: 'Gone' }, lesson);
+      assert.equal((await call('DELETE', `/lesson_pages/${gone.body.id}`)).status, 204);
+      await post({ lesson_id: crypto.randomUUID(), title: 'X' })(422, 'validation.invalid_body', '/lesson_id');
+      const wiki = await t.make.activity(caller.org);
+      await post({ lesson_id: wiki.id, title: 'X' })(422, 'validation.invalid_body', '/lesson_id');
+      await post({ lesson_id: lesson.id, title: 'X', external_id: page.body.external_id })(409, 'resource.external_id_taken');
+      await post({ lesson_id: lesson.id, title: 'X', page_type: 'truefalse', answers: [{ text: 'True' }] })(422, 'validation.invalid_body', '/answers');
+      for (const jump of [crypto.randomUUID(), gone.body.id, other.id, 'not a page']) {
+        await post({ lesson_id: lesson.id, title: 'X', answers: [{ text: 'Go', jump_to: jump }] })(422, 'validation.invalid_body', '/answers/0/jump_to');
+      }
+      await post({ lesson_id: lesson.id, title: 'X', after_page_id: gone.body.id })(422, 'validation.invalid_body', '/after_page_id');
+      await switched('qtype_truefalse', false);
+      try {
+        await post({ lesson_id: lesson.id, title: 'X', page_type: 'truefalse', answers: [{ text: 'True' }, { text: 'False' }] })(409, 'extension.disabled');
+        // The switch is checked before the answers, the lesson before the switch.
+        await post({ lesson_id: lesson.id, title: 'X', page_type: 'truefalse', answers: [] })(409, 'extension.disabled');
+        await post({ lesson_id: crypto.randomUUID(), title: 'X', page_type: 'truefalse', answers: [] })(422, 'validation.invalid_body', '/lesson_id');
+      } finally {
+        await switched('qtype_truefalse', true);
+      }
+      assert.equal((await call('DELETE', `/activities/${lesson.id}`)).status, 204);
+      await post({ lesson_id: lesson.id, title: 'X' })(409, 'activity.deleted');
+      // The lesson is checked before the answers.
+      await post({ lesson_id: lesson.id, title: 'X', page_type: 'truefalse', answers: [] })(409, 'activity.deleted');
+      await post({ lesson_id: lesson.id, title: 'X', answers: [{ text: 'Go', jump_to: crypto.randomUUID() }] })(409, 'activity.deleted');
+    });
+  });
+});
