@@ -88,4 +88,48 @@ describe('POST of lesson pages, email messages, activities and files: in one sta
       await post({ lesson_id: lesson.id, title: 'X', answers: [{ text: 'Go', jump_to: crypto.randomUUID() }] })(409, 'activity.deleted');
     });
   });
+  describe('POST /email_messages', () => {
+    const post = (body: Record<string, unknown>) => refused.bind(null, 'email_messages', 'email_messages', body);
+    const made = (body: Record<string, unknown>, how: string) =>
+      created('email_messages', 'email_messages', body, { type: 'email_message.created', data: () => ({ summary: `Email message ${quotedForSummary(body.subject as string)} created${how}.` }) });
+    const people = async (n: number) => Promise.all(Array.from({ length: n }, async () => (await t.make.person(caller.org, { roles: [] })).id));
+    const text = { format: 'html', content: '<p>"Hello" ☃</p>' };
+
+    test('a draft or a scheduled message to people or a course, its send_at stored in UTC; the event says which', async () => {
+      const course = await t.make.course(caller.org);
+      const later = new Date(Date.now() + 86_400_000);
+      const offset = `${later.toISOString().slice(0, 19)}+02:00`;
+      for (const subject of names) {
+        const draft = await made({ subject, body: text, audience: { type: 'people', person_ids: await people(3) } }, ' as a draft');
+        assert.deepEqual([draft.body.status, draft.body.send_at, draft.body.recipient_counts, draft.body.created_by, draft.body.body], ['draft', null, null, caller.personId, text]);
+        const sendAt = new Date(Date.parse(offset)).toISOString();
+        const audience = { type: 'course', course_id: course.id, roles: ['student', 'teacher'] };
+        const scheduled = await made({ subject, body: { format: 'plain', content: 'x' }, audience, send_at: offset, status: 'scheduled', external_id: `em-${crypto.randomUUID()}` }, `, scheduled for ${sendAt}`);
+        assert.deepEqual([scheduled.body.status, scheduled.body.send_at, scheduled.body.audience], ['scheduled', sendAt, audience]);
+        // A draft may carry a send_at.
+        const draftAt = await made({ subject, body: text, audience: { type: 'course', course_id: course.id }, send_at: later.toISOString() }, ' as a draft');
+        assert.equal(draftAt.body.send_at, later.toISOString());
+      }
+    });
+
+    test('every refusal as before, leaving nothing', async () => {
+      const course = await t.make.course(caller.org);
+      const [someone] = await people(1);
+      const message = { subject: 'S', body: text };
+      const taken = await made({ ...message, audience: { type: 'people', person_ids: [someone] }, external_id: `em-${crypto.randomUUID()}` }, ' as a draft');
+      const elsewhere = (await t.make.person(await t.make.org(), { roles: [] })).id;
+      await post({ ...message, audience: { type: 'people', person_ids: [someone, crypto.randomUUID()] } })(422, 'validation.invalid_body', '/audience/person_ids/1');
+      await post({ ...message, audience: { type: 'people', person_ids: [elsewhere, someone] } })(422, 'validation.invalid_body', '/audience/person_ids/0');
+      await post({ ...message, audience: { type: 'course', course_id: crypto.randomUUID() } })(422, 'validation.invalid_body', '/audience/course_id');
+      await post({ ...message, audience: { type: 'people', person_ids: [someone] }, external_id: taken.body.external_id })(409, 'resource.external_id_taken');
+      await post({ ...message, audience: { type: 'people', person_ids: [someone] }, status: 'cancelled' })(422, 'validation.invalid_body', '/status');
+      await post({ ...message, audience: { type: 'people', person_ids: [someone] }, status: 'scheduled' })(422, 'validation.invalid_body', '/send_at');
+      await post({ ...message, audience: { type: 'people', person_ids: [someone] }, status: 'scheduled', send_at: '2001-01-01T00:00:00Z' })(422, 'validation.invalid_body', '/send_at');
+      await post({ ...message, audience: { type: 'people', person_ids: [someone], course_id: course.id } })(422, 'validation.invalid_body', '/audience/course_id');
+      assert.equal((await call('DELETE', `/courses/${course.id}`)).status, 204);
+      await post({ ...message, audience: { type: 'course', course_id: course.id } })(409, 'course.deleted');
+      // The schedule is checked before the audience.
+      await post({ ...message, audience: { type: 'course', course_id: course.id }, status: 'scheduled' })(422, 'validation.invalid_body', '/send_at');
+    });
+  });
 });

@@ -33,7 +33,6 @@ const budgets: Record<string, number> = {
   'POST /wiki_pages': 3,
   'POST /wiki_pages with Idempotency-Key': 3,
   'PATCH /wiki_pages/{id} with Idempotency-Key': 3,
-  'POST /email_messages': 2,
 };
 
 /**
