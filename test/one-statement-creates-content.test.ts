@@ -132,4 +132,59 @@ describe('POST of lesson pages, email messages, activities and files: in one sta
       await post({ ...message, audience: { type: 'course', course_id: course.id }, status: 'scheduled' })(422, 'validation.invalid_body', '/send_at');
     });
   });
+  describe('POST /activities', () => {
+    const post = (body: Record<string, unknown>) => refused.bind(null, 'activities', ['activities', 'wikis'], body);
+    const added = (body: Record<string, unknown>) =>
+      created('activities', 'activities', body, {
+        type: 'activity.created',
+        data: () => ({ course_id: body.course_id, type: body.type, summary: `Activity ${body.type} ${quotedForSummary(body.name as string)} added.` }),
+      });
+    const wikiOf = (activityId: string) => t.database.db.selectFrom('wikis').select(['organisation_id', 'mode', 'created_at']).where('activity_id', '=', activityId).execute();
+
+    test('a wiki with its wiki in the mode asked (collaborative unless asked), a lesson; in a section or none', async () => {
+      const course = await t.make.course(caller.org);
+      const section = await t.make.section(caller.org, { course_id: course.id });
+      for (const name of names) {
+        const wiki = await added({ course_id: course.id, type: 'wiki', name });
+        assert.deepEqual([wiki.body.settings, wiki.body.section_id, wiki.body.external_id], [{ mode: 'collaborative' }, null, null]);
+        assert.deepEqual((await wikiOf(wiki.body.id)).map((w) => ({ ...w })), [{ organisation_id: caller.org.id, mode: 'collaborative', created_at: wiki.body.created_at }]);
+        const page = await call('POST', '/wiki_pages', { activity_id: wiki.body.id, title: 'First', body: { text: 'x' } });
+        assert.equal(page.status, 201, page.raw);
+        const grouped = await added({ course_id: course.id, type: 'wiki', name, settings: { mode: 'group' }, section_id: section.id, external_id: `act-${crypto.randomUUID()}` });
+        assert.deepEqual([grouped.body.settings, grouped.body.section_id], [{ mode: 'group' }, section.id]);
+        assert.deepEqual((await wikiOf(grouped.body.id)).map((w) => w.mode), ['group']);
+        const lesson = await added({ course_id: course.id, type: 'lesson', name, settings: {}, section_id: section.id });
+        assert.deepEqual(lesson.body.settings, {});
+        assert.deepEqual(await wikiOf(lesson.body.id), []);
+      }
+    });
+
+    test('every refusal as before, leaving nothing (no wiki either)', async () => {
+      const course = await t.make.course(caller.org);
+      const section = await t.make.section(caller.org, { course_id: course.id });
+      const taken = await added({ course_id: course.id, type: 'wiki', name: 'Taken', external_id: `act-${crypto.randomUUID()}` });
+      await post({ course_id: crypto.randomUUID(), type: 'wiki', name: 'X' })(422, 'validation.invalid_body', '/course_id');
+      await post({ course_id: course.id, type: 'wiki', name: 'X', external_id: taken.body.external_id })(409, 'resource.external_id_taken');
+      await post({ course_id: course.id, type: 'wiki', name: 'X', section_id: crypto.randomUUID() })(422, 'validation.invalid_body', '/section_id');
+      const elsewhere = await t.make.section(caller.org);
+      await post({ course_id: course.id, type: 'wiki', name: 'X', section_id: elsewhere.id })(422, 'validation.invalid_body', '/section_id');
+      await post({ course_id: course.id, type: 'lesson', name: 'X', settings: { mode: 'group' } })(422, 'validation.invalid_body', '/settings/mode');
+      // The section is checked before the settings.
+      await post({ course_id: course.id, type: 'lesson', name: 'X', settings: { mode: 'group' }, section_id: elsewhere.id })(422, 'validation.invalid_body', '/section_id');
+      assert.equal((await call('DELETE', `/sections/${section.id}`)).status, 204);
+      await post({ course_id: course.id, type: 'wiki', name: 'X', section_id: section.id })(422, 'validation.invalid_body', '/section_id');
+      await switched('mod_wiki', false);
+      try {
+        await post({ course_id: course.id, type: 'wiki', name: 'X' })(409, 'extension.disabled');
+        // The switch is checked before the section, the course before the switch.
+        await post({ course_id: course.id, type: 'wiki', name: 'X', section_id: section.id })(409, 'extension.disabled');
+        await post({ course_id: crypto.randomUUID(), type: 'wiki', name: 'X' })(422, 'validation.invalid_body', '/course_id');
+      } finally {
+        await switched('mod_wiki', true);
+      }
+      assert.equal((await call('DELETE', `/courses/${course.id}`)).status, 204);
+      await post({ course_id: course.id, type: 'wiki', name: 'X' })(409, 'course.deleted');
+      await post({ course_id: course.id, type: 'lesson', name: 'X', settings: { mode: 'group' } })(409, 'course.deleted');
+    });
+  });
 });

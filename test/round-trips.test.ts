@@ -28,7 +28,6 @@ const budgets: Record<string, number> = {
   'POST /webhook_subscriptions': 2,
   'POST /webhook_subscriptions with Idempotency-Key': 3,
   'PATCH /webhook_subscriptions/{id} with Idempotency-Key': 3,
-  'POST /activities': 2,
   'PATCH /activities/{id} with Idempotency-Key': 3,
   'POST /wiki_pages': 3,
   'POST /wiki_pages with Idempotency-Key': 3,
