@@ -6,6 +6,9 @@
 // audit entries, and every refusal to its status and code, with nothing left behind.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { generateKeyBetween } from 'fractional-indexing';
 import { quotedForSummary } from '../src/events/summary-text.ts';
 import { startTestApp, type TestContext } from './support/harness.ts';
@@ -185,6 +188,49 @@ describe('POST of lesson pages, email messages, activities and files: in one sta
       assert.equal((await call('DELETE', `/courses/${course.id}`)).status, 204);
       await post({ course_id: course.id, type: 'wiki', name: 'X' })(409, 'course.deleted');
       await post({ course_id: course.id, type: 'lesson', name: 'X', settings: { mode: 'group' } })(409, 'course.deleted');
+    });
+  });
+  describe('POST /files', () => {
+    const stored = (body: { filename: string; content_type?: string; content_base64: string }, targetId: string) =>
+      created('files', 'files', body, { type: 'file.created', data: () => ({ storage_target_id: targetId, summary: `File ${JSON.stringify(body.filename)} stored.` }), action: 'uploadFile' });
+    const content = async (id: string) => (await call('GET', `/files/${id}/content`)).raw;
+    /** The bytes on disk of the organisation's files in `directory`, by file id: only those some row points at. */
+    const onDisk = (directory: string) => {
+      const dir = path.join(directory, caller.org.id);
+      return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
+    };
+    const rowsOn = async (targetId: string | null) =>
+      (await t.database.db.selectFrom('files').select('id').where('organisation_id', '=', caller.org.id).where('storage_target_id', targetId === null ? 'is' : '=', targetId).orderBy('id').execute()).map((r) => r.id).sort();
+
+    test('each written to the default target as it is now, which it remembers; its bytes readable, no stray bytes left', async () => {
+      // Each change of the default finds the process holding the old one (at first none): the next file goes to the new one.
+      const target = await call('POST', '/storage_targets', { name: 'Archive', directory: `archive/${crypto.randomUUID()}` });
+      assert.equal(target.status, 201, target.raw);
+      const makeDefault = async () => assert.equal((await call('POST', `/storage_targets/${target.body.id}/actions/make_default`)).status, 200);
+      await makeDefault();
+      for (const filename of ['b.txt', 'c.txt']) {
+        const res = await stored({ filename, content_base64: Buffer.from(filename).toString('base64') }, target.body.id);
+        assert.equal(await content(res.body.id), filename);
+      }
+      assert.equal((await call('POST', '/storage_targets/actions/restore_deployment', {})).status, 200);
+      for (const filename of ['a.txt', 'Quotes " and \u2028 and ☃ 𝄞.bin', 'x'.repeat(255)]) {
+        const bytes = `${filename}: ${crypto.randomUUID()}`;
+        const res = await stored({ filename, content_type: 'text/plain', content_base64: Buffer.from(bytes).toString('base64') }, 'deployment');
+        assert.deepEqual([res.body.size, res.body.content_type, res.body.storage_target_id], [Buffer.byteLength(bytes), 'text/plain', 'deployment']);
+        assert.equal(await content(res.body.id), bytes);
+      }
+      const plain = await stored({ filename: 'raw', content_base64: '' }, 'deployment');
+      assert.deepEqual([plain.body.size, plain.body.content_type, plain.body.sha256], [0, 'application/octet-stream', createHash('sha256').update('').digest('hex')]);
+      await makeDefault();
+      const back = await stored({ filename: 'd.txt', content_base64: Buffer.from('d').toString('base64') }, target.body.id);
+      assert.equal(await content(back.body.id), 'd');
+      assert.deepEqual(onDisk(t.config.storageDir), await rowsOn(null));
+      assert.deepEqual(onDisk(path.join(t.config.storageTargetsRoot, target.body.directory)), await rowsOn(target.body.id));
+    });
+
+    test('a body refused as before, leaving nothing', async () => {
+      await refused('files', 'files', { filename: 'a/b', content_base64: '' }, 422, 'validation.invalid_body', '/filename');
+      await refused('files', 'files', { filename: 'a', content_base64: 'not base64!' }, 422, 'validation.invalid_body', '/content_base64');
     });
   });
 });

@@ -14,6 +14,9 @@ import { eventOfChangedRow, type RowEvent } from '../events/outbox.ts';
 /** A table of organisations' rows, each with an id and an updated_at (and a deleted_at, where soft-deleted). */
 export type UpdatableTableName = { [K in keyof Tables]: Tables[K] extends { organisation_id: string; id: string; updated_at: string } ? K : never }[keyof Tables];
 
+/** A table of organisations' rows, each with an id (a file's, which never changes, has no updated_at). */
+export type CreatableTableName = { [K in keyof Tables]: Tables[K] extends { organisation_id: string; id: string } ? K : never }[keyof Tables];
+
 /**
  * A column and the typed value asked for it, e.g. `['title', sql\`${title}::text\`]`; with `differs`, what tells
  * that the value asked is a change (over the row before it, `b`; e.g. a set compared without its order): where
@@ -126,7 +129,7 @@ export interface OneStatementInsertOptions {
  * row as made, `u`); a row not made refuses the statement, so that the request runs again on its full path, which
  * tells 404 from 409 from 422. The `effects` make the create's other rows, only with its own. Returns the row as made.
  */
-export async function insertInOneStatement<Row>(db: Db, table: UpdatableTableName, row: Readonly<Record<string, unknown>> & { organisation_id: string; id: string }, event: RowEvent, options: OneStatementInsertOptions = {}): Promise<Row> {
+export async function insertInOneStatement<Row>(db: Db, table: CreatableTableName, row: Readonly<Record<string, unknown>> & { organisation_id: string; id: string }, event: RowEvent, options: OneStatementInsertOptions = {}): Promise<Row> {
   const { computed = [], premises = [], effects = [] } = options;
   const columns = Object.keys(row);
   const computedOf = new Map(computed);

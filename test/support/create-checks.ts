@@ -36,16 +36,16 @@ export function createChecks(context: () => { t: TestContext; caller: Caller }) 
 
   /**
    * A create that answers 201: the answer reads back the same by id, its one row, its event `data` (byte for
-   * byte), its one success entry naming it (with the fields the body set).
+   * byte), its one success entry naming it (with the fields the body set) as `action` (create<Type> unless given).
    */
-  async function created(collection: string, table: CreatedTable, body: Record<string, unknown>, event: { type: string; data: (res: ApiResponse) => Record<string, unknown> }) {
+  async function created(collection: string, table: CreatedTable, body: Record<string, unknown>, event: { type: string; data: (res: ApiResponse) => Record<string, unknown>; action?: string }) {
     const res = await call('POST', `/${collection}`, body);
     assert.equal(res.status, 201, `${JSON.stringify(body)}: ${res.raw}`);
     assert.deepEqual((await call('GET', `/${collection}/${res.body.id}`)).body, res.body);
     assert.equal((await context().t.database.db.selectFrom(table).select('id').where('id', '=', res.body.id).execute()).length, 1);
     assert.deepEqual(await eventsOf(res.body.id), [{ type: event.type, data: JSON.stringify({ id: res.body.id, ...event.data(res) }) }]);
     const resourceType = event.type.slice(0, event.type.indexOf('.'));
-    const action = `create${resourceType.replace(/(^|_)(\w)/g, (_, __, c: string) => c.toUpperCase())}`;
+    const action = event.action ?? `create${resourceType.replace(/(^|_)(\w)/g, (_, __, c: string) => c.toUpperCase())}`;
     const entries = await successEntries(res.body.id);
     assert.deepEqual(entries.map(({ changed_fields, ...entry }) => entry), [{ action, status: 201, target_type: resourceType }]);
     // The fields the body set, and those its schema's defaults filled in.
