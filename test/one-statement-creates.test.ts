@@ -11,7 +11,7 @@ import { generateKeyBetween } from 'fractional-indexing';
 import { quotedForSummary } from '../src/events/summary-text.ts';
 import { dialectUnderTest, startTestApp, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
-import type { ApiResponse } from './support/api-client.ts';
+import { createChecks } from './support/create-checks.ts';
 
 describe('POST of sections, enrolments, enrolment methods and users: in one statement or on the full path, alike', () => {
   let t: TestContext;
@@ -20,53 +20,7 @@ describe('POST of sections, enrolments, enrolment methods and users: in one stat
   before(async () => void (caller = await (t = await startTestApp()).make.caller()));
   after(() => t?.close());
 
-  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => t.api.request({ host: caller.org.address, key: caller.key, method, path, ...(body === undefined ? {} : { body }) });
-  const eventsOf = async (id: string) =>
-    (await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('data', 'like', `%"id":"${id}"%`).orderBy('id').execute()).map((e) => ({ ...e }));
-  const successEntries = async (id: string) =>
-    (await t.database.db.selectFrom('audit_events').select(['action', 'status', 'target_type', 'changed_fields']).where('target_id', '=', id).where('outcome', '=', 'success').orderBy('id').execute()).map((e) => ({ ...e }));
-  type Table = 'enrolments' | 'enrolment_methods' | 'people' | 'sections';
-  /** What a write of the organisation leaves: rows of `table`, events, success entries. */
-  const traces = async (table: Table) => {
-    const count = async (query: Promise<Array<{ n: number | string | bigint }>>) => Number((await query)[0].n);
-    const db = t.database.db;
-    return {
-      rows: await count(db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('organisation_id', '=', caller.org.id).execute()),
-      events: await count(db.selectFrom('outbox_events').select((eb) => eb.fn.countAll<number>().as('n')).where('organisation_id', '=', caller.org.id).execute()),
-      entries: await count(db.selectFrom('audit_events').select((eb) => eb.fn.countAll<number>().as('n')).where('organisation_id', '=', caller.org.id).where('outcome', '=', 'success').execute()),
-    };
-  };
-
-  /**
-   * A create that answers 201: the answer reads back the same by id, its one row, its event `data` (byte for
-   * byte), its one success entry naming it (with the fields the body set).
-   */
-  async function created(collection: string, table: Table, body: Record<string, unknown>, event: { type: string; data: (res: ApiResponse) => Record<string, unknown> }) {
-    const res = await call('POST', `/${collection}`, body);
-    assert.equal(res.status, 201, `${JSON.stringify(body)}: ${res.raw}`);
-    assert.deepEqual((await call('GET', `/${collection}/${res.body.id}`)).body, res.body);
-    assert.equal((await t.database.db.selectFrom(table).select('id').where('id', '=', res.body.id).execute()).length, 1);
-    assert.deepEqual(await eventsOf(res.body.id), [{ type: event.type, data: JSON.stringify({ id: res.body.id, ...event.data(res) }) }]);
-    const resourceType = event.type.slice(0, event.type.indexOf('.'));
-    const action = `create${resourceType.replace(/(^|_)(\w)/g, (_, __, c: string) => c.toUpperCase())}`;
-    const entries = await successEntries(res.body.id);
-    assert.deepEqual(entries.map(({ changed_fields, ...entry }) => entry), [{ action, status: 201, target_type: resourceType }]);
-    // The fields the body set, and those its schema's defaults filled in.
-    const fields = JSON.parse(entries[0].changed_fields!) as string[];
-    assert.ok(Object.keys(body).every((field) => fields.includes(field)), `${entries[0].changed_fields} for ${JSON.stringify(body)}`);
-    return res;
-  }
-
-  /** A create refused with `status` and `code` (and, for a 422, its one error's pointer), which leaves no row, event or success entry. */
-  async function refused(collection: string, table: Table, body: Record<string, unknown>, status: number, code: string, pointer?: string): Promise<ApiResponse> {
-    const before = await traces(table);
-    const res = await call('POST', `/${collection}`, body);
-    assert.equal(res.status, status, `${JSON.stringify(body)}: ${res.raw}`);
-    assert.equal(res.body.code, code);
-    if (pointer) assert.deepEqual(res.body.errors.map((e: { path: string }) => e.path), [pointer]);
-    assert.deepEqual(await traces(table), before, `${JSON.stringify(body)} left something`);
-    return res;
-  }
+  const { call, eventsOf, created, refused } = createChecks(() => ({ t, caller }));
 
   const names = ['Plain', 'Quotes " and \\ and\nnew line', 'Ünïcödé ☃ 𝄞 and \u2028', 'x'.repeat(120)];
 

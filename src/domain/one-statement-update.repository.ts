@@ -14,6 +14,9 @@ import { eventOfChangedRow, type RowEvent } from '../events/outbox.ts';
 /** A table of organisations' rows, each with an id and an updated_at (and a deleted_at, where soft-deleted). */
 export type UpdatableTableName = { [K in keyof Tables]: Tables[K] extends { organisation_id: string; id: string; updated_at: string } ? K : never }[keyof Tables];
 
+/** A table of organisations' rows, each with an id (a file's, which never changes, has no updated_at). */
+export type CreatableTableName = { [K in keyof Tables]: Tables[K] extends { organisation_id: string; id: string } ? K : never }[keyof Tables];
+
 /**
  * A column and the typed value asked for it, e.g. `['title', sql\`${title}::text\`]`; with `differs`, what tells
  * that the value asked is a change (over the row before it, `b`; e.g. a set compared without its order): where
@@ -115,6 +118,8 @@ export interface OneStatementInsertOptions {
    * not, nothing is made and the request takes its full path, which answers the refusal.
    */
   premises?: RawBuilder<boolean>[];
+  /** Further rows the create makes with its row (a wiki activity's wiki), as named CTEs that read the row made, `u`. */
+  effects?: readonly NamedStatement[];
 }
 
 /**
@@ -122,10 +127,10 @@ export interface OneStatementInsertOptions {
  * the service made it (every column, its values computed in JavaScript), inserted where every premise holds and no
  * unique key of the table is taken (`on conflict do nothing`), with `event` of the row made (its members read the
  * row as made, `u`); a row not made refuses the statement, so that the request runs again on its full path, which
- * tells 404 from 409 from 422. Returns the row as made.
+ * tells 404 from 409 from 422. The `effects` make the create's other rows, only with its own. Returns the row as made.
  */
-export async function insertInOneStatement<Row>(db: Db, table: UpdatableTableName, row: Readonly<Record<string, unknown>> & { organisation_id: string; id: string }, event: RowEvent, options: OneStatementInsertOptions = {}): Promise<Row> {
-  const { computed = [], premises = [] } = options;
+export async function insertInOneStatement<Row>(db: Db, table: CreatableTableName, row: Readonly<Record<string, unknown>> & { organisation_id: string; id: string }, event: RowEvent, options: OneStatementInsertOptions = {}): Promise<Row> {
+  const { computed = [], premises = [], effects = [] } = options;
   const columns = Object.keys(row);
   const computedOf = new Map(computed);
   const values = columns.map((column) => computedOf.get(column) ?? sql.ref(`r.${column}`));
@@ -137,7 +142,7 @@ export async function insertInOneStatement<Row>(db: Db, table: UpdatableTableNam
       where ${held}
       on conflict do nothing
       returning *
-    ), e as (${eventOfChangedRow(row.organisation_id, event)})
+    )${namedStatementsSql(effects)}, e as (${eventOfChangedRow(row.organisation_id, event)})
     ${rowOfU(`${table} row made`)}`.compile(db);
   const { rows } = await runFinalStatement(db, query, row.id);
   return rows[0];

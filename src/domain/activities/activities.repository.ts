@@ -4,7 +4,7 @@ import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
 import type { ActivitiesTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
-import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { changedColumnsSql, insertInOneStatement, updateLiveInOneStatement, type ColumnChange, type NamedStatement } from '../one-statement-update.repository.ts';
 import { extensionsRepository } from '../extensions/extensions.repository.ts';
 
 export type ActivityRow = Selectable<ActivitiesTable>;
@@ -83,6 +83,26 @@ export const activitiesRepository = {
       },
       { premises, answer: [['settings_json', settingsJson]] },
     );
+  },
+
+  /**
+   * PostgreSQL, as a final statement (one-statement-update.repository.ts): a new activity, `row` as the service made
+   * it, the rows its type makes with it (`effects`) and its event saying `summary`. The premises, each a refusal of
+   * the full path (in creationFacts' order there): the course there and live, the type's extension (`extension`) not
+   * switched off, the section, if one is named, a live section of the course; an external id taken makes nothing
+   * either.
+   */
+  createInOneStatement(db: Db, row: ActivityRow, summary: string, extension: string, effects: readonly NamedStatement[]): Promise<ActivityRow> {
+    const org = row.organisation_id;
+    const premises = [
+      sql<boolean>`exists(select 1 from courses c where c.organisation_id = ${org} and c.id = ${row.course_id} and c.deleted_at is null)`,
+      sql<boolean>`not ${extensionsRepository.isDisabledSql(org, extension)}`,
+    ];
+    if (row.section_id !== null) {
+      premises.push(sql<boolean>`exists(select 1 from sections s where s.organisation_id = ${org} and s.id = ${row.section_id} and s.course_id = ${row.course_id} and s.deleted_at is null)`);
+    }
+    const event = { type: 'activity.created' as const, occurredAt: row.created_at, members: [['course_id', sql`u.course_id`], ['type', sql`u.type`], ['summary', sql`${summary}::text`]] as Array<[string, RawBuilder<unknown>]> };
+    return insertInOneStatement<ActivityRow>(db, 'activities', row, event, { premises, effects });
   },
 
   /**

@@ -100,7 +100,42 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
     }
   }
 
+  /**
+   * One round trip (PostgreSQL, db/final-statement.ts): the activity, the rows its type makes with it (a wiki's
+   * wiki) and its event go with the COMMIT; one not made (the course absent or deleted, the type switched off, the
+   * section not a live section of the course, the external id taken) refuses it, so that the request runs again
+   * down its full path (422, 409). Undefined where the request takes that path at once: settings the type does not
+   * take (a 422 that comes after the course's, the switch's and the section's refusals), a type whose own rows
+   * cannot be made in the statement.
+   */
+  async function createInOneStatement(db: Db, organisationId: string, input: Static<typeof CreateActivity>): Promise<ActivityView | undefined> {
+    const extension = extensionFor('activity_type', input.type);
+    if (extension === undefined || !finalStatementOffered()) return undefined;
+    const settings = input.settings ?? {};
+    const type = types[input.type];
+    if (type?.create && !type.createInOneStatement) return undefined;
+    try {
+      checkSettings(input.type, settings);
+    } catch {
+      return undefined;
+    }
+    const made = type?.createInOneStatement?.(settings);
+    const row = newActivityRow(organisationId, input);
+    const activity = await activitiesRepository.createInOneStatement(db, row, `Activity ${label(row)} added.`, extension, made?.effects ?? []);
+    return (await views(db, organisationId, [activity], new Map(made ? [[activity.id, made.settings]] : [])))[0];
+  }
+
+  const newActivityRow = (organisationId: string, input: Static<typeof CreateActivity>): ActivityRow => ({
+    ...newResourceRow(organisationId, input.external_id, clock.now().toISOString()),
+    course_id: input.course_id,
+    section_id: input.section_id ?? null,
+    type: input.type,
+    name: input.name,
+  });
+
   async function create(db: Db, organisationId: string, input: Static<typeof CreateActivity>): Promise<ActivityView> {
+    const finished = await createInOneStatement(db, organisationId, input);
+    if (finished) return finished;
     // Course, type switch and section read at once: one round trip rather than three (PostgreSQL).
     const facts = await activitiesRepository.creationFacts(db, organisationId, { courseId: input.course_id, extension: extensionFor('activity_type', input.type), sectionId: input.section_id ?? undefined });
     if (facts.course_id === null) throw fieldError('/course_id', 'not_found', `No course ${input.course_id} in this organisation.`);
@@ -110,14 +145,7 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
     if (input.section_id) refuseSection(facts.section_course_id === null ? undefined : { course_id: facts.section_course_id, deleted_at: facts.section_deleted_at }, course.id);
     const settings = input.settings ?? {};
     checkSettings(input.type, settings);
-    const at = clock.now().toISOString();
-    const row: ActivityRow = {
-      ...newResourceRow(organisationId, input.external_id, at),
-      course_id: course.id,
-      section_id: input.section_id ?? null,
-      type: input.type,
-      name: input.name,
-    };
+    const row = newActivityRow(organisationId, input);
     await insertWithExternalId((onClash) => activitiesRepository.insert(db, row, onClash), 'activity', input.external_id);
     const shown = await types[row.type]?.create?.(db, organisationId, row, settings);
     await events.record(db, organisationId, 'activity.created', { id: row.id, course_id: row.course_id, type: row.type, summary: `Activity ${label(row)} added.` });

@@ -6,6 +6,7 @@ import type { RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { ActivitySettings } from './activities.schemas.ts';
 import type { ActivityRow } from './activities.repository.ts';
+import type { NamedStatement } from '../one-statement-update.repository.ts';
 
 export type ActivitySettingsValue = Static<typeof ActivitySettings>;
 
@@ -17,6 +18,12 @@ export interface ActivityType {
    * settingsOf will show them (so that the new activity is answered without reading them back).
    */
   create?(db: Db, organisationId: string, activity: ActivityRow, settings: ActivitySettingsValue): Promise<ActivitySettingsValue>;
+  /**
+   * PostgreSQL: what `create` writes, as named CTEs of the statement that makes the activity (`u`) in one round trip
+   * (one-statement-update.repository.ts), and the settings as `create` answers them. A type with `create` but
+   * without this takes the full path.
+   */
+  createInOneStatement?(settings: ActivitySettingsValue): { effects: NamedStatement[]; settings: ActivitySettingsValue };
   /** The settings shown on activities of this type, by activity id. */
   settingsOf?(db: Db, organisationId: string, activityIds: string[]): Promise<Map<string, ActivitySettingsValue>>;
   /**

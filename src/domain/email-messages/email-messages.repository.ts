@@ -1,10 +1,10 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { v5 as uuidV5 } from 'uuid';
 import type { Db } from '../../db/database.ts';
 import type { EmailMessageRecipientsTable, EmailMessagesTable, EnrolmentsTable, RecipientOutcome } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { isPostgres } from '../../db/column-types.ts';
-import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { changedColumnsSql, insertInOneStatement, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { isoTimestampSql, quotedForSummarySql } from '../../events/summary-text.ts';
 
@@ -85,6 +85,23 @@ export const emailMessagesRepository = {
       premises: [sql<boolean>`status <> 'sending'`],
       effects: [['was', was]],
     });
+  },
+
+  /**
+   * PostgreSQL, as a final statement (one-statement-update.repository.ts): a new message, `row` as the service made
+   * it, with its event saying `summary`. The premises, each a refusal of the full path (checkAudienceTargets): every
+   * person a `people` audience lists one of the organisation's, a `course` audience's course there and live; an
+   * external id taken makes nothing either.
+   */
+  createInOneStatement(db: Db, row: EmailMessageRow, audience: StoredAudience, summary: string): Promise<EmailMessageRow> {
+    const org = row.organisation_id;
+    // Compared as text, as the ids came in the body.
+    const premise =
+      audience.type === 'people'
+        ? sql<boolean>`not exists(select 1 from unnest(${audience.person_ids}::text[]) as asked(id) where not exists(select 1 from people p where p.organisation_id = ${org} and p.id::text = asked.id))`
+        : sql<boolean>`exists(select 1 from courses c where c.organisation_id = ${org} and c.id::text = ${audience.course_id}::text and c.deleted_at is null)`;
+    const event = { type: 'email_message.created' as const, occurredAt: row.created_at, members: [['summary', sql`${summary}::text`]] as Array<[string, RawBuilder<unknown>]> };
+    return insertInOneStatement<EmailMessageRow>(db, 'email_messages', row, event, { premises: [premise] });
   },
 
   /** Messages by external id, locked as findForChange locks them (a bulk upsert may change them). */

@@ -112,7 +112,11 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
     const sendAt = input.send_at == null ? null : utc(input.send_at, '/send_at');
     checkSchedule(status, sendAt);
     const audience = audienceShape(input.audience);
-    await checkAudienceTargets(store, audience);
+    // One round trip (PostgreSQL, db/final-statement.ts): the message and its event go with the COMMIT, where the
+    // audience's people or course are there (and the course live) and the external id is free; otherwise nothing
+    // is made and the request runs again down here, which says why (422, 409). The checks above need no database.
+    const offered = finalStatementOffered();
+    if (!offered) await checkAudienceTargets(store, audience);
     const at = clock.now().toISOString();
     const row: EmailMessageRow = {
       ...newResourceRow(organisationId, input.external_id, at),
@@ -129,9 +133,11 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
       lease_until: null,
       created_by: actorId,
     };
-    await insertWithExternalId((onClash) => store.insert(row, onClash), 'email message', input.external_id);
     const when = status === 'scheduled' ? `, scheduled for ${sendAt}` : ' as a draft';
-    await store.event('email_message.created', { id: row.id, summary: `Email message ${describeSubject(row.subject)} created${when}.` });
+    const summary = `Email message ${describeSubject(row.subject)} created${when}.`;
+    if (offered) return toEmailMessageView(await emailMessagesRepository.createInOneStatement(db, row, audience, summary));
+    await insertWithExternalId((onClash) => store.insert(row, onClash), 'email message', input.external_id);
+    await store.event('email_message.created', { id: row.id, summary });
     return toEmailMessageView(row);
   }
 

@@ -4,7 +4,7 @@ import type { LessonPagesTable } from '../../db/tables.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import type { FailureTranslation } from '../../db/deferred-writes.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
-import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { changedColumnsSql, insertInOneStatement, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
 import { extensionsRepository } from '../extensions/extensions.repository.ts';
@@ -60,6 +60,34 @@ export const lessonPagesRepository = {
     const summary = sql`'Lesson page ' || ${quotedTitle} || ' changed: ' || ${changedColumnsSql(asked.map(([column]) => column))} || '.'`;
     return updateLiveInOneStatement(db, 'lesson_pages', organisationId, id, asked, { type: 'lesson_page.updated', occurredAt: at, members: eventMembers(summary) }, {
       premises: [activityLiveSql('b', 'lesson_id')],
+    });
+  },
+
+  /**
+   * PostgreSQL, as a final statement (one-statement-update.repository.ts): a new page at the end of its lesson,
+   * `row` as the service made it but for its course (its lesson's) and its sort key, the one after the lesson's
+   * last (atrium_key_after: generateKeyBetween(last, null), as creationFacts reads the last), with its event as
+   * the service's `record` writes it. The premises, each a refusal of the full path: the lesson a live lesson
+   * activity, the question type's extension (`extension`) not switched off, each page an answer jumps to
+   * (`jumpTargets`) a live page of the lesson; an external id taken makes nothing either.
+   */
+  createInOneStatement(db: Db, row: Omit<LessonPageRow, 'course_id' | 'sort_key'>, summary: string, checks: { extension: string | undefined; jumpTargets: readonly string[] }): Promise<LessonPageRow> {
+    const org = row.organisation_id;
+    const lesson = sql`select a.course_id from activities a where a.organisation_id = ${org} and a.id = ${row.lesson_id} and a.type = 'lesson' and a.deleted_at is null`;
+    const premises = [sql<boolean>`exists(${lesson})`];
+    if (checks.extension !== undefined) premises.push(sql<boolean>`not ${extensionsRepository.isDisabledSql(org, checks.extension)}`);
+    // Compared as text: a jump names a page or a keyword, and a string that is no uuid names no page.
+    for (const page of checks.jumpTargets) {
+      premises.push(sql<boolean>`exists(select 1 from lesson_pages p where p.organisation_id = ${org} and p.lesson_id = ${row.lesson_id} and p.id::text = ${page}::text and p.deleted_at is null)`);
+    }
+    const last = sql`select p.sort_key from lesson_pages p where p.organisation_id = ${org} and p.lesson_id = ${row.lesson_id} order by p.sort_key desc limit 1`;
+    const event = { type: 'lesson_page.created' as const, occurredAt: row.created_at, members: eventMembers(sql`${summary}::text`) };
+    return insertInOneStatement<LessonPageRow>(db, 'lesson_pages', { ...row, course_id: null, sort_key: null }, event, {
+      computed: [
+        ['course_id', sql`(${lesson})`],
+        ['sort_key', sql`atrium_key_after((${last}))`],
+      ],
+      premises,
     });
   },
 

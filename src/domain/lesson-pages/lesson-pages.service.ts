@@ -200,8 +200,38 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     if (readLastKey) lookups.lastKeys.set(lessonId, facts.last_sort_key);
   }
 
+  /**
+   * One round trip (PostgreSQL, db/final-statement.ts): a page appended at the end of its lesson, its sort key after
+   * the lesson's last (made by the database, as generateKeyBetween makes it) and its event go with the COMMIT; one
+   * not made (the lesson absent, of another type or deleted, the question type switched off, a jump to no live
+   * page of the lesson, the external id taken) refuses it, so that the request runs again down its full path
+   * (422, 409). Undefined where the request takes that path at once: a page placed after another (its key lies
+   * between two), answers unfit for the page type (a 422 that comes after the lesson's and the switch's refusals).
+   */
+  async function createInOneStatement(db: Db, organisationId: string, input: Static<typeof CreateLessonPage>, pageType: PageTypeName): Promise<LessonPageView | undefined> {
+    if (input.after_page_id !== undefined || !finalStatementOffered()) return undefined;
+    const answers = answersJson(input.answers ?? []);
+    const parsed = JSON.parse(answers) as AnswerValue[];
+    const extension = isQuestionType(pageType) ? extensionFor('question_type', pageType) : undefined;
+    if (answerErrors(pageType, parsed).length > 0 || (isQuestionType(pageType) && extension === undefined)) return undefined;
+    const at = clock.now().toISOString();
+    const row = {
+      ...newResourceRow(organisationId, input.external_id, at),
+      lesson_id: input.lesson_id,
+      title: input.title,
+      page_type: pageType,
+      contents: contentsJson(input.contents),
+      answers,
+    };
+    const jumpTargets = [...new Set(parsed.map((a) => a.jump_to).filter((j) => !isJumpKeyword(j)))];
+    const made = await lessonPagesRepository.createInOneStatement(db, row, `Lesson page ${describeTitle(row.title)} added.`, { extension, jumpTargets });
+    return toLessonPageView(made);
+  }
+
   async function create(db: Db, organisationId: string, input: Static<typeof CreateLessonPage>, lookups = lessonPageLookups()): Promise<LessonPageView> {
     const pageType = input.page_type ?? 'content';
+    const finished = await createInOneStatement(db, organisationId, input, pageType);
+    if (finished) return finished;
     await readCreationFacts(db, organisationId, input, pageType, lookups);
     const courseId = await lessonFor(db, organisationId, input.lesson_id, lookups);
     await requireQuestionType(db, organisationId, pageType, lookups);

@@ -7,6 +7,8 @@ import path from 'node:path';
 export interface FileStore {
   write(directory: string, organisationId: string, fileId: string, bytes: Buffer): Promise<void>;
   read(directory: string, organisationId: string, fileId: string): Promise<Buffer>;
+  /** Removes bytes no row will ever point at (a write the database refused); none there is no failure. */
+  remove(directory: string, organisationId: string, fileId: string): Promise<void>;
 }
 
 const fileIdPattern = /^[0-9a-f-]{36}$/;
@@ -28,6 +30,9 @@ export const diskFileStore: FileStore = {
   },
   read(directory, organisationId, fileId) {
     return fs.readFile(fileStorePath(directory, organisationId, fileId));
+  },
+  remove(directory, organisationId, fileId) {
+    return fs.rm(fileStorePath(directory, organisationId, fileId), { force: true });
   },
 };
 

@@ -13,6 +13,7 @@ import { newId } from '../../ids.ts';
 import { resolveTargetDirectory, type FileStore } from './file-store.ts';
 import type { CreateStorageTarget, File, StorageTarget, UploadFile } from './storage.schemas.ts';
 import { storageRepository, type FileRow, type StorageTargetRow } from './storage.repository.ts';
+import { FinalStatementRefused, finalStatementOffered } from '../../db/final-statement.ts';
 
 export const DEPLOYMENT_TARGET = 'deployment';
 const MAX_TARGETS = 50;
@@ -49,6 +50,14 @@ const toFileView = (r: FileRow): Static<typeof File> => ({
 
 export function createStorageService(deps: StorageDeps) {
   const { clock, events, store } = deps;
+
+  /**
+   * Each organisation's default target as this process last read it (null: the deployment storage): where a new
+   * file's bytes go when the upload is one statement, whose premise is that it still is the default. A target's
+   * directory never changes; which target is the default may, in any process, and the premise catches that.
+   * One entry per organisation this process stored a file for, as the tenancy cache keeps one per organisation.
+   */
+  const knownDefaults = new Map<string, StorageTargetRow | null>();
 
   const directoryOf = (target: StorageTargetRow | undefined) =>
     target === undefined ? deps.storageDir : (resolveTargetDirectory(deps.storageTargetsRoot, target.directory) ?? deps.storageDir);
@@ -116,7 +125,14 @@ export function createStorageService(deps: StorageDeps) {
 
     async upload(db: Db, organisationId: string, personId: string, input: Static<typeof UploadFile>) {
       const bytes = Buffer.from(input.content_base64, 'base64');
-      const target = await storageRepository.defaultTarget(db, organisationId);
+      // One round trip (PostgreSQL, db/final-statement.ts): the bytes go to the default target as this process
+      // last read it (the deployment storage, most organisations' default, where it has not read it yet), and the
+      // row and its event go with the COMMIT, on the premise that it still is the default. When it is not (another
+      // request changed it, or it never was), the bytes just written are removed and the request runs again down
+      // here, reading the default, which this process then remembers.
+      const offered = finalStatementOffered();
+      const target = offered ? (knownDefaults.get(organisationId) ?? undefined) : await storageRepository.defaultTarget(db, organisationId);
+      if (!offered) knownDefaults.set(organisationId, target ?? null);
       const row: FileRow = {
         id: newId(),
         organisation_id: organisationId,
@@ -130,9 +146,22 @@ export function createStorageService(deps: StorageDeps) {
       };
       // Bytes first: if the transaction then fails, an unreferenced file is left behind, never a row
       // pointing at nothing.
-      await store.write(directoryOf(target), organisationId, row.id, bytes);
+      const directory = directoryOf(target);
+      await store.write(directory, organisationId, row.id, bytes);
+      const event = { storageTargetId: row.storage_target_id ?? DEPLOYMENT_TARGET, summary: `File ${JSON.stringify(row.filename)} stored.` };
+      if (offered) {
+        try {
+          return toFileView(await storageRepository.createFileInOneStatement(db, row, event));
+        } catch (err) {
+          if (err instanceof FinalStatementRefused) {
+            knownDefaults.delete(organisationId);
+            await store.remove(directory, organisationId, row.id);
+          }
+          throw err;
+        }
+      }
       await storageRepository.insertFile(db, row);
-      await events.record(db, organisationId, 'file.created', { id: row.id, storage_target_id: row.storage_target_id ?? DEPLOYMENT_TARGET, summary: `File ${JSON.stringify(row.filename)} stored.` });
+      await events.record(db, organisationId, 'file.created', { id: row.id, storage_target_id: event.storageTargetId, summary: event.summary });
       return toFileView(row);
     },
 

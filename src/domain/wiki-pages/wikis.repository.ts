@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.ts';
 import type { SubwikisTable, WikisTable } from '../../db/tables.ts';
 import { newId } from '../../ids.ts';
 import { deferredWrite } from '../../db/deferred-writes.ts';
+import type { NamedStatement } from '../one-statement-update.repository.ts';
 
 export type WikiRow = Selectable<WikisTable>;
 export type SubwikiRow = Selectable<SubwikisTable>;
@@ -18,6 +19,14 @@ export const wikisRepository = {
   /** A deferred write (db/deferred-writes.ts): a new activity's wiki, whose result nobody reads, rides with the next statement. */
   async insert(db: Db, row: WikisTable): Promise<void> {
     await deferredWrite(db, db.insertInto('wikis').values(row));
+  },
+
+  /**
+   * PostgreSQL: the wiki of the activity a one-statement create makes (`u`, one-statement-update.repository.ts), as
+   * `insert` makes it, as a named CTE of that statement: made only with the activity.
+   */
+  insertWithActivitySql(mode: WikiRow['mode']): NamedStatement {
+    return ['wiki', sql`insert into wikis (id, organisation_id, activity_id, mode, created_at) select ${newId()}::uuid, u.organisation_id, u.id, ${mode}::text, u.created_at from u`];
   },
 
   async byActivities(db: Db, organisationId: string, activityIds: string[]): Promise<WikiRow[]> {
