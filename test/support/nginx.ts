@@ -20,6 +20,8 @@ export interface Nginx {
   httpPort: number;
   /** Lines of the access log so far. */
   accessLog(): string[];
+  /** The error log so far (why nginx answered a request itself: an upstream refused, reset, timed out). */
+  errorLog(): string;
   stop(): Promise<void>;
 }
 
@@ -94,6 +96,7 @@ export async function startNginx(options: { upstreams: number[]; httpPort: numbe
     httpsPort,
     httpPort,
     accessLog: () => fs.readFileSync(path.join(dir, 'atrium-access.log'), 'utf8').split('\n').filter(Boolean),
+    errorLog,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGQUIT');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
