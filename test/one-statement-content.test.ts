@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { startTestAppWithCaller, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
 import type { ApiRequest } from './support/api-client.ts';
+import { writeTraces } from './support/write-traces.ts';
 
 /** How summaries quote a name: a JSON string, cut to 77 characters and `...` past 80 (characters, not UTF-16 units). */
 const quoted = (text: string) => {
@@ -27,11 +28,8 @@ describe('PATCH and DELETE of content by id: the change, its event and its audit
   after(() => t?.close());
 
   const call = (method: ApiRequest['method'], path: string, body?: unknown) => t.api.request({ host: caller.org.address, key: caller.key, method, path, ...(body === undefined ? {} : { body }) });
-  const eventsOf = (id: string) =>
-    t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('data', 'like', `%"id":"${id}"%`).orderBy('id').execute();
-  const successEntries = async (id: string) =>
-    (await t.database.db.selectFrom('audit_events').select(['action', 'status']).where('target_id', '=', id).where('outcome', '=', 'success').orderBy('id').execute()).map((e) => [e.action, e.status]);
-  const tombstones = async (id: string) => (await t.database.db.selectFrom('deletions').select(['resource_type', 'external_id']).where('resource_id', '=', id).execute()).map((r) => ({ ...r }));
+  const { eventsOf, tombstonesOf: tombstones, ...traces } = writeTraces(() => ({ t, caller }));
+  const successEntries = async (id: string) => (await traces.successEntries(id, ['action', 'status'])).map((e) => [e.action, e.status]);
 
   /** A millisecond passes, so that a change's updated_at differs from its creation's (and a no-op's shows it stayed). */
   const tick = () => new Promise((resolve) => setTimeout(resolve, 2));

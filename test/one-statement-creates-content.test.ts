@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { generateKeyBetween } from 'fractional-indexing';
 import { quotedForSummary } from '../src/events/summary-text.ts';
-import { startTestApp, type TestContext } from './support/harness.ts';
+import { startTestAppWithCaller, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
 import { createChecks } from './support/create-checks.ts';
 
@@ -19,7 +19,7 @@ describe('POST of lesson pages, email messages, activities and files: in one sta
   let t: TestContext;
   /** An administrator of the organisation every test works in (of the app `t` starts). */
   let caller: Caller;
-  before(async () => void (caller = await (t = await startTestApp()).make.caller()));
+  before(async () => ({ t, caller } = await startTestAppWithCaller()));
   after(() => t?.close());
 
   const { call, created, refused } = createChecks(() => ({ t, caller }));

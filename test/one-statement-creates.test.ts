@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { generateKeyBetween } from 'fractional-indexing';
 import { quotedForSummary } from '../src/events/summary-text.ts';
-import { dialectUnderTest, startTestApp, type TestContext } from './support/harness.ts';
+import { dialectUnderTest, startTestAppWithCaller, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
 import { createChecks } from './support/create-checks.ts';
 
@@ -17,7 +17,7 @@ describe('POST of sections, enrolments, enrolment methods and users: in one stat
   let t: TestContext;
   /** An administrator of the organisation every test works in (of the app `t` starts). */
   let caller: Caller;
-  before(async () => void (caller = await (t = await startTestApp()).make.caller()));
+  before(async () => ({ t, caller } = await startTestAppWithCaller()));
   after(() => t?.close());
 
   const { call, eventsOf, created, refused } = createChecks(() => ({ t, caller }));

@@ -5,24 +5,19 @@
 // both and holds them to the same answers, events byte for byte, tombstones and audit entries.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApp, type TestContext } from './support/harness.ts';
+import { startTestAppWithCaller, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
+import { writeTraces } from './support/write-traces.ts';
 
 describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscriptions: in one statement or on the full path, alike', () => {
   let t: TestContext;
   let caller: Caller;
   after(() => t?.close());
-  before(async () => {
-    t = await startTestApp();
-    caller = await t.make.caller();
-  });
+  before(async () => ({ t, caller } = await startTestAppWithCaller()));
 
   const request = (method: 'GET' | 'PATCH' | 'DELETE', path: string, body?: unknown) => t.api.request({ host: caller.org.address, key: caller.key, method, path, ...(body === undefined ? {} : { body }) });
-  const eventsOf = async (id: string) =>
-    (await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('data', 'like', `%"id":"${id}"%`).orderBy('id').execute()).map((e) => ({ ...e }));
-  const successEntries = async (id: string) =>
-    (await t.database.db.selectFrom('audit_events').select(['action', 'status']).where('target_id', '=', id).where('outcome', '=', 'success').orderBy('id').execute()).map((e) => [e.action, e.status]);
-  const tombstones = async (id: string) => (await t.database.db.selectFrom('deletions').select(['resource_type', 'external_id']).where('resource_id', '=', id).execute()).map((r) => ({ ...r }));
+  const { eventsOf, tombstonesOf: tombstones, ...traces } = writeTraces(() => ({ t, caller }));
+  const successEntries = async (id: string) => (await traces.successEntries(id, ['action', 'status'])).map((e) => [e.action, e.status]);
   /** A PATCH that changes nothing: 200 with the resource as it was (same updated_at), no event but its creation's, one success entry. */
   async function changesNothing(path: string, body: unknown, made: { id: string; updated_at: string }, createdEvent: string, action: string) {
     const res = await request('PATCH', path, body);

@@ -5,23 +5,19 @@
 // where an event's data is concerned.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApp, type TestContext } from './support/harness.ts';
+import { startTestAppWithCaller, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
+import { writeTraces } from './support/write-traces.ts';
 
 describe('PATCH and DELETE /sections/{id}: the change, its event and its audit entry, in one statement or on the full path', () => {
   let t: TestContext;
   let caller: Caller;
-  before(async () => {
-    t = await startTestApp();
-    caller = await t.make.caller();
-  });
+  before(async () => ({ t, caller } = await startTestAppWithCaller()));
   after(() => t?.close());
 
   const patch = (id: string, body: unknown) => t.api.request({ host: caller.org.address, key: caller.key, method: 'PATCH', path: `/sections/${id}`, body });
-  const eventsOf = (id: string) =>
-    t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('data', 'like', `%"id":"${id}"%`).orderBy('id').execute();
-  const successEntries = async (id: string) =>
-    (await t.database.db.selectFrom('audit_events').select(['action', 'status', 'changed_fields']).where('target_id', '=', id).where('outcome', '=', 'success').orderBy('id').execute()).map((e) => ({ ...e }));
+  const { eventsOf, ...traces } = writeTraces(() => ({ t, caller }));
+  const successEntries = (id: string) => traces.successEntries(id, ['action', 'status', 'changed_fields']);
 
   test('a change answers the new section, and its event data is what EventRecorder writes, whatever the title holds', async () => {
     for (const title of ['Plain', 'Quotes " and \\ and\nnew line', 'Ünïcödé ☃ 𝄞 and \u2028', 'x'.repeat(120)]) {

@@ -4,27 +4,22 @@
 // holds them to the same outcomes, byte for byte where an event's data is concerned.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApp, type TestContext } from './support/harness.ts';
+import { startTestAppWithCaller, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
+import { writeTraces } from './support/write-traces.ts';
 
 describe('PATCH and DELETE of courses, categories, users and roles: in one statement or on the full path, alike', () => {
   let t: TestContext;
   /** An administrator of the organisation every test works in. */
   let caller: Caller;
   after(() => t?.close());
-  before(async () => {
-    t = await startTestApp();
-    caller = await t.make.caller();
-  });
+  before(async () => ({ t, caller } = await startTestAppWithCaller()));
 
   type Method = 'GET' | 'PATCH' | 'DELETE' | 'POST';
   const callAs = (who: Caller, method: Method, path: string, body?: unknown) => t.api.request({ host: who.org.address, key: who.key, method, path, ...(body === undefined ? {} : { body }) });
   const call = (method: Method, path: string, body?: unknown) => callAs(caller, method, path, body);
-  const eventsOf = async (id: string) =>
-    (await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('data', 'like', `%"id":"${id}"%`).orderBy('id').execute()).map((e) => ({ ...e }));
-  const successEntries = async (id: string) =>
-    (await t.database.db.selectFrom('audit_events').select(['action', 'status', 'changed_fields']).where('target_id', '=', id).where('outcome', '=', 'success').orderBy('id').execute()).map((e) => ({ ...e }));
-  const tombstonesOf = async (id: string) => (await t.database.db.selectFrom('deletions').select(['resource_type', 'external_id']).where('resource_id', '=', id).execute()).map((r) => ({ ...r }));
+  const { eventsOf, tombstonesOf, ...traces } = writeTraces(() => ({ t, caller }));
+  const successEntries = (id: string) => traces.successEntries(id, ['action', 'status', 'changed_fields']);
   const epoch = async () => Number((await t.database.db.selectFrom('organisations').select('credentials_epoch').where('id', '=', caller.org.id).executeTakeFirstOrThrow()).credentials_epoch);
   /** PATCH of an absent row: 404 `<kind>.not_found`; of the row `deletedId`, deleted here first: 409 `<kind>.deleted`. */
   const patchRefusedWhenAbsentOrDeleted = async (collection: string, kind: string, deletedId: string, body: unknown) => {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { TestContext } from './harness.ts';
 import type { Caller } from './factories.ts';
 import type { ApiResponse } from './api-client.ts';
+import { writeTraces } from './write-traces.ts';
 
 /** Tables of the organisation's rows whose count a refusal must leave as it was. */
 export type CreatedTable = 'enrolments' | 'enrolment_methods' | 'people' | 'sections' | 'lesson_pages' | 'email_messages' | 'activities' | 'wikis' | 'files';
@@ -14,12 +15,8 @@ export function createChecks(context: () => { t: TestContext; caller: Caller }) 
     const { t, caller } = context();
     return t.api.request({ host: caller.org.address, key: caller.key, method, path, ...(body === undefined ? {} : { body }) });
   };
-  const eventsOf = async (id: string) => {
-    const { t, caller } = context();
-    return (await t.database.db.selectFrom('outbox_events').select(['type', 'data']).where('organisation_id', '=', caller.org.id).where('data', 'like', `%"id":"${id}"%`).orderBy('id').execute()).map((e) => ({ ...e }));
-  };
-  const successEntries = async (id: string) =>
-    (await context().t.database.db.selectFrom('audit_events').select(['action', 'status', 'target_type', 'changed_fields']).where('target_id', '=', id).where('outcome', '=', 'success').orderBy('id').execute()).map((e) => ({ ...e }));
+  const { eventsOf, ...recorded } = writeTraces(context);
+  const successEntries = (id: string) => recorded.successEntries(id, ['action', 'status', 'target_type', 'changed_fields']);
   /** What a write of the organisation leaves: rows of each table, events, success entries. */
   const traces = async (tables: readonly CreatedTable[]) => {
     const { t, caller } = context();
