@@ -2,7 +2,7 @@
 // statement's answer before it can send the COMMIT pays a second round trip for it; a statement that states in
 // SQL why the transaction must not commit (atrium_require: no row was changed, and the request must take its
 // full path) needs no such wait. Marked `final` (StatementHints), it is sent in one write with BEGIN, the
-// request's rider, the statements deferred so far, the caller's tail (the request's audit entry) and COMMIT; the
+// request's riders, the statements deferred so far, the caller's tail (the request's audit entry) and COMMIT; the
 // COMMIT commits only if it and everything before it succeeded.
 //
 // Only where the caller offered it (`offerFinalStatement`: a plain write, whose Idempotency-Key record would
@@ -70,7 +70,6 @@ const finalHints: StatementHints = {
  * FinalStatementRefused. `created`: the id of the row `query` creates, if it creates one (the offer's tail names it).
  */
 export function runFinalStatement<R>(db: Db, query: CompiledQuery<R>, created?: string): Promise<QueryResult<R>> {
-  const offer = offers.getStore();
-  if (offer !== undefined && !offer.used && created !== undefined) offer.created = created;
+  if (created !== undefined && finalStatementOffered()) offers.getStore()!.created = created;
   return db.executeQuery({ ...query, [STATEMENT_HINTS]: finalHints } as CompiledQuery<R>);
 }

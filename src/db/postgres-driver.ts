@@ -112,7 +112,10 @@ async function sendTogether(client: PoolClient, queries: CompiledQuery[]): Promi
  * that fails: the request must start over (or answer as that rider says).
  */
 async function checkRiders(riders: Rider[], answers: Array<PromiseSettledResult<pg.QueryResult>>): Promise<void> {
-  riders.forEach((rider, i) => rider.settle(answers[i].status === 'fulfilled' ? (answers[i] as PromiseFulfilledResult<pg.QueryResult>).value.rows : ((answers[i] as PromiseRejectedResult).reason as Error)));
+  riders.forEach((rider, i) => {
+    const answer = answers[i];
+    rider.settle(answer.status === 'fulfilled' ? answer.value.rows : (answer.reason as Error));
+  });
   for (const rider of riders) await rider.outcome;
 }
 

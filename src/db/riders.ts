@@ -1,6 +1,7 @@
-// A statement that rides with the next one a request sends, instead of costing a round trip of its own: the
-// request's tenancy check (src/http/pipeline.ts), which reads the organisation a cached copy stood in for.
-// The PostgreSQL driver sends it in the same write as the request's first statement (a plain read on a shared
+// Statements that ride with the next one a request sends, instead of costing a round trip each: the request's
+// tenancy check (src/http/pipeline.ts), which reads the organisation a cached copy stood in for, and with an
+// Idempotency-Key its lock and the check that the key has no record yet (src/http/idempotency.ts). A request's
+// riders are a list, sent in order. The PostgreSQL driver sends them in the same write as the request's first statement (a plain read on a shared
 // connection, or the first statement of its transaction, after BEGIN) and runs its check on the answer before
 // that statement's result is handed back: a failed check fails the statement, and so rolls its transaction
 // back. A request that sent nothing (or a database that takes no riders, SQLite) sends it by itself (sendRider).

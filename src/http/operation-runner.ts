@@ -83,7 +83,7 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
       checkInput(call);
       // RFC 7240: honoured by the operations that declare a minimal answer, ignored (as the RFC asks) by the rest.
       const minimal = op.minimal !== undefined && prefersMinimalReturn(call.headers.prefer);
-      const base: Omit<OperationContext, 'db'> = { organisation: call.organisation!, actor: call.actor!, services, revision: call.revision!, requestId: call.id, ...(minimal ? { returnMinimal: true } : {}) };
+      const base: Omit<OperationContext, 'db'> = { organisation: call.organisation!, actor: call.actor!, services, revision: call.revision!, requestId: call.id, returnMinimal: minimal };
       const input: { params: unknown; query: unknown; body: unknown; prepared?: unknown } = { params: call.params, query: call.query, body: call.body };
       const prepare = op.prepare && (async () => void (input.prepared = await op.prepare!({ ...base, db }, input as never)));
       const execute = async (tx: Db, finished?: FinalStatementOffer) => {
@@ -108,7 +108,7 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
         };
         // A minimal answer is another answer: the preference is fingerprinted, so that a retry under the key gets
         // the shape it asked for or a 409, and a replay of a minimal request is the recorded minimal body.
-        const fingerprint = fingerprintOf(call.method, call.url, call.body, minimal ? { returnMinimal: true } : undefined);
+        const fingerprint = fingerprintOf(call.method, call.url, call.body, { returnMinimal: minimal });
         const recorded = await idempotency.run(scope, fingerprint, executeAndSerialise, prepare);
         replayed = recorded.replayed;
         response = recorded;

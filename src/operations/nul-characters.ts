@@ -27,7 +27,8 @@ const copies = new WeakMap<object, unknown>();
 const declaresString = (type: unknown) => type === 'string' || (Array.isArray(type) && type.includes('string'));
 
 /**
- * A copy of `schema` with `noNul` on every string subschema. Copies are remembered per original object, so a
+ * A copy of `schema` with `noNul` on every string subschema, and without the `format: 'uuid'` an id's pattern
+ * already decides (see below): the copy Ajv compiles (validation.ts). Copies are remembered per original object, so a
  * subschema shared by several schemas stays one object for Ajv (its compile cache is by identity).
  */
 export function withNoNul<T>(schema: T): T {

@@ -66,6 +66,6 @@ export function bulkOperation<O extends BulkOpDeclarations>(spec: BulkOperationS
     errors: [409, 413, 422],
     errorCodes: ['bulk.too_many_operations'],
     bulk: { collection: spec.collection, ops },
-    handler: (ctx, { body }) => engine.run(ctx.db, body as BulkRequestBody, spec.executors(ctx, body as BulkRequestBody), { returnMinimal: ctx.returnMinimal === true }),
+    handler: (ctx, { body }) => engine.run(ctx.db, body as BulkRequestBody, spec.executors(ctx, body as BulkRequestBody), { returnMinimal: ctx.returnMinimal }),
   });
 }

@@ -1,6 +1,7 @@
 // What an enrolment operation writes, two ways with the same rules: at once (a single request, or a bulk
 // request's operations run one by one), or queued in a bulk batch (domain/bulk/batch-writes.ts) and written
 // with the batch's other operations in a few statements. The service decides; these only write.
+import { externalIdTaken } from '../external-ids.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { EventType } from '../../events/catalog.ts';
@@ -23,12 +24,12 @@ export interface EnrolmentWrites {
 /** The reads and writes an enrolment operation makes. */
 export type EnrolmentStore = EnrolmentLookups & EnrolmentWrites;
 
-const externalIdTaken = (externalId: string | null) => new ApiError('resource.external_id_taken', `Another enrolment has external_id ${JSON.stringify(externalId)}.`);
+const enrolmentExternalIdTaken = (externalId: string | null) => externalIdTaken('enrolment', externalId);
 
 /** On a unique violation: which of the two keys a caller controls clashed. */
 function clash(err: unknown, externalId: string | null): ApiError {
   const e = err as { constraint?: string; message?: string };
-  if (/external/.test(e.constraint ?? e.message ?? '')) return externalIdTaken(externalId);
+  if (/external/.test(e.constraint ?? e.message ?? '')) return enrolmentExternalIdTaken(externalId);
   return new ApiError('enrolment.exists', 'This person is already enrolled through this enrolment method.');
 }
 
@@ -63,7 +64,7 @@ export function lockedRowWrites(db: Db, organisationId: string, events: EventRec
 export function batchedWrites(batch: BatchWrites, organisationId: string, look: EnrolmentLookups): EnrolmentWrites {
   return {
     async insert(row) {
-      if (row.external_id !== null && (await look.byExternalId(row.external_id))) throw externalIdTaken(row.external_id);
+      if (row.external_id !== null && (await look.byExternalId(row.external_id))) throw enrolmentExternalIdTaken(row.external_id);
       batch.insert('enrolments', row);
     },
     async update(row, set) {

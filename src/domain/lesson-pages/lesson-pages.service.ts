@@ -75,7 +75,6 @@ export function toLessonPageView(row: LessonPageRow): LessonPageView {
 }
 
 // Quoted as the statements that make an event in SQL quote it (one-statement PATCH and DELETE).
-const describeTitle = quotedForSummary;
 
 // Stored in one key order, so that equal values are equal JSON text and "nothing changed" is a text compare.
 const answersJson = (answers: AnswerInput[]): string =>
@@ -224,7 +223,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
       answers,
     };
     const jumpTargets = [...new Set(parsed.map((a) => a.jump_to).filter((j) => !isJumpKeyword(j)))];
-    const made = await lessonPagesRepository.createInOneStatement(db, row, `Lesson page ${describeTitle(row.title)} added.`, { extension, jumpTargets });
+    const made = await lessonPagesRepository.createInOneStatement(db, row, `Lesson page ${quotedForSummary(row.title)} added.`, { extension, jumpTargets });
     return toLessonPageView(made);
   }
 
@@ -249,7 +248,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
       sort_key: await placement(db, organisationId, input.lesson_id, input.after_page_id, undefined, lookups),
     };
     await insertWithExternalId((onClash) => lessonPagesRepository.insert(db, row, onClash), 'lesson page', input.external_id);
-    await record(db, organisationId, 'lesson_page.created', row, `Lesson page ${describeTitle(row.title)} added.`);
+    await record(db, organisationId, 'lesson_page.created', row, `Lesson page ${quotedForSummary(row.title)} added.`);
     return toLessonPageView(row);
   }
 
@@ -277,7 +276,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     await lessonPagesRepository.update(db, organisationId, row.id, changes);
     const updated = { ...row, ...changes };
     const what = changed.map((c) => (c === 'sort_key' ? 'place in the lesson' : c.replace('_', ' ')));
-    await record(db, organisationId, 'lesson_page.updated', updated, `Lesson page ${describeTitle(updated.title)} changed: ${what.join(', ')}.`);
+    await record(db, organisationId, 'lesson_page.updated', updated, `Lesson page ${quotedForSummary(updated.title)} changed: ${what.join(', ')}.`);
     return toLessonPageView(updated);
   }
 
@@ -333,7 +332,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
       if ('id' in ref && finalStatementOffered()) return lessonPagesRepository.softDeleteInOneStatement(db, organisationId, ref.id, clock.now().toISOString());
       const row = await writable(db, organisationId, ref, lookups);
       await softDelete(db, organisationId, 'lesson_page', row, clock.now().toISOString(), (patch) => lessonPagesRepository.update(db, organisationId, row.id, patch));
-      await record(db, organisationId, 'lesson_page.deleted', row, `Lesson page ${describeTitle(row.title)} deleted.`);
+      await record(db, organisationId, 'lesson_page.deleted', row, `Lesson page ${quotedForSummary(row.title)} deleted.`);
     },
   };
 }

@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { defineOperation } from '../../operations/operation.ts';
 import { PageQuery } from '../../operations/pagination.ts';
 import { listOperation } from '../../operations/resource-operations.ts';
-import { CapabilityInfo, CapabilityList, CreateRole, Role, RoleParams, UpdateRole } from './roles.schemas.ts';
+import { CapabilityList, CreateRole, Role, RoleParams, UpdateRole } from './roles.schemas.ts';
 import { capabilityCatalog } from './roles.service.ts';
 
 const tag = 'Roles';

@@ -48,6 +48,9 @@ const toFileView = (r: FileRow): Static<typeof File> => ({
   created_at: r.created_at,
 });
 
+/** How many organisations' default targets a process remembers (src/http/tenancy-cache.ts keeps as many). */
+const KNOWN_DEFAULTS_MAX = 10_000;
+
 export function createStorageService(deps: StorageDeps) {
   const { clock, events, store } = deps;
 
@@ -55,9 +58,14 @@ export function createStorageService(deps: StorageDeps) {
    * Each organisation's default target as this process last read it (null: the deployment storage): where a new
    * file's bytes go when the upload is one statement, whose premise is that it still is the default. A target's
    * directory never changes; which target is the default may, in any process, and the premise catches that.
-   * One entry per organisation this process stored a file for, as the tenancy cache keeps one per organisation.
+   * One entry per organisation this process stored a file for, bounded as the tenancy cache is: full, it starts
+   * over (a forgotten default costs the next upload the full path).
    */
   const knownDefaults = new Map<string, StorageTargetRow | null>();
+  const remember = (organisationId: string, target: StorageTargetRow | null) => {
+    if (knownDefaults.size >= KNOWN_DEFAULTS_MAX && !knownDefaults.has(organisationId)) knownDefaults.clear();
+    knownDefaults.set(organisationId, target);
+  };
 
   const directoryOf = (target: StorageTargetRow | undefined) =>
     target === undefined ? deps.storageDir : (resolveTargetDirectory(deps.storageTargetsRoot, target.directory) ?? deps.storageDir);
@@ -132,7 +140,7 @@ export function createStorageService(deps: StorageDeps) {
       // here, reading the default, which this process then remembers.
       const offered = finalStatementOffered();
       const target = offered ? (knownDefaults.get(organisationId) ?? undefined) : await storageRepository.defaultTarget(db, organisationId);
-      if (!offered) knownDefaults.set(organisationId, target ?? null);
+      if (!offered) remember(organisationId, target ?? null);
       const row: FileRow = {
         id: newId(),
         organisation_id: organisationId,

@@ -5,7 +5,7 @@ import { ApiError } from '../../errors/api-error.ts';
 import { defineOperation, type OperationContext } from '../../operations/operation.ts';
 import { ListQuery } from '../../operations/pagination.ts';
 import { deleteByIdOperation, readByIdOperation, syncOperations, type ResourceName } from '../../operations/resource-operations.ts';
-import { IdParams, ListEnvelope, Timestamp, Uuid } from '../../operations/schemas.ts';
+import { IdParams, ListEnvelope } from '../../operations/schemas.ts';
 import { bulkOperation } from '../bulk/bulk.operation.ts';
 import type { BulkTarget } from '../bulk/bulk-engine.ts';
 import { CreateUser, UpdateUser, UpsertUser, User, UserListFilters, Invitation } from './users.schemas.ts';

@@ -34,7 +34,7 @@ export type OneStatementUserPatch = Partial<Pick<UserRow, 'name' | 'email' | 'st
  */
 function personRemoval(organisationId: string, at: string): [RowEvent, SoftDeleteOptions] {
   const effects: NamedStatement[] = [
-    ['sessions_ended', sql`delete from sessions where person_id in (select id from u)`],
+    ['sessions_ended', sql`delete from sessions where organisation_id = ${organisationId} and person_id in (select id from u)`],
     ['epoch_bumped', sql`update organisations set credentials_epoch = credentials_epoch + 1 where id = ${organisationId} and exists(select 1 from u)`],
     ...enrolmentsRepository.endAllInStatement(organisationId, 'person_id', sql`select id from u`, at),
   ];
@@ -119,7 +119,7 @@ export const usersRepository = {
     if (patch.status === 'suspended') premises.push(noActiveAdmin('b'));
     const statusChanged = sql`exists(select 1 from u cross join b where u.status is distinct from b.status)`;
     const effects: NamedStatement[] = [
-      ['sessions_ended', sql`delete from sessions where person_id = (select u.id from u cross join b where u.status = 'suspended' and b.status <> 'suspended')`],
+      ['sessions_ended', sql`delete from sessions where organisation_id = ${organisationId} and person_id = (select u.id from u cross join b where u.status = 'suspended' and b.status <> 'suspended')`],
       ['epoch_bumped', sql`update organisations set credentials_epoch = credentials_epoch + 1 where id = ${organisationId} and ${statusChanged}`],
     ];
     return updateLiveInOneStatement<UserRow>(

@@ -4,6 +4,7 @@
 // and roles are given only by someone allowed to (scope `roles:write`, capability `role/assign`) and never
 // allow more than that person may do. What ends someone's access (removal, suspension, a change of roles) ends
 // their sessions and bumps the credentials epoch in the same transaction (src/auth/credential-epoch.ts).
+import { externalIdTaken } from '../external-ids.ts';
 import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Static } from 'typebox';
@@ -180,7 +181,7 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     if (offered) return toUserView(await usersRepository.createInOneStatement(db, row));
     // Its unique keys: the address, read free above (so taken meanwhile by a request at the same time, by a live
     // person), and the external id.
-    await store.insert(row, { address: () => emailTaken(email, false), externalId: () => new ApiError('resource.external_id_taken', `Another user has external_id ${JSON.stringify(input.external_id)}.`) });
+    await store.insert(row, { address: () => emailTaken(email, false), externalId: () => externalIdTaken('user', input.external_id) });
     await store.event('user.created', { id: row.id, summary: `User ${JSON.stringify(row.name)} added.` });
     return toUserView(row);
   }

@@ -244,7 +244,10 @@ export const deliveriesRepository = {
   },
 
   /** A deferred write (db/deferred-writes.ts): nobody reads what it changed. */
-  async abandonPendingOf(db: Db, subscriptionId: string, reason: string): Promise<void> {
-    await deferredWrite(db, db.updateTable('webhook_deliveries').set({ status: 'failed', last_error: reason, leased_until: null }).where('subscription_id', '=', subscriptionId).where('status', '=', 'pending'));
+  async abandonPendingOf(db: Db, organisationId: string, subscriptionId: string, reason: string): Promise<void> {
+    await deferredWrite(
+      db,
+      db.updateTable('webhook_deliveries').set({ status: 'failed', last_error: reason, leased_until: null }).where('organisation_id', '=', organisationId).where('subscription_id', '=', subscriptionId).where('status', '=', 'pending'),
+    );
   },
 };

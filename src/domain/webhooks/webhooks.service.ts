@@ -269,7 +269,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const row = await live(db, organisationId, id);
       const at = clock.now().toISOString();
       await subscriptionsRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at, status: 'disabled', disabled_reason: 'Deleted.' });
-      await deliveriesRepository.abandonPendingOf(db, id, ABANDONED_ON_DELETE);
+      await deliveriesRepository.abandonPendingOf(db, organisationId, id, ABANDONED_ON_DELETE);
       await deletionsRepository.record(db, organisationId, 'webhook_subscription', row, at);
       await events.record(db, organisationId, 'webhook_subscription.deleted', { id, summary: `Webhook subscription to ${new URL(row.url).host} deleted.` });
     },

@@ -52,9 +52,8 @@ export const toWikiPageVersionView = (r: WikiPageVersionRow): WikiPageVersionVie
 });
 
 // Quoted as the statements that make an event in SQL quote it (one-statement PATCH and DELETE).
-const describeTitle = quotedForSummary;
 
-const titleTaken = (title: string) => new ApiError('wiki_page.title_taken', `Another live page of this subwiki is titled ${describeTitle(title)}.`);
+const titleTaken = (title: string) => new ApiError('wiki_page.title_taken', `Another live page of this subwiki is titled ${quotedForSummary(title)}.`);
 
 /** Runs a write that sets a page's title; losing a race for the title (the unique index) is the same 409 as the check before it. */
 async function guardingTitle<T>(title: string, write: () => Promise<T>): Promise<T> {
@@ -151,7 +150,7 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
     // Deferred (db/deferred-writes.ts): a title or an external id taken meanwhile surfaces later, as the same 409s.
     await insertWithExternalId((onClash) => wikiPagesRepository.insert(db, row, (err) => (isTitleClash(err) ? titleTaken(row.title) : onClash(err))), 'wiki page', input.external_id);
     await wikiPagesRepository.insertVersion(db, { id: newId(), organisation_id: organisationId, wiki_page_id: row.id, version: 1, title: row.title, body: row.body, restored_from: null, created_by: actorId, created_at: at });
-    await record(db, organisationId, 'wiki_page.created', row, `Wiki page ${describeTitle(row.title)} created.`);
+    await record(db, organisationId, 'wiki_page.created', row, `Wiki page ${quotedForSummary(row.title)} created.`);
     return toWikiPageView(row);
   }
 
@@ -175,7 +174,7 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
     // A title another live page of the subwiki has is refused by the unique index (commitVersion's guardingTitle):
     // the same 409 as a read before it would answer, one round trip fewer.
     const updated = await commitVersion(db, organisationId, row, actorId, { title, body }, null);
-    await record(db, organisationId, 'wiki_page.updated', updated, `Wiki page ${describeTitle(updated.title)} edited (${changed.join(' and ')}): version ${updated.version}.`);
+    await record(db, organisationId, 'wiki_page.updated', updated, `Wiki page ${quotedForSummary(updated.title)} edited (${changed.join(' and ')}): version ${updated.version}.`);
     return toWikiPageView(updated);
   }
 
@@ -192,7 +191,7 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
     if (target.title === row.title && target.body === row.body) return toWikiPageView(row);
     if (target.title !== row.title) await requireFreeTitle(db, organisationId, row.subwiki_id, target.title, row.id);
     const updated = await commitVersion(db, organisationId, row, actorId, { title: target.title, body: target.body }, version);
-    await record(db, organisationId, 'wiki_page.restored', updated, `Wiki page ${describeTitle(updated.title)}: version ${version} restored as version ${updated.version}.`);
+    await record(db, organisationId, 'wiki_page.restored', updated, `Wiki page ${quotedForSummary(updated.title)}: version ${version} restored as version ${updated.version}.`);
     return toWikiPageView(updated);
   }
 
@@ -220,7 +219,7 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
       if (finalStatementOffered()) return wikiPagesRepository.softDeleteInOneStatement(db, organisationId, id, actorId, clock.now().toISOString());
       const row = await writable(db, organisationId, id);
       await softDelete(db, organisationId, 'wiki_page', row, clock.now().toISOString(), (patch) => wikiPagesRepository.update(db, organisationId, id, { ...patch, updated_by: actorId }));
-      await record(db, organisationId, 'wiki_page.deleted', row, `Wiki page ${describeTitle(row.title)} deleted.`);
+      await record(db, organisationId, 'wiki_page.deleted', row, `Wiki page ${quotedForSummary(row.title)} deleted.`);
     },
 
     async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<WikiPageView> {
