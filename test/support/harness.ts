@@ -168,5 +168,10 @@ export { manualClock };
 /** A test app on the database under test and an administrator of a new organisation calling it. */
 export async function startTestAppWithCaller(options: TestAppOptions = {}): Promise<{ t: TestContext; caller: Caller }> {
   const t = await startTestApp(options);
-  return { t, caller: await t.make.caller() };
+  try {
+    return { t, caller: await t.make.caller() };
+  } catch (err) {
+    await t.close();
+    throw err;
+  }
 }

@@ -32,7 +32,7 @@ describe('bulk endpoints with Prefer: return=minimal', () => {
   before(async () => {
     t = await startTestApp();
   });
-  after(() => t.close());
+  after(() => t?.close());
 
   const bulk = (c: Caller, collection: string, body: unknown, opts: { prefer?: string; key?: string } = {}) =>
     t.api.request({
