@@ -15,6 +15,7 @@
 // with the same transaction as the change, so that the change and the bump commit together (a bump before
 // the commit could let another process re-cache the old state under the new epoch; a bump after it could be
 // lost). Creating a credential needs no bump: nothing cached can refer to it.
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { preparedQuery } from '../db/prepared.ts';
 
@@ -28,6 +29,13 @@ const bump = preparedQuery(
       .where('id', '=', organisationId),
   { deferrable: true },
 );
+
+/**
+ * The same bump inside a one-statement write (PostgreSQL: a CTE of src/domain/one-statement-update.repository.ts's
+ * statements), made only `when` the change it goes with happened.
+ */
+export const credentialEpochBumpSql = (organisationId: string, when: RawBuilder<boolean>): RawBuilder<unknown> =>
+  sql`update organisations set credentials_epoch = credentials_epoch + 1 where id = ${organisationId} and ${when}`;
 
 /** Invalidates every process's cached credentials of the organisation once the caller's transaction commits. */
 export async function bumpCredentialEpoch(db: Db, organisationId: string): Promise<void> {

@@ -49,6 +49,13 @@ export type NamedStatement = readonly [name: string, statement: RawBuilder<unkno
 /** `, name as (statement)` for each: CTEs after the change's own, before its event (which may read them). */
 export const namedStatementsSql = (statements: readonly NamedStatement[]) => sql.join(statements.map(([name, statement]) => sql`, ${sql.id(name)} as (${statement})`), sql``);
 
+/** ` and <premise> and …` for a WHERE clause, or nothing when there are none. */
+export const andPremisesSql = (premises: readonly RawBuilder<boolean>[]) => (premises.length === 0 ? sql`` : sql` and ${sql.join(premises, sql` and `)}`);
+
+/** A premise: the organisation's row `id` of `table` is there and not deleted (a course a new row names, say). */
+export const liveRowSql = (table: 'courses', organisationId: string, id: string): RawBuilder<boolean> =>
+  sql<boolean>`exists(select 1 from ${sql.table(table)} x where x.organisation_id = ${organisationId} and x.id = ${id} and x.deleted_at is null)`;
+
 /**
  * `case when <column> changed then '<column>' end` for each column, joined with `, `: the columns the statement
  * changed, named in the order given, for an event's summary (`u` the changed row, `b` the row before it).
@@ -86,7 +93,7 @@ export async function updateLiveInOneStatement<Row>(
     sql` or `,
   );
   const live = softDeleted ? sql` and deleted_at is null` : sql``;
-  const held = premises.length === 0 ? sql`` : sql` and ${sql.join(premises, sql` and `)}`;
+  const held = andPremisesSql(premises);
   // `b` is the row as it is, locked, so that the row before and the row changed are one row's two states.
   const query = sql<Row>`with b as (
       select * from ${sql.table(table)} where organisation_id = ${organisationId} and ${sql.ref(identity)} = ${id}${live} for update
@@ -134,7 +141,7 @@ export async function insertInOneStatement<Row>(db: Db, table: CreatableTableNam
   const columns = Object.keys(row);
   const computedOf = new Map(computed);
   const values = columns.map((column) => computedOf.get(column) ?? sql.ref(`r.${column}`));
-  const held = premises.length === 0 ? sql`true` : sql.join(premises, sql` and `);
+  const held = sql`true${andPremisesSql(premises)}`;
   // The values travel as one JSON object, typed by the table's own row type: no cast to spell per column.
   const query = sql<Row>`with u as (
       insert into ${sql.table(table)} (${sql.join(columns.map((column) => sql.id(column)))})

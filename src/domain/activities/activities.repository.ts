@@ -4,7 +4,7 @@ import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
 import type { ActivitiesTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
-import { changedColumnsSql, insertInOneStatement, updateLiveInOneStatement, type ColumnChange, type NamedStatement } from '../one-statement-update.repository.ts';
+import { changedColumnsSql, insertInOneStatement, updateLiveInOneStatement, type ColumnChange, type NamedStatement, liveRowSql } from '../one-statement-update.repository.ts';
 import { extensionsRepository } from '../extensions/extensions.repository.ts';
 
 export type ActivityRow = Selectable<ActivitiesTable>;
@@ -95,7 +95,7 @@ export const activitiesRepository = {
   createInOneStatement(db: Db, row: ActivityRow, summary: string, extension: string, effects: readonly NamedStatement[]): Promise<ActivityRow> {
     const org = row.organisation_id;
     const premises = [
-      sql<boolean>`exists(select 1 from courses c where c.organisation_id = ${org} and c.id = ${row.course_id} and c.deleted_at is null)`,
+      liveRowSql('courses', org, row.course_id),
       sql<boolean>`not ${extensionsRepository.isDisabledSql(org, extension)}`,
     ];
     if (row.section_id !== null) {

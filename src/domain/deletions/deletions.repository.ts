@@ -10,7 +10,7 @@ import { eventOfChangedRow, type RowEvent } from '../../events/outbox.ts';
 import { newId } from '../../ids.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { insertMany } from '../../db/many-rows.ts';
-import { namedStatementsSql, type NamedStatement } from '../one-statement-update.repository.ts';
+import { andPremisesSql, namedStatementsSql, type NamedStatement } from '../one-statement-update.repository.ts';
 
 export interface Tombstone {
   id: string;
@@ -55,7 +55,7 @@ function softDeleteStatement(db: Db, table: TenantTableName, resourceType: strin
   const at = event.occurredAt;
   const { premises = [], set = [], effects = [], tombstoneId = newId() } = options;
   const alsoSet = sql.join(set.map(([column, value]) => sql`, ${sql.ref(column)} = ${value}`), sql``);
-  const held = premises.length === 0 ? sql`` : sql` and ${sql.join(premises, sql` and `)}`;
+  const held = andPremisesSql(premises);
   return sql<{ held: boolean }>`with u as (
       update ${sql.table(table)} set deleted_at = ${at}::timestamptz, updated_at = ${at}::timestamptz${alsoSet}
       where organisation_id = ${organisationId} and id = ${id} and deleted_at is null${held}

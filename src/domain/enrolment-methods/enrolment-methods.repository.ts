@@ -2,7 +2,7 @@ import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { EnrolmentMethodsTable, EnrolmentsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
-import { changedColumnsSql, insertInOneStatement, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { changedColumnsSql, insertInOneStatement, updateLiveInOneStatement, type ColumnChange, liveRowSql } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { extensionsRepository } from '../extensions/extensions.repository.ts';
 
@@ -66,7 +66,7 @@ export const enrolmentMethodsRepository = {
       { type: 'enrolment_method.created', occurredAt: row.created_at, members: [['course_id', sql`u.course_id`], ['summary', sql`'Enrolment method ' || ${labelSql} || ' added.'`]] },
       {
         premises: [
-          sql<boolean>`exists(select 1 from courses c where c.organisation_id = ${org} and c.id = ${row.course_id} and c.deleted_at is null)`,
+          liveRowSql('courses', org, row.course_id),
           sql<boolean>`not ${extensionsRepository.isDisabledSql(org, extension)}`,
         ],
       },

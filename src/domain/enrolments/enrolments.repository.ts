@@ -6,7 +6,7 @@ import { preparedQuery } from '../../db/prepared.ts';
 import { eventOfChangedRow, orderedIds } from '../../events/outbox.ts';
 import { isPostgres } from '../../db/column-types.ts';
 import { deferredWrite, type FailureTranslation } from '../../db/deferred-writes.ts';
-import { changedColumnsSql, insertInOneStatement, updateLiveInOneStatement, type ColumnChange, type NamedStatement } from '../one-statement-update.repository.ts';
+import { changedColumnsSql, insertInOneStatement, updateLiveInOneStatement, type ColumnChange, type NamedStatement, liveRowSql } from '../one-statement-update.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 
 export type EnrolmentRow = Selectable<EnrolmentsTable>;
@@ -183,7 +183,7 @@ export const enrolmentsRepository = {
       {
         computed: [['role', sql`coalesce(r.role, (select m.role from ${method}))`]],
         premises: [
-          sql<boolean>`exists(select 1 from courses c where c.organisation_id = ${org} and c.id = ${row.course_id} and c.deleted_at is null)`,
+          liveRowSql('courses', org, row.course_id),
           sql<boolean>`exists(select 1 from people p where p.organisation_id = ${org} and p.id = ${row.person_id} and p.deleted_at is null)`,
           sql<boolean>`exists(select 1 from ${method} and m.course_id = ${row.course_id} and m.status = 'enabled' and m.deleted_at is null)`,
         ],

@@ -1,3 +1,4 @@
+import { credentialEpochBumpSql } from '../../access/credential-epoch.ts';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { CustomRolesTable } from '../../db/tables.ts';
@@ -67,7 +68,7 @@ export const rolesRepository = {
       {
         identity: 'key',
         softDeleted: false,
-        effects: [['epoch_bumped', sql`update organisations set credentials_epoch = credentials_epoch + 1 where id = ${organisationId} and exists(select 1 from u cross join b where u.capabilities is distinct from b.capabilities)`]],
+        effects: [['epoch_bumped', credentialEpochBumpSql(organisationId, sql<boolean>`exists(select 1 from u cross join b where u.capabilities is distinct from b.capabilities)`)]],
       },
     );
   },

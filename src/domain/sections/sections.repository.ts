@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.ts';
 import type { SectionsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { preparedQuery } from '../../db/prepared.ts';
-import { insertInOneStatement, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { insertInOneStatement, updateLiveInOneStatement, type ColumnChange, liveRowSql } from '../one-statement-update.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 
@@ -79,7 +79,7 @@ export const sectionsRepository = {
    */
   createInOneStatement(db: Db, row: Omit<SectionRow, 'sort_key'>, summary: string): Promise<SectionRow> {
     const org = row.organisation_id;
-    const premises = [sql<boolean>`exists(select 1 from courses c where c.organisation_id = ${org} and c.id = ${row.course_id} and c.deleted_at is null)`];
+    const premises = [liveRowSql('courses', org, row.course_id)];
     if (row.parent_section_id !== null) {
       premises.push(sql<boolean>`exists(select 1 from sections p where p.organisation_id = ${org} and p.id = ${row.parent_section_id} and p.course_id = ${row.course_id} and p.deleted_at is null)`);
     }

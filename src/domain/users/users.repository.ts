@@ -1,3 +1,4 @@
+import { credentialEpochBumpSql } from '../../access/credential-epoch.ts';
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { isPostgres } from '../../db/column-types.ts';
 import type { Db } from '../../db/database.ts';
@@ -35,7 +36,7 @@ export type OneStatementUserPatch = Partial<Pick<UserRow, 'name' | 'email' | 'st
 function personRemoval(organisationId: string, at: string): [RowEvent, SoftDeleteOptions] {
   const effects: NamedStatement[] = [
     ['sessions_ended', sql`delete from sessions where organisation_id = ${organisationId} and person_id in (select id from u)`],
-    ['epoch_bumped', sql`update organisations set credentials_epoch = credentials_epoch + 1 where id = ${organisationId} and exists(select 1 from u)`],
+    ['epoch_bumped', credentialEpochBumpSql(organisationId, sql<boolean>`exists(select 1 from u)`)],
     ...enrolmentsRepository.endAllInStatement(organisationId, 'person_id', sql`select id from u`, at),
   ];
   return [{ type: 'user.deleted', occurredAt: at, members: [['summary', sql`'User ' || to_json(u.name)::text || ' removed.'`]] }, { premises: [noActiveAdmin('people')], effects }];
@@ -117,10 +118,10 @@ export const usersRepository = {
     const premises: RawBuilder<boolean>[] = [];
     if (patch.email !== undefined) premises.push(sql`not exists(select 1 from people other where other.organisation_id = ${organisationId} and other.email = ${patch.email} and other.id <> ${id})`);
     if (patch.status === 'suspended') premises.push(noActiveAdmin('b'));
-    const statusChanged = sql`exists(select 1 from u cross join b where u.status is distinct from b.status)`;
+    const statusChanged = sql<boolean>`exists(select 1 from u cross join b where u.status is distinct from b.status)`;
     const effects: NamedStatement[] = [
       ['sessions_ended', sql`delete from sessions where organisation_id = ${organisationId} and person_id = (select u.id from u cross join b where u.status = 'suspended' and b.status <> 'suspended')`],
-      ['epoch_bumped', sql`update organisations set credentials_epoch = credentials_epoch + 1 where id = ${organisationId} and ${statusChanged}`],
+      ['epoch_bumped', credentialEpochBumpSql(organisationId, statusChanged)],
     ];
     return updateLiveInOneStatement<UserRow>(
       db,
