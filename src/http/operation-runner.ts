@@ -85,7 +85,7 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
       const minimal = op.minimal !== undefined && prefersMinimalReturn(call.headers.prefer);
       const base: Omit<OperationContext, 'db'> = { organisation: call.organisation!, actor: call.actor!, services, revision: call.revision!, requestId: call.id, returnMinimal: minimal };
       const input: { params: unknown; query: unknown; body: unknown; prepared?: unknown } = { params: call.params, query: call.query, body: call.body };
-      const prepare = op.prepare && (async () => void (input.prepared = await op.prepare!({ ...base, db }, input as never)));
+      const prepare = op.prepare && (op.prepares?.(input as never) ?? true) ? async () => void (input.prepared = await op.prepare!({ ...base, db }, input as never)) : undefined;
       const execute = async (tx: Db, finished?: FinalStatementOffer) => {
         const response = toResponse(op, await op.handler({ ...base, db: tx }, input as never));
         // Every write's audit entry commits in its transaction, with its events and idempotency record (with the

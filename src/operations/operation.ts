@@ -106,6 +106,12 @@ export interface Operation<P extends TSchema | undefined = any, Q extends TSchem
    * verification ping): holding the database meanwhile would stall every other writer. Not run for replays.
    */
   prepare?(ctx: OperationContext, input: OperationInput<P, Q, B>): Promise<unknown>;
+  /**
+   * Whether this request has work for `prepare` (without it: every request has). One that has none runs as a
+   * plain write: with an Idempotency-Key, the key's record is looked for with its first statement rather than
+   * in a round trip before the transaction (a PATCH of a webhook subscription that keeps its URL pings nothing).
+   */
+  prepares?(input: OperationInput<P, Q, B>): boolean;
   handler(ctx: OperationContext, input: OperationInput<P, Q, B>): Promise<unknown>;
 }
 

@@ -230,6 +230,7 @@ interface WriteSpec<P extends TSchema | undefined, B extends TSchema> extends Re
   /** Replaces the success description made from `name`. */
   successDescription?: string;
   prepare?(ctx: OperationContext, input: OperationInput<P, undefined, B>): Promise<unknown>;
+  prepares?(input: OperationInput<P, undefined, B>): boolean;
   handler(ctx: OperationContext, input: OperationInput<P, undefined, B>): Promise<unknown>;
 }
 
@@ -243,7 +244,7 @@ function writeOperation<P extends TSchema | undefined, B extends TSchema>(
     writes: true,
     idempotency: 'optional',
     emits: spec.emits,
-    ...declared({ errorCodes: spec.errorCodes, prepare: spec.prepare }),
+    ...declared({ errorCodes: spec.errorCodes, prepare: spec.prepare, prepares: spec.prepares }),
     body: spec.body,
     bodyExample: spec.bodyExample,
     handler: spec.handler,

@@ -28,8 +28,26 @@ export interface CreationFacts {
   section_deleted_at: string | null;
 }
 
+/** The settings of the activity `row` names (a table or CTE alias), as JSON text by its type (null: a type without). */
+function settingsJsonOf(settings: SettingsJsonSql, row: RawBuilder<unknown>): RawBuilder<string | null> {
+  const types = Object.entries(settings);
+  if (types.length === 0) return sql`null::text`;
+  return sql`case ${row}.type ${sql.join(types.map(([type, of]) => sql`when ${type}::text then ${of(sql`${row}.id`)}`), sql` `)} end`;
+}
+
 export const activitiesRepository = {
   ...tenantRows('activities'),
+
+  /** PostgreSQL: the activity with its type's settings as JSON text (`settings_json`), in one read rather than two. */
+  findWithSettings(db: Db, organisationId: string, id: string, settings: SettingsJsonSql): Promise<(ActivityRow & { settings_json: string | null }) | undefined> {
+    return db
+      .selectFrom('activities')
+      .selectAll()
+      .select(settingsJsonOf(settings, sql`activities`).as('settings_json'))
+      .where('organisation_id', '=', organisationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  },
 
   /**
    * The facts a new activity's checks need, in one read rather than one each (a round trip each on
@@ -64,8 +82,7 @@ export const activitiesRepository = {
       typeof changes.section_id === 'string'
         ? [sql<boolean>`exists(select 1 from sections s where s.organisation_id = b.organisation_id and s.id = ${changes.section_id}::uuid and s.course_id = b.course_id and s.deleted_at is null)`]
         : [];
-    const types = Object.entries(settings);
-    const settingsJson = types.length === 0 ? sql`null::text` : sql`case u.type ${sql.join(types.map(([type, of]) => sql`when ${type}::text then ${of(sql`u.id`)}`), sql` `)} end`;
+    const settingsJson = settingsJsonOf(settings, sql`u`);
     return updateLiveInOneStatement(
       db,
       'activities',

@@ -13,6 +13,7 @@ import type { CursorCodec } from '../../operations/pagination.ts';
 import { extensionFor } from '../extensions/extensions.catalog.ts';
 import { softDelete } from '../deletions/soft-delete.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
+import { isPostgres } from '../../db/column-types.ts';
 import { quotedForSummary } from '../../events/summary-text.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
 import { listPage, type ListParams } from '../../operations/listing.ts';
@@ -78,9 +79,25 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
   const view = async (db: Db, organisationId: string, row: ActivityRow) => (await views(db, organisationId, [row]))[0];
 
   async function live(db: Db, organisationId: string, id: string): Promise<ActivityRow> {
-    const row = await foundOr404(activitiesRepository.findById(db, organisationId, id), 'activity.not_found', `No activity ${id} in this organisation.`);
-    if (row.deleted_at !== null) throw new ApiError('activity.deleted', `Activity ${id} was deleted at ${row.deleted_at}; it can no longer change.`);
-    return row;
+    return (await liveWithSettings(db, organisationId, id, false)).row;
+  }
+
+  /**
+   * The live activity, and (`withSettings`, on PostgreSQL) its type's settings read with it, so that a change's
+   * answer costs no read of its own after the write (a round trip inside the transaction). Undefined settings:
+   * not read (views reads them).
+   */
+  async function liveWithSettings(db: Db, organisationId: string, id: string, withSettings: boolean): Promise<{ row: ActivityRow; settings?: Map<string, ActivitySettingsValue> }> {
+    const read = withSettings && isPostgres(db);
+    const found = await foundOr404<ActivityRow & { settings_json?: string | null }>(
+      read ? activitiesRepository.findWithSettings(db, organisationId, id, settingsJsonSql(organisationId)) : activitiesRepository.findById(db, organisationId, id),
+      'activity.not_found',
+      `No activity ${id} in this organisation.`,
+    );
+    if (found.deleted_at !== null) throw new ApiError('activity.deleted', `Activity ${id} was deleted at ${found.deleted_at}; it can no longer change.`);
+    if (!read) return { row: found };
+    const { settings_json: settings, ...row } = found;
+    return { row, settings: new Map(settings == null ? [] : [[id, JSON.parse(settings) as ActivitySettingsValue]]) };
   }
 
   async function checkSection(db: Db, organisationId: string, sectionId: string, courseId: string): Promise<void> {
@@ -166,7 +183,7 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
       const { settings_json: settings, ...updated } = await activitiesRepository.updateInOneStatement(db, organisationId, id, { name: patch.name, section_id: patch.section_id }, clock.now().toISOString(), settingsJsonSql(organisationId));
       return (await views(db, organisationId, [updated], new Map(settings === null ? [] : [[id, JSON.parse(settings) as ActivitySettingsValue]])))[0];
     }
-    const row = await live(db, organisationId, id);
+    const { row, settings } = await liveWithSettings(db, organisationId, id, true);
     const changes: Partial<Pick<ActivityRow, 'name' | 'section_id' | 'updated_at'>> = {};
     if (patch.name !== undefined && patch.name !== row.name) changes.name = patch.name;
     if (patch.section_id !== undefined && patch.section_id !== row.section_id) {
@@ -174,12 +191,12 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
       changes.section_id = patch.section_id;
     }
     const changed = Object.keys(changes);
-    if (changed.length === 0) return view(db, organisationId, row);
+    if (changed.length === 0) return (await views(db, organisationId, [row], settings))[0];
     changes.updated_at = clock.now().toISOString();
     await activitiesRepository.update(db, organisationId, id, changes);
     const updated = { ...row, ...changes };
     await events.record(db, organisationId, 'activity.updated', { id, course_id: row.course_id, type: row.type, summary: `Activity ${label(updated)} changed: ${changed.join(', ')}.` });
-    return view(db, organisationId, updated);
+    return (await views(db, organisationId, [updated], settings))[0];
   }
 
   return {

@@ -86,6 +86,8 @@ export const webhookOperations = [
     name,
     successDescription: 'The subscription as it is now.',
     prepare: (ctx, { params, body }) => ctx.services.webhooks.prepareUpdate(ctx.db, ctx.organisation.id, params.id, body),
+    // Only a new URL is pinged first.
+    prepares: ({ body }) => body.url !== undefined,
     handler: (ctx, { params, body, prepared }) => ctx.services.webhooks.update(ctx.db, ctx.organisation.id, params.id, body, prepared as string | undefined),
   }),
   deleteByIdOperation({

@@ -106,6 +106,10 @@ export const subscriptionsRepository = {
     );
   },
 
+  /** The premise of a new subscription or a move: no live subscription of the organisation has `url`. */
+  urlFree: (organisationId: string, url: string) =>
+    sql<boolean>`not exists(select 1 from webhook_subscriptions where organisation_id = ${organisationId} and url = ${url} and deleted_at is null)`,
+
   findLiveByUrl(db: Db, organisationId: string, url: string) {
     return db.selectFrom('webhook_subscriptions').select('id').where('organisation_id', '=', organisationId).where('url', '=', url).where('deleted_at', 'is', null).executeTakeFirst();
   },

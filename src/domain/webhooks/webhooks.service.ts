@@ -22,6 +22,7 @@ import { signatureHeaders } from './signing.ts';
 import type { CreateWebhookSubscription, UpdateWebhookSubscription, WebhookDelivery, WebhookSubscription } from './webhooks.schemas.ts';
 import { deliveriesRepository, subscriptionsRepository, type AttemptRow, type DeliveryRow, type SubscriptionChanges, type SubscriptionRow } from './webhooks.repository.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
+import { requirePremise } from '../../db/deferred-writes.ts';
 
 const PING_TIMEOUT_MS = 10_000;
 const ROTATION_GRACE_MS = 24 * 3600_000;
@@ -169,9 +170,10 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
     async create(db: Db, organisationId: string, input: Static<typeof CreateWebhookSubscription>, verified: VerifiedEndpoint) {
       // Two subscriptions to one URL would deliver every event twice: almost always a mistake.
-      if (await subscriptionsRepository.findLiveByUrl(db, organisationId, input.url)) {
-        throw new ApiError('webhook_subscription.url_taken', 'This organisation already has a subscription for that URL; change its event types instead.');
-      }
+      // Checked with the writes, not before them: on PostgreSQL the check travels with them and the COMMIT.
+      await requirePremise(db, subscriptionsRepository.urlFree(organisationId, input.url), 'webhook url free', () =>
+        new ApiError('webhook_subscription.url_taken', 'This organisation already has a subscription for that URL; change its event types instead.'),
+      );
       const at = clock.now().toISOString();
       const row: SubscriptionRow = {
         id: verified.subscriptionId,

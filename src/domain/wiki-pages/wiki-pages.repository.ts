@@ -74,6 +74,17 @@ export const wikiPagesRepository = {
   },
 
   /**
+   * PostgreSQL: advance, as a write deferred to the transaction's next statement or its COMMIT (no round trip of
+   * its own): it fails (atrium_require) when the page was not live at `fromVersion`, and `translate` says what
+   * that failure, or a title taken (the unique index), answers.
+   */
+  async advanceDeferred(db: Db, organisationId: string, id: string, fromVersion: number, content: PageContent, translate: (err: unknown) => unknown): Promise<void> {
+    const moved = db.updateTable('wiki_pages').set(content).where('organisation_id', '=', organisationId).where('id', '=', id).where('version', '=', fromVersion).where('deleted_at', 'is', null).returning('id');
+    const statement = sql`with u as (${moved}) select atrium_require(exists(select 1 from u), 'wiki page at its version')`;
+    await deferredWrite(db, { compile: () => statement.compile(db) }, translate);
+  },
+
+  /**
    * PostgreSQL, as a final statement (one-statement-update.repository.ts): a new title or body (JSON text) of a
    * live page of a live activity, as its next version (the version row with it, by `actorId`), and its event
    * worded as the service words it. A title another live page of the subwiki has changes nothing: the full path

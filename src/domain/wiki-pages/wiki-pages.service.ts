@@ -17,7 +17,9 @@ import { quotedForSummary } from '../../events/summary-text.ts';
 import { listPage, resourceList, type ListParams } from '../../operations/listing.ts';
 import { peopleRepository } from '../people/people.repository.ts';
 import type { CreateWikiPage, UpdateWikiPage, UpsertWikiPage, WikiPage, WikiPageVersion } from './wiki-pages.schemas.ts';
-import { isTitleClash, wikiPagesRepository, type WikiPageRow, type WikiPageVersionRow } from './wiki-pages.repository.ts';
+import { isTitleClash, wikiPagesRepository, type PageContent, type WikiPageRow, type WikiPageVersionRow } from './wiki-pages.repository.ts';
+import { isPostgres } from '../../db/column-types.ts';
+import { isPremiseFailure } from '../../db/riders.ts';
 import { wikisRepository, type SubwikiOwner, type WikiRow } from './wikis.repository.ts';
 
 type WikiPageView = Static<typeof WikiPage>;
@@ -118,10 +120,18 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
   async function commitVersion(db: Db, organisationId: string, row: WikiPageRow, actorId: string, content: { title: string; body: string }, restoredFrom: number | null): Promise<WikiPageRow> {
     const at = clock.now().toISOString();
     const version = row.version + 1;
-    const updated = await guardingTitle(content.title, () =>
-      wikiPagesRepository.advance(db, organisationId, row.id, row.version, { ...content, version, updated_by: actorId, updated_at: at }),
-    );
-    if (!updated) throw new ApiError('wiki_page.edit_conflict', `Wiki page ${row.id} changed after version ${row.version} was read; read it again and retry.`);
+    const moved: PageContent = { ...content, version, updated_by: actorId, updated_at: at };
+    const editConflict = () => new ApiError('wiki_page.edit_conflict', `Wiki page ${row.id} changed after version ${row.version} was read; read it again and retry.`);
+    let updated: WikiPageRow | undefined;
+    if (isPostgres(db)) {
+      // Not waited on: the move travels with the version row, the event and the COMMIT, and fails them all when
+      // the page moved meanwhile or the title was taken.
+      await wikiPagesRepository.advanceDeferred(db, organisationId, row.id, row.version, moved, (err) => (isPremiseFailure(err) ? editConflict() : isTitleClash(err) ? titleTaken(content.title) : err));
+      updated = { ...row, ...moved };
+    } else {
+      updated = await guardingTitle(content.title, () => wikiPagesRepository.advance(db, organisationId, row.id, row.version, moved));
+    }
+    if (!updated) throw editConflict();
     await wikiPagesRepository.insertVersion(db, { id: newId(), organisation_id: organisationId, wiki_page_id: row.id, version, ...content, restored_from: restoredFrom, created_by: actorId, created_at: at });
     return updated;
   }
