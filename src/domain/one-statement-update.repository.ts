@@ -127,6 +127,11 @@ export interface OneStatementInsertOptions {
   premises?: RawBuilder<boolean>[];
   /** Further rows the create makes with its row (a wiki activity's wiki), as named CTEs that read the row made, `u`. */
   effects?: readonly NamedStatement[];
+  /**
+   * What the row's computed values, premises and effects read, read once, as named CTEs before the insert (a new
+   * wiki page's activity, wiki and owner).
+   */
+  given?: readonly NamedStatement[];
 }
 
 /**
@@ -137,13 +142,13 @@ export interface OneStatementInsertOptions {
  * tells 404 from 409 from 422. The `effects` make the create's other rows, only with its own. Returns the row as made.
  */
 export async function insertInOneStatement<Row>(db: Db, table: CreatableTableName, row: Readonly<Record<string, unknown>> & { organisation_id: string; id: string }, event: RowEvent, options: OneStatementInsertOptions = {}): Promise<Row> {
-  const { computed = [], premises = [], effects = [] } = options;
+  const { computed = [], premises = [], effects = [], given = [] } = options;
   const columns = Object.keys(row);
   const computedOf = new Map(computed);
   const values = columns.map((column) => computedOf.get(column) ?? sql.ref(`r.${column}`));
   const held = sql`true${andPremisesSql(premises)}`;
   // The values travel as one JSON object, typed by the table's own row type: no cast to spell per column.
-  const query = sql<Row>`with u as (
+  const query = sql<Row>`with ${sql.join(given.map(([name, statement]) => sql`${sql.id(name)} as (${statement}), `), sql``)}u as (
       insert into ${sql.table(table)} (${sql.join(columns.map((column) => sql.id(column)))})
       select ${sql.join(values)} from json_populate_record(null::${sql.table(table)}, ${JSON.stringify(row)}::json) as r
       where ${held}

@@ -3,17 +3,22 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import type { WikiPagesTable, WikiPageVersionsTable } from '../../db/tables.ts';
+import type { WikiPagesTable, WikiPageVersionsTable, WikisTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
 import { newId } from '../../ids.ts';
 import { deferredWrite } from '../../db/deferred-writes.ts';
-import { changedColumnsSql, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { changedColumnsSql, insertInOneStatement, updateLiveInOneStatement, type ColumnChange } from '../one-statement-update.repository.ts';
+import { ownerKeyOf, ownerKeySql, subwikiIdOf } from './wikis.repository.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
 import { activityLiveSql } from '../activities/activities.repository.ts';
 
 export type WikiPageRow = Selectable<WikiPagesTable>;
 export type WikiPageVersionRow = Selectable<WikiPageVersionsTable>;
+
+/** A new page as the service makes it, before it is placed in its wiki and subwiki. */
+export type NewPage = Omit<WikiPageRow, 'course_id' | 'wiki_id' | 'subwiki_id' | 'subwiki_user_id' | 'subwiki_group_id'>;
+type WikiMode = Selectable<WikisTable>['mode'];
 
 /** The columns a new version changes on the page. */
 export type PageContent = Pick<WikiPageRow, 'title' | 'body' | 'version' | 'updated_by' | 'updated_at'>;
@@ -71,6 +76,42 @@ export const wikiPagesRepository = {
       .where('deleted_at', 'is', null)
       .returningAll()
       .executeTakeFirst();
+  },
+
+  /**
+   * PostgreSQL, as a final statement (one-statement-update.repository.ts): a new page, `page` as the service made
+   * it, in the subwiki of its activity's wiki that `owner` names by the wiki's mode (made with it where it has none
+   * yet, with the id subwikiIdOf gives), with its first version (`versionId`) and its event saying `summary`. The
+   * premises, each a refusal of the full path: the activity a live wiki activity whose mode is one of `modes` (those
+   * the request's fields fit), an individual wiki's person a live person; a title or external id taken makes
+   * nothing either.
+   */
+  createInOneStatement(db: Db, page: NewPage, owner: { userId: string; groupId: string | null }, modes: readonly WikiMode[], versionId: string, summary: string): Promise<WikiPageRow> {
+    const org = page.organisation_id;
+    const personLive = sql`exists(select 1 from people pe where pe.organisation_id = ${org} and pe.id = ${owner.userId} and pe.deleted_at is null)`;
+    const wiki = sql`select a.course_id, w.id as wiki_id, w.mode, ${ownerKeySql(sql`w.mode`, owner)} as owner_key
+      from activities a join wikis w on w.organisation_id = a.organisation_id and w.activity_id = a.id
+      where a.organisation_id = ${org} and a.id = ${page.activity_id} and a.type = 'wiki' and a.deleted_at is null
+        and w.mode in (${sql.join(modes.map((mode) => sql`${mode}::text`))}) and (w.mode <> 'individual' or ${personLive})`;
+    const madeId = sql`case f.mode ${sql.join(modes.map((mode) => sql`when ${mode}::text then ${subwikiIdOf(page.activity_id, ownerKeyOf(mode, owner))}::uuid`), sql` `)} end`;
+    const subwikiId = sql`coalesce((select s.id from subwikis s where s.organisation_id = ${org} and s.wiki_id = f.wiki_id and s.owner_key = f.owner_key), ${madeId})`;
+    const event = { type: 'wiki_page.created' as const, occurredAt: page.created_at, members: eventMembers(sql`${summary}::text`) };
+    const placed = { course_id: null, wiki_id: null, subwiki_id: null, subwiki_user_id: null, subwiki_group_id: null };
+    return insertInOneStatement<WikiPageRow>(db, 'wiki_pages', { ...page, ...placed }, event, {
+      given: [['f', wiki]],
+      computed: [
+        ['course_id', sql`(select f.course_id from f)`],
+        ['wiki_id', sql`(select f.wiki_id from f)`],
+        ['subwiki_id', sql`(select ${subwikiId} from f)`],
+        ['subwiki_user_id', sql`(select case when f.mode = 'individual' then ${owner.userId}::uuid end from f)`],
+        ['subwiki_group_id', sql`(select case when f.mode = 'group' then ${owner.groupId}::uuid end from f)`],
+      ],
+      premises: [sql<boolean>`exists(select 1 from f)`],
+      effects: [
+        ['subwiki', sql`insert into subwikis (id, organisation_id, wiki_id, owner_key, user_id, group_id, created_at) select u.subwiki_id, u.organisation_id, u.wiki_id, f.owner_key, u.subwiki_user_id, u.subwiki_group_id, u.created_at from u, f on conflict do nothing`],
+        ['first_version', sql`insert into wiki_page_versions (id, organisation_id, wiki_page_id, version, title, body, restored_from, created_by, created_at) select ${versionId}::uuid, u.organisation_id, u.id, u.version, u.title, u.body, null, u.updated_by, u.created_at from u`],
+      ],
+    });
   },
 
   /**

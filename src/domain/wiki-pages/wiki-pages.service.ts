@@ -15,12 +15,11 @@ import { softDelete } from '../deletions/soft-delete.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
 import { quotedForSummary } from '../../events/summary-text.ts';
 import { listPage, resourceList, type ListParams } from '../../operations/listing.ts';
-import { peopleRepository } from '../people/people.repository.ts';
 import type { CreateWikiPage, UpdateWikiPage, UpsertWikiPage, WikiPage, WikiPageVersion } from './wiki-pages.schemas.ts';
 import { isTitleClash, wikiPagesRepository, type PageContent, type WikiPageRow, type WikiPageVersionRow } from './wiki-pages.repository.ts';
 import { isPostgres } from '../../db/column-types.ts';
 import { isPremiseFailure } from '../../db/riders.ts';
-import { wikisRepository, type SubwikiOwner, type WikiRow } from './wikis.repository.ts';
+import { subwikiIdOf, wikisRepository, type SubwikiOwner, type WikiRow } from './wikis.repository.ts';
 
 type WikiPageView = Static<typeof WikiPage>;
 type WikiPageVersionView = Static<typeof WikiPageVersion>;
@@ -67,8 +66,12 @@ async function guardingTitle<T>(title: string, write: () => Promise<T>): Promise
   }
 }
 
-/** Which subwiki a new page goes into, by the wiki's mode; a field the mode has no use for is refused. */
-async function subwikiOwner(db: Db, organisationId: string, wiki: Pick<WikiRow, 'mode'>, input: { subwiki_user_id?: string | null; subwiki_group_id?: string | null }, actorId: string): Promise<SubwikiOwner> {
+/**
+ * Which subwiki a new page goes into, by the wiki's mode; a field the mode has no use for is refused, and so is a
+ * person (the one asked, or the caller) who is not a live person of the organisation (`personLive`, read with the
+ * page's other facts).
+ */
+function subwikiOwner(wiki: Pick<WikiRow, 'mode'>, input: { subwiki_user_id?: string | null; subwiki_group_id?: string | null }, actorId: string, personLive: boolean): SubwikiOwner {
   const user = input.subwiki_user_id ?? null;
   const group = input.subwiki_group_id ?? null;
   const unused = (field: string) => fieldError(`/${field}`, 'not_applicable', `A ${wiki.mode} wiki takes no \`${field}\`.`);
@@ -80,7 +83,7 @@ async function subwikiOwner(db: Db, organisationId: string, wiki: Pick<WikiRow, 
   if (wiki.mode === 'individual') {
     if (group !== null) throw unused('subwiki_group_id');
     const userId = user ?? actorId;
-    if (!(await peopleRepository.findById(db, organisationId, userId))) throw fieldError('/subwiki_user_id', 'not_found', `No person ${userId} in this organisation.`);
+    if (!personLive) throw fieldError('/subwiki_user_id', 'not_found', `No person ${userId} in this organisation.`);
     return { key: `user:${userId}`, userId, groupId: null };
   }
   if (user !== null) throw unused('subwiki_user_id');
@@ -137,30 +140,34 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
   }
 
   async function create(db: Db, organisationId: string, actorId: string, input: Static<typeof CreateWikiPage>): Promise<WikiPageView> {
-    // The activity and its wiki in one read; the subwiki (made on first use) and whether the title is free in another.
-    const activity = refuseUnlessActivityOfType(await wikisRepository.activityWithWiki(db, organisationId, input.activity_id), input.activity_id, 'wiki', '/activity_id');
-    if (activity.wiki_id === null || activity.wiki_mode === null) throw new Error(`wiki activity ${input.activity_id} has no wiki`);
-    const wiki = { id: activity.wiki_id, mode: activity.wiki_mode };
     const at = clock.now().toISOString();
-    const subwiki = await wikisRepository.subwikiWithTitle(db, organisationId, wiki.id, await subwikiOwner(db, organisationId, wiki, input, actorId), at, input.title);
-    if (subwiki.title_taken) throw titleTaken(input.title);
-    const row: WikiPageRow = {
-      ...newResourceRow(organisationId, input.external_id, at),
-      activity_id: input.activity_id,
-      course_id: activity.course_id,
-      wiki_id: wiki.id,
-      subwiki_id: subwiki.id,
-      subwiki_user_id: subwiki.user_id,
-      subwiki_group_id: subwiki.group_id,
-      title: input.title,
-      body: JSON.stringify(input.body ?? null),
-      version: 1,
-      updated_by: actorId,
-    };
+    const page = { ...newResourceRow(organisationId, input.external_id, at), activity_id: input.activity_id, title: input.title, body: JSON.stringify(input.body ?? null), version: 1, updated_by: actorId };
+    const summary = `Wiki page ${quotedForSummary(page.title)} created.`;
+    const owner = { userId: input.subwiki_user_id ?? actorId, groupId: input.subwiki_group_id ?? null };
+    // The modes of wiki the request's fields fit (subwikiOwner's refusals, but the person's).
+    const userNamed = input.subwiki_user_id != null;
+    const modes = (['collaborative', 'individual', 'group'] as const).filter((mode) => (mode === 'individual' ? owner.groupId === null : !userNamed && (mode === 'group') === (owner.groupId !== null)));
+    // One round trip (PostgreSQL, db/final-statement.ts): the page, its subwiki where it has none yet, its first
+    // version and its event go with the COMMIT; a page not made (the activity absent, deleted or no wiki, a field
+    // its wiki's mode has no use for, the person not there, the title or external id taken) refuses it, so that the
+    // request runs again down here.
+    if (finalStatementOffered() && modes.length > 0) return toWikiPageView(await wikiPagesRepository.createInOneStatement(db, page, owner, modes, newId(), summary));
+    // The activity, its wiki, the subwiki the page goes into, whether the title is free and whether the person
+    // is there, in one read; then the writes, which wait on nothing.
+    const facts = await wikisRepository.pageCreationFacts(db, organisationId, input.activity_id, owner, input.title);
+    const activity = refuseUnlessActivityOfType(facts, input.activity_id, 'wiki', '/activity_id');
+    if (activity.wiki_id === null || activity.wiki_mode === null) throw new Error(`wiki activity ${input.activity_id} has no wiki`);
+    const subwiki = subwikiOwner({ mode: activity.wiki_mode }, input, actorId, Boolean(activity.person_live));
+    if (activity.title_taken) throw titleTaken(input.title);
+    const subwikiId = activity.subwiki_id ?? subwikiIdOf(input.activity_id, subwiki.key);
+    if (activity.subwiki_id === null) {
+      await wikisRepository.insertSubwiki(db, { id: subwikiId, organisation_id: organisationId, wiki_id: activity.wiki_id, owner_key: subwiki.key, user_id: subwiki.userId, group_id: subwiki.groupId, created_at: at });
+    }
+    const row: WikiPageRow = { ...page, course_id: activity.course_id, wiki_id: activity.wiki_id, subwiki_id: subwikiId, subwiki_user_id: subwiki.userId, subwiki_group_id: subwiki.groupId };
     // Deferred (db/deferred-writes.ts): a title or an external id taken meanwhile surfaces later, as the same 409s.
     await insertWithExternalId((onClash) => wikiPagesRepository.insert(db, row, (err) => (isTitleClash(err) ? titleTaken(row.title) : onClash(err))), 'wiki page', input.external_id);
     await wikiPagesRepository.insertVersion(db, { id: newId(), organisation_id: organisationId, wiki_page_id: row.id, version: 1, title: row.title, body: row.body, restored_from: null, created_by: actorId, created_at: at });
-    await record(db, organisationId, 'wiki_page.created', row, `Wiki page ${quotedForSummary(row.title)} created.`);
+    await record(db, organisationId, 'wiki_page.created', row, summary);
     return toWikiPageView(row);
   }
 

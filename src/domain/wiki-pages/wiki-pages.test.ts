@@ -413,6 +413,19 @@ describe('wiki pages', () => {
       assert.equal(foreign.status, 422, 'a person of another organisation is no person here');
     });
 
+    test('first pages of one subwiki at once, with and without an Idempotency-Key, all go into the one subwiki', async () => {
+      const wiki = await t.make.activity(admin.org, { settings: { mode: 'individual' } });
+      const created = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          t.api.request({ ...as(admin), method: 'POST', path: '/wiki_pages', body: { activity_id: wiki.id, title: `First ${i}`, body: null }, ...(i % 2 ? { headers: { 'idempotency-key': `first-${crypto.randomUUID()}` } } : {}) }),
+        ),
+      );
+      assert.deepEqual(created.map((res) => res.status), [201, 201, 201, 201, 201, 201]);
+      assert.equal(new Set(created.map((res) => res.body.subwiki_id)).size, 1);
+      const subwikis = await t.database.db.selectFrom('subwikis').select(['id', 'owner_key', 'user_id']).where('wiki_id', '=', created[0].body.wiki_id).execute();
+      assert.deepEqual(subwikis.map((row) => ({ ...row })), [{ id: created[0].body.subwiki_id, owner_key: `user:${admin.personId}`, user_id: admin.personId }]);
+    });
+
     test('delete: the page leaves reads and lists, is listed as deleted, and cannot change again', async () => {
       const c = await t.make.caller();
       const page = await t.make.wikiPage(c.org, { edits: 1 });

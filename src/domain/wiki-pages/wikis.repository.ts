@@ -1,4 +1,5 @@
 // Wikis (one per wiki activity) and their subwikis (one per owner: everybody, a person or a group).
+import { createHash } from 'node:crypto';
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { SubwikisTable, WikisTable } from '../../db/tables.ts';
@@ -13,6 +14,42 @@ export interface SubwikiOwner {
   key: string;
   userId: string | null;
   groupId: string | null;
+}
+
+/** What a new page's checks read (wikisRepository.pageCreationFacts). */
+export interface PageCreationFacts {
+  type: string;
+  course_id: string;
+  deleted_at: string | null;
+  wiki_id: string | null;
+  wiki_mode: WikiRow['mode'] | null;
+  subwiki_id: string | null;
+  title_taken: boolean | number;
+  person_live: boolean | number;
+}
+
+/**
+ * The key of the subwiki a page goes into, by its wiki's mode (`mode`, SQL): everybody's, the person's, or the
+ * group's; null for a group wiki without a group. `cast … as text` types the parameters on both databases.
+ */
+export const ownerKeySql = (mode: RawBuilder<unknown>, owner: { userId: string; groupId: string | null }): RawBuilder<string | null> =>
+  sql`case ${mode} when 'collaborative' then 'common' when 'individual' then 'user:' || cast(${owner.userId} as text) when 'group' then 'group:' || cast(${owner.groupId} as text) end`;
+
+/**
+ * A subwiki's id, made from its wiki's activity and its owner key rather than drawn: whoever makes it first, and
+ * however many make it at once, it is the same row. A UUID of version 8 (RFC 9562: its bits the service's own),
+ * from the MD5 of `<activity id>/<owner key>`. Subwikis made before this have drawn ids; they are found by their
+ * key, never made again.
+ */
+export function subwikiIdOf(activityId: string, ownerKey: string): string {
+  const hex = createHash('md5').update(`${activityId}/${ownerKey}`).digest('hex');
+  const variant = ((Number.parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** The key of the subwiki a page goes into in a wiki of `mode`: everybody's, the person's, or the group's. */
+export function ownerKeyOf(mode: WikiRow['mode'], owner: { userId: string; groupId: string | null }): string {
+  return mode === 'collaborative' ? 'common' : mode === 'individual' ? `user:${owner.userId}` : `group:${owner.groupId}`;
 }
 
 export const wikisRepository = {
@@ -40,51 +77,29 @@ export const wikisRepository = {
   },
 
   /**
-   * The activity `activityId` with its wiki's id and mode (null where it has none), in one read: a new page's
-   * first facts.
+   * What a new page's checks read, at once (one round trip): the activity `activityId` and its wiki's id and mode
+   * (null where absent), the subwiki the page would go into by that mode (`owner`: the person and group the
+   * request names; null where it has none yet), whether a live page of it is titled `title`, and whether the
+   * person an individual wiki's page would belong to is a live person of the organisation.
    */
-  activityWithWiki(db: Db, organisationId: string, activityId: string) {
-    return db
-      .selectFrom('activities')
-      .leftJoin('wikis', (join) => join.onRef('wikis.activity_id', '=', 'activities.id').onRef('wikis.organisation_id', '=', 'activities.organisation_id'))
-      .select(['activities.type', 'activities.course_id', 'activities.deleted_at', 'wikis.id as wiki_id', 'wikis.mode as wiki_mode'])
-      .where('activities.organisation_id', '=', organisationId)
-      .where('activities.id', '=', activityId)
-      .executeTakeFirst();
+  pageCreationFacts(db: Db, organisationId: string, activityId: string, owner: { userId: string; groupId: string | null }, title: string): Promise<PageCreationFacts | undefined> {
+    return sql<PageCreationFacts>`
+      select a.type, a.course_id, a.deleted_at, w.id as wiki_id, w.mode as wiki_mode, s.id as subwiki_id,
+        exists(select 1 from wiki_pages p where p.organisation_id = a.organisation_id and p.subwiki_id = s.id and p.title = ${title} and p.deleted_at is null) as title_taken,
+        exists(select 1 from people pe where pe.organisation_id = a.organisation_id and pe.id = ${owner.userId} and pe.deleted_at is null) as person_live
+      from activities a
+      left join wikis w on w.organisation_id = a.organisation_id and w.activity_id = a.id
+      left join subwikis s on s.organisation_id = a.organisation_id and s.wiki_id = w.id and s.owner_key = ${ownerKeySql(sql`w.mode`, owner)}
+      where a.organisation_id = ${organisationId} and a.id = ${activityId}`
+      .execute(db)
+      .then((result) => result.rows[0]);
   },
 
   /**
-   * The owner's subwiki, made on first use (two first uses at once both get the one row), and whether a live page
-   * of it is titled `title`: one round trip on PostgreSQL, where the INSERT, whose result nobody reads, rides with
-   * the read (db/deferred-writes.ts).
+   * A deferred write (db/deferred-writes.ts): the owner's subwiki where it has none yet, with the id it has
+   * wherever it is made (subwikiIdOf), so that two first pages of one owner at once both go into the one row.
    */
-  async subwikiWithTitle(db: Db, organisationId: string, wikiId: string, owner: SubwikiOwner, at: string, title: string): Promise<SubwikiRow & { title_taken: unknown }> {
-    await deferredWrite(
-      db,
-      db
-        .insertInto('subwikis')
-        .values({ id: newId(), organisation_id: organisationId, wiki_id: wikiId, owner_key: owner.key, user_id: owner.userId, group_id: owner.groupId, created_at: at })
-        .onConflict((oc) => oc.columns(['wiki_id', 'owner_key']).doNothing()),
-    );
-    return db
-      .selectFrom('subwikis')
-      .selectAll()
-      .select((eb) =>
-        eb
-          .exists(
-            eb
-              .selectFrom('wiki_pages')
-              .select('wiki_pages.id')
-              .where('wiki_pages.organisation_id', '=', organisationId)
-              .whereRef('wiki_pages.subwiki_id', '=', 'subwikis.id')
-              .where('wiki_pages.title', '=', title)
-              .where('wiki_pages.deleted_at', 'is', null),
-          )
-          .as('title_taken'),
-      )
-      .where('organisation_id', '=', organisationId)
-      .where('wiki_id', '=', wikiId)
-      .where('owner_key', '=', owner.key)
-      .executeTakeFirstOrThrow();
+  async insertSubwiki(db: Db, row: SubwikiRow): Promise<void> {
+    await deferredWrite(db, db.insertInto('subwikis').values(row).onConflict((oc) => oc.doNothing()));
   },
 };
