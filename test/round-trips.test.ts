@@ -31,7 +31,6 @@ const budgets: Record<string, number> = {
  * depend on their number): allowed `base + perOperation × n` today.
  */
 const bulkGrowth: Record<string, { base: number; perOperation: number }> = {
-  '/lesson_pages/bulk': { base: 3, perOperation: 1 },
 };
 
 /** Resource kinds: the collections the registry can read by id, with the operations of the five actions they have. */

@@ -2,10 +2,12 @@ import Type from 'typebox';
 import { ListQuery } from '../../operations/pagination.ts';
 import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type Resource } from '../../operations/resource-operations.ts';
 import { isUuid, Uuid } from '../../operations/schemas.ts';
-import type { BulkRequestBody } from '../bulk/bulk-engine.ts';
+import type { Static } from 'typebox';
+import type { BulkRequestBody, BulkTarget } from '../bulk/bulk-engine.ts';
 import { bulkOperation } from '../bulk/bulk.operation.ts';
 import { CreateLessonPage, LessonPage, UpdateLessonPage, UpsertLessonPage } from './lesson-pages.schemas.ts';
 import { prefetchedLessonPageLookups, type LessonPageLookups } from './lesson-pages.service.ts';
+import { namedInLessonPagesBulk, type LessonPageStore } from './lesson-pages.store.ts';
 
 /** The lessons a bulk request's creates and upserts name, read from the body before each is validated (UUIDs only). */
 function lessonsNamedIn(body: BulkRequestBody): Set<string> {
@@ -111,16 +113,25 @@ export const lessonPageOperations = [
     example: { ref: 'page-1', op: 'create', data: example },
     executors(ctx, body) {
       const { db, services } = ctx;
+      const svc = services.lessonPages;
       const org = ctx.organisation.id;
-      // One set of lookups for the whole request: the lessons its creates and upserts name are checked, and their
-      // last sort keys read, in one query when the first operation runs.
+      // The same service functions, reading and writing at once, or through a batch's store (lesson-pages.store.ts).
+      const bind = (lookups: () => Promise<LessonPageLookups>, store?: LessonPageStore) => ({
+        create: async (data: Static<typeof CreateLessonPage>, externalId: string | undefined) =>
+          svc.create(db, org, externalId === undefined ? data : { ...data, external_id: externalId }, await lookups(), store),
+        update: async (target: BulkTarget, data: Static<typeof UpdateLessonPage>) => svc.update(db, org, target, data, await lookups(), store),
+        upsert: async (externalId: string, data: Static<typeof UpsertLessonPage>) => svc.upsertByExternalId(db, org, externalId, data, await lookups(), store),
+        delete: async (target: BulkTarget) => svc.remove(db, org, target, await lookups(), store),
+      });
+      // One by one (only when a batch could not be written): the lessons its creates and upserts name are checked,
+      // and their last sort keys read, in one query when the first operation runs.
       let prefetched: Promise<LessonPageLookups> | undefined;
-      const lookups = () => (prefetched ??= prefetchedLessonPageLookups(db, org, lessonsNamedIn(body)));
       return {
-        create: async (data, externalId) => services.lessonPages.create(db, org, externalId === undefined ? data : { ...data, external_id: externalId }, await lookups()),
-        update: async (target, data) => services.lessonPages.update(db, org, target, data, await lookups()),
-        upsert: async (externalId, data) => services.lessonPages.upsertByExternalId(db, org, externalId, data, await lookups()),
-        delete: async (target) => services.lessonPages.remove(db, org, target, await lookups()),
+        ...bind(() => (prefetched ??= prefetchedLessonPageLookups(db, org, lessonsNamedIn(body)))),
+        batch: async () => {
+          const { store, writes, lookups } = await svc.batch(db, org, namedInLessonPagesBulk(body.operations));
+          return { executors: bind(async () => lookups, store), writes };
+        },
       };
     },
   }),

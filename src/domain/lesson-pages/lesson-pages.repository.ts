@@ -1,6 +1,6 @@
-import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { LessonPagesTable } from '../../db/tables.ts';
+import type { LessonPagesTable, Tables } from '../../db/tables.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import type { FailureTranslation } from '../../db/deferred-writes.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
@@ -37,6 +37,23 @@ export interface CreationFacts {
 
 /** Identifies a page by its id or by the caller's external id (bulk operations may use either). */
 export type LessonPageRef = { id: string } | { external_id: string };
+
+/** What a page's place in its lesson is read from. */
+export type LessonPageKey = Pick<LessonPageRow, 'id' | 'lesson_id' | 'sort_key' | 'deleted_at'>;
+
+/** A row of namedInBulk: an activity (`a_…`), a page of it (null where it has none) and the extensions' switches. */
+export type NamedInBulkRow = { a_id: string | null; a_type: string | null; a_course_id: string | null; a_deleted_at: string | null } & { [C in keyof LessonPageRow]: LessonPageRow[C] | null } & {
+  [disabled: `disabled_${number}`]: boolean | number;
+};
+
+/** An activity a page's lesson id names, with the greatest sort key of its pages (deleted ones included). */
+export interface NamedLesson {
+  id: string;
+  type: string;
+  course_id: string;
+  deleted_at: string | null;
+  last_sort_key: string | null;
+}
 
 export const lessonPagesRepository = {
   ...rows,
@@ -140,6 +157,43 @@ export const lessonPagesRepository = {
       .where('activities.organisation_id', '=', organisationId)
       .where('activities.id', 'in', ids)
       .execute();
+  },
+
+  /**
+   * What a bulk request's operations name, in one statement (inside a transaction, each statement is a round trip
+   * on PostgreSQL): the activities the creates name as lessons and those that are the lessons of the pages named
+   * by id or external id, each with every page it has (deleted ones included), whole for the pages named and as
+   * their keys for the others; and, on every row, whether each of `extensions` is switched off. One row at least,
+   * with nulls where there is no activity.
+   */
+  namedInBulk(db: Db, organisationId: string, named: { pageIds: ReadonlySet<string>; externalIds: ReadonlySet<string>; lessonIds: ReadonlySet<string>; extensions: readonly string[] }): Promise<NamedInBulkRow[]> {
+    const pageIds = [...named.pageIds];
+    const externalIds = [...named.externalIds];
+    const lessonIds = [...named.lessonIds];
+    const namedPage = <T extends 'lesson_pages' | 'p'>(eb: ExpressionBuilder<Tables & { p: LessonPagesTable }, T>, table: T) =>
+      eb.or([...(pageIds.length > 0 ? [eb(`${table}.id` as never, 'in', pageIds as never)] : []), ...(externalIds.length > 0 ? [eb(`${table}.external_id` as never, 'in', externalIds as never)] : [])]);
+    const lessonsOfNamedPages = db.selectFrom('lesson_pages').select('lesson_pages.lesson_id').where('lesson_pages.organisation_id', '=', organisationId).where((eb) => namedPage(eb, 'lesson_pages'));
+    const anyPage = pageIds.length > 0 || externalIds.length > 0;
+    return db
+      .selectFrom(db.selectNoFrom(sql<number>`1`.as('one')).as('base'))
+      .leftJoin('activities as a', (join) =>
+        join.on((eb) =>
+          eb.and([
+            eb('a.organisation_id', '=', organisationId),
+            eb.or([...(lessonIds.length > 0 ? [eb('a.id', 'in', lessonIds)] : []), ...(anyPage ? [eb('a.id', 'in', lessonsOfNamedPages)] : [])]),
+          ]),
+        ),
+      )
+      .leftJoin('lesson_pages as p', (join) => join.onRef('p.organisation_id', '=', 'a.organisation_id').onRef('p.lesson_id', '=', 'a.id'))
+      .select(['a.id as a_id', 'a.type as a_type', 'a.course_id as a_course_id', 'a.deleted_at as a_deleted_at'])
+      .select(['p.id', 'p.organisation_id', 'p.external_id', 'p.created_at', 'p.updated_at', 'p.deleted_at', 'p.lesson_id', 'p.course_id', 'p.title', 'p.page_type', 'p.sort_key'])
+      .select((eb) => {
+        // The text of a page is read only for the pages named: the others' places are all the batch needs.
+        const whole = anyPage ? namedPage(eb as never, 'p') : sql<boolean>`false`;
+        return [eb.case().when(whole).then(eb.ref('p.contents')).end().as('contents'), eb.case().when(whole).then(eb.ref('p.answers')).end().as('answers')];
+      })
+      .select(named.extensions.map((extension, i) => sql<boolean | number>`${extensionsRepository.isDisabledSql(organisationId, extension)}`.as(`disabled_${i}`)))
+      .execute() as Promise<NamedInBulkRow[]>;
   },
 
   async findByExternalId(db: Db, organisationId: string, externalId: string): Promise<LessonPageRow | undefined> {

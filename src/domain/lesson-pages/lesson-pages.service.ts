@@ -12,14 +12,14 @@ import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError, type FieldError } from '../../errors/api-error.ts';
 import type { CursorCodec } from '../../operations/pagination.ts';
 import type { ExtensionService } from '../extensions/extensions.service.ts';
-import { activityDeleted, refuseUnlessActivityOfType, requireActivityOfType, requireLiveActivity } from '../activities/activities.service.ts';
+import { activityDeleted, refuseUnlessActivityOfType } from '../activities/activities.service.ts';
 import { extensionFor } from '../extensions/extensions.catalog.ts';
-import { softDelete } from '../deletions/soft-delete.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
 import { quotedForSummary } from '../../events/summary-text.ts';
 import { resourceList, type ListParams } from '../../operations/listing.ts';
 import type { CreateLessonPage, LessonPage, UpdateLessonPage, UpsertLessonPage } from './lesson-pages.schemas.ts';
-import { lessonPagesRepository, type LessonPageRef, type LessonPageRow } from './lesson-pages.repository.ts';
+import { lessonPagesRepository, type LessonPageRef, type LessonPageRow, type NamedLesson } from './lesson-pages.repository.ts';
+import { batchedLessonPageStore, directLessonPageStore, type LessonPageStore, type NamedInLessonPagesBulk } from './lesson-pages.store.ts';
 import { answerErrors, isJumpKeyword, isQuestionType, type AnswerValue, type PageTypeName } from './page-types.ts';
 
 type LessonPageView = Static<typeof LessonPage>;
@@ -48,8 +48,13 @@ export const lessonPageLookups = (): LessonPageLookups => ({ lessons: new Map(),
  * operation naming each would have read and kept. Any other lesson is read, and refused, by the operation.
  */
 export async function prefetchedLessonPageLookups(db: Db, organisationId: string, lessonIds: ReadonlySet<string>): Promise<LessonPageLookups> {
+  return lookupsOf(await lessonPagesRepository.lessonsWithLastKeys(db, organisationId, [...lessonIds]));
+}
+
+/** The lookups of `lessons`, as read for a bulk request by lessonsWithLastKeys (or from its batch's reads). */
+function lookupsOf(lessons: readonly NamedLesson[]): LessonPageLookups {
   const lookups = lessonPageLookups();
-  for (const lesson of await lessonPagesRepository.lessonsWithLastKeys(db, organisationId, [...lessonIds])) {
+  for (const lesson of lessons) {
     if (lesson.type !== 'lesson' || lesson.deleted_at !== null) continue;
     lookups.lessons.set(lesson.id, lesson.course_id);
     lookups.lastKeys.set(lesson.id, lesson.last_sort_key ?? null);
@@ -85,38 +90,37 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
   const { clock, cursors, events, extensions } = deps;
 
   /** A page becomes a question of a type only while that question type is switched on; existing pages keep working. */
-  async function requireQuestionType(db: Db, organisationId: string, pageType: PageTypeName, lookups: LessonPageLookups): Promise<void> {
+  async function requireQuestionType(db: Db, organisationId: string, pageType: PageTypeName, lookups: LessonPageLookups, store: LessonPageStore, disabled?: boolean): Promise<void> {
     if (!isQuestionType(pageType) || lookups.questionTypesOn.has(pageType)) return;
-    await extensions.requireEnabled(db, organisationId, 'question_type', pageType, '/page_type');
+    const extension = extensionFor('question_type', pageType);
+    await extensions.requireEnabled(db, organisationId, 'question_type', pageType, '/page_type', disabled ?? (extension !== undefined && (await store.extensionDisabled(extension))));
     lookups.questionTypesOn.add(pageType);
   }
 
-  const record = (db: Db, organisationId: string, type: EventType, row: LessonPageRow, summary: string) =>
-    events.record(db, organisationId, type, { id: row.id, lesson_id: row.lesson_id, course_id: row.course_id, summary });
+  const record = (store: LessonPageStore, type: EventType, row: LessonPageRow, summary: string) => store.event(type, { id: row.id, lesson_id: row.lesson_id, course_id: row.course_id, summary });
 
   /** The live lesson activity a body names (422 at /lesson_id when it is none, 409 when deleted); its course id. */
-  async function lessonFor(db: Db, organisationId: string, lessonId: string, lookups: LessonPageLookups): Promise<string> {
+  async function lessonFor(lessonId: string, lookups: LessonPageLookups, store: LessonPageStore): Promise<string> {
     const known = lookups.lessons.get(lessonId);
     if (known !== undefined) return known;
-    const activity = await requireActivityOfType(db, organisationId, lessonId, 'lesson', '/lesson_id');
+    const activity = refuseUnlessActivityOfType(await store.activity(lessonId), lessonId, 'lesson', '/lesson_id');
     lookups.lessons.set(lessonId, activity.course_id);
     return activity.course_id;
   }
 
   /** A page that may change: 404 when there is none, 409 when it or its lesson was deleted. */
-  async function writable(db: Db, organisationId: string, ref: LessonPageRef, lookups: LessonPageLookups): Promise<LessonPageRow> {
-    const found = await lessonPagesRepository.find(db, organisationId, ref);
+  async function writable(ref: LessonPageRef, lookups: LessonPageLookups, store: LessonPageStore): Promise<LessonPageRow> {
+    const found = await store.find(ref);
     if (!found) throw notFound(ref);
     const { lesson_live: lessonLive, ...row } = found;
-    return checkWritable(db, organisationId, row, lookups, Boolean(lessonLive));
+    return checkWritable(row, lookups, store, Boolean(lessonLive));
   }
 
   /** `lessonLive`: whether the lesson was found live with the page (read here where not given). */
-  async function checkWritable(db: Db, organisationId: string, row: LessonPageRow, lookups: LessonPageLookups, lessonLive?: boolean): Promise<LessonPageRow> {
+  async function checkWritable(row: LessonPageRow, lookups: LessonPageLookups, store: LessonPageStore, lessonLive?: boolean): Promise<LessonPageRow> {
     if (row.deleted_at !== null) throw new ApiError('lesson_page.deleted', `Lesson page ${row.id} was deleted at ${row.deleted_at}; it can no longer change.`);
     if (!lookups.lessons.has(row.lesson_id)) {
-      if (lessonLive === undefined) await requireLiveActivity(db, organisationId, row.lesson_id);
-      else if (!lessonLive) throw activityDeleted(row.lesson_id);
+      if (!(lessonLive ?? (await store.activity(row.lesson_id))?.deleted_at === null)) throw activityDeleted(row.lesson_id);
       lookups.lessons.set(row.lesson_id, row.course_id);
     }
     return row;
@@ -126,12 +130,12 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     new ApiError('lesson_page.not_found', 'id' in ref ? `No lesson page ${ref.id} in this organisation.` : `No lesson page with external_id ${JSON.stringify(ref.external_id)} in this organisation.`);
 
   /** Answers must suit the page type, and a jump to a page must name a live page of the same lesson. */
-  async function checkAnswers(db: Db, organisationId: string, lessonId: string, type: PageTypeName, json: string): Promise<void> {
+  async function checkAnswers(store: LessonPageStore, lessonId: string, type: PageTypeName, json: string): Promise<void> {
     const answers = JSON.parse(json) as AnswerValue[];
     const errors: FieldError[] = answerErrors(type, answers);
     const pageIds = [...new Set(answers.map((a) => a.jump_to).filter((j) => !isJumpKeyword(j)))];
     if (pageIds.length > 0) {
-      const live = await lessonPagesRepository.livePagesOf(db, organisationId, lessonId, pageIds);
+      const live = await store.livePagesOf(lessonId, pageIds);
       answers.forEach((a, i) => {
         if (!isJumpKeyword(a.jump_to) && !live.has(a.jump_to)) {
           errors.push({ path: `/answers/${i}/jump_to`, code: 'not_found', detail: `No live page ${a.jump_to} in this lesson to jump to.` });
@@ -141,9 +145,9 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     if (errors.length > 0) throw new ApiError('validation.invalid_body', errors.map((e) => e.detail).join(' '), { errors });
   }
 
-  async function lastKey(db: Db, organisationId: string, lessonId: string, lookups: LessonPageLookups): Promise<string | null> {
+  async function lastKey(lessonId: string, lookups: LessonPageLookups, store: LessonPageStore): Promise<string | null> {
     if (lookups.lastKeys.has(lessonId)) return lookups.lastKeys.get(lessonId)!;
-    const key = (await lessonPagesRepository.creationFacts(db, organisationId, { lastKeyOf: lessonId })).last_sort_key;
+    const key = (await store.creationFacts({ lastKeyOf: lessonId })).last_sort_key;
     lookups.lastKeys.set(lessonId, key);
     return key;
   }
@@ -152,19 +156,19 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
    * The sort key for a page placed after `afterPageId` (null: first) in its lesson; `moving` is the page
    * itself when it already exists. Left out (undefined): at the end.
    */
-  async function placement(db: Db, organisationId: string, lessonId: string, afterPageId: string | null | undefined, moving: LessonPageRow | undefined, lookups: LessonPageLookups): Promise<string> {
+  async function placement(lessonId: string, afterPageId: string | null | undefined, moving: LessonPageRow | undefined, lookups: LessonPageLookups, store: LessonPageStore): Promise<string> {
     let key: string;
     if (afterPageId === undefined) {
-      key = generateKeyBetween(await lastKey(db, organisationId, lessonId, lookups), null);
+      key = generateKeyBetween(await lastKey(lessonId, lookups, store), null);
     } else if (afterPageId === null) {
-      key = generateKeyBetween(null, await lessonPagesRepository.sortKeyAfter(db, organisationId, lessonId, null, moving?.id));
+      key = generateKeyBetween(null, await store.sortKeyAfter(lessonId, null, moving?.id));
     } else {
       if (afterPageId === moving?.id) throw fieldError('/after_page_id', 'invalid', 'A page cannot be placed after itself.');
-      const anchor = await lessonPagesRepository.findById(db, organisationId, afterPageId);
-      if (!anchor || anchor.lesson_id !== lessonId || anchor.deleted_at !== null) {
+      const anchor = await store.pageOfLesson(lessonId, afterPageId);
+      if (!anchor || anchor.deleted_at !== null) {
         throw fieldError('/after_page_id', 'not_found', `No live page ${afterPageId} in this lesson.`);
       }
-      key = generateKeyBetween(anchor.sort_key, await lessonPagesRepository.sortKeyAfter(db, organisationId, lessonId, anchor.sort_key, moving?.id));
+      key = generateKeyBetween(anchor.sort_key, await store.sortKeyAfter(lessonId, anchor.sort_key, moving?.id));
     }
     const last = lookups.lastKeys.get(lessonId);
     if (lookups.lastKeys.has(lessonId) && (last === null || key > last!)) lookups.lastKeys.set(lessonId, key);
@@ -176,13 +180,13 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
    * read at once where `lookups` does not hold it yet, and checked in the same order: one round trip rather than
    * three on PostgreSQL.
    */
-  async function readCreationFacts(db: Db, organisationId: string, input: Static<typeof CreateLessonPage>, pageType: PageTypeName, lookups: LessonPageLookups): Promise<void> {
+  async function readCreationFacts(db: Db, organisationId: string, input: Static<typeof CreateLessonPage>, pageType: PageTypeName, lookups: LessonPageLookups, store: LessonPageStore): Promise<void> {
     const lessonId = input.lesson_id;
     const readLesson = !lookups.lessons.has(lessonId);
     const readSwitch = isQuestionType(pageType) && !lookups.questionTypesOn.has(pageType);
     const readLastKey = input.after_page_id === undefined && !lookups.lastKeys.has(lessonId);
     if (!readLesson && !readSwitch && !readLastKey) return;
-    const facts = await lessonPagesRepository.creationFacts(db, organisationId, {
+    const facts = await store.creationFacts({
       lessonId: readLesson ? lessonId : undefined,
       extension: readSwitch ? extensionFor('question_type', pageType) : undefined,
       lastKeyOf: readLastKey ? lessonId : undefined,
@@ -193,8 +197,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
       lookups.lessons.set(lessonId, facts.lesson_course_id!);
     }
     if (readSwitch) {
-      await extensions.requireEnabled(db, organisationId, 'question_type', pageType, '/page_type', Boolean(facts.extension_disabled));
-      lookups.questionTypesOn.add(pageType);
+      await requireQuestionType(db, organisationId, pageType, lookups, store, Boolean(facts.extension_disabled));
     }
     if (readLastKey) lookups.lastKeys.set(lessonId, facts.last_sort_key);
   }
@@ -227,15 +230,15 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     return toLessonPageView(made);
   }
 
-  async function create(db: Db, organisationId: string, input: Static<typeof CreateLessonPage>, lookups = lessonPageLookups()): Promise<LessonPageView> {
+  async function create(db: Db, organisationId: string, input: Static<typeof CreateLessonPage>, lookups = lessonPageLookups(), store = directLessonPageStore(db, organisationId, events)): Promise<LessonPageView> {
     const pageType = input.page_type ?? 'content';
     const finished = await createInOneStatement(db, organisationId, input, pageType);
     if (finished) return finished;
-    await readCreationFacts(db, organisationId, input, pageType, lookups);
-    const courseId = await lessonFor(db, organisationId, input.lesson_id, lookups);
-    await requireQuestionType(db, organisationId, pageType, lookups);
+    await readCreationFacts(db, organisationId, input, pageType, lookups, store);
+    const courseId = await lessonFor(input.lesson_id, lookups, store);
+    await requireQuestionType(db, organisationId, pageType, lookups, store);
     const answers = answersJson(input.answers ?? []);
-    await checkAnswers(db, organisationId, input.lesson_id, pageType, answers);
+    await checkAnswers(store, input.lesson_id, pageType, answers);
     const at = clock.now().toISOString();
     const row: LessonPageRow = {
       ...newResourceRow(organisationId, input.external_id, at),
@@ -245,10 +248,10 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
       page_type: pageType,
       contents: contentsJson(input.contents),
       answers,
-      sort_key: await placement(db, organisationId, input.lesson_id, input.after_page_id, undefined, lookups),
+      sort_key: await placement(input.lesson_id, input.after_page_id, undefined, lookups, store),
     };
-    await insertWithExternalId((onClash) => lessonPagesRepository.insert(db, row, onClash), 'lesson page', input.external_id);
-    await record(db, organisationId, 'lesson_page.created', row, `Lesson page ${quotedForSummary(row.title)} added.`);
+    await insertWithExternalId((onClash) => store.insert(row, onClash), 'lesson page', input.external_id);
+    await record(store, 'lesson_page.created', row, `Lesson page ${quotedForSummary(row.title)} added.`);
     return toLessonPageView(row);
   }
 
@@ -256,31 +259,40 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
    * Partial update of a writable page. A change that changes nothing is not an update: no event, and
    * `updated_at` stays. Moving to where the page already is (right after the same live page) is no change.
    */
-  async function updateRow(db: Db, organisationId: string, row: LessonPageRow, patch: Static<typeof UpdateLessonPage>, lookups: LessonPageLookups): Promise<LessonPageView> {
+  async function updateRow(db: Db, organisationId: string, row: LessonPageRow, patch: Static<typeof UpdateLessonPage>, lookups: LessonPageLookups, store: LessonPageStore): Promise<LessonPageView> {
     const changes: Partial<Pick<LessonPageRow, 'title' | 'page_type' | 'contents' | 'answers' | 'sort_key' | 'updated_at'>> = {};
     if (patch.title !== undefined && patch.title !== row.title) changes.title = patch.title;
     if (patch.page_type !== undefined && patch.page_type !== row.page_type) changes.page_type = patch.page_type;
     if (patch.contents !== undefined && contentsJson(patch.contents) !== row.contents) changes.contents = contentsJson(patch.contents);
     if (patch.answers !== undefined && answersJson(patch.answers) !== row.answers) changes.answers = answersJson(patch.answers);
-    if (changes.page_type !== undefined) await requireQuestionType(db, organisationId, changes.page_type as PageTypeName, lookups);
+    if (changes.page_type !== undefined) await requireQuestionType(db, organisationId, changes.page_type as PageTypeName, lookups, store);
     if (changes.page_type !== undefined || changes.answers !== undefined) {
-      await checkAnswers(db, organisationId, row.lesson_id, (changes.page_type ?? row.page_type) as PageTypeName, changes.answers ?? row.answers);
+      await checkAnswers(store, row.lesson_id, (changes.page_type ?? row.page_type) as PageTypeName, changes.answers ?? row.answers);
     }
     if (patch.after_page_id !== undefined) {
-      const previous = await lessonPagesRepository.previousLive(db, organisationId, row);
-      if ((previous?.id ?? null) !== patch.after_page_id) changes.sort_key = await placement(db, organisationId, row.lesson_id, patch.after_page_id, row, lookups);
+      const previous = await store.previousLive(row);
+      if ((previous ?? null) !== patch.after_page_id) changes.sort_key = await placement(row.lesson_id, patch.after_page_id, row, lookups, store);
     }
     const changed = Object.keys(changes);
     if (changed.length === 0) return toLessonPageView(row);
     changes.updated_at = clock.now().toISOString();
-    await lessonPagesRepository.update(db, organisationId, row.id, changes);
+    await store.update(row, changes);
     const updated = { ...row, ...changes };
     const what = changed.map((c) => (c === 'sort_key' ? 'place in the lesson' : c.replace('_', ' ')));
-    await record(db, organisationId, 'lesson_page.updated', updated, `Lesson page ${quotedForSummary(updated.title)} changed: ${what.join(', ')}.`);
+    await record(store, 'lesson_page.updated', updated, `Lesson page ${quotedForSummary(updated.title)} changed: ${what.join(', ')}.`);
     return toLessonPageView(updated);
   }
 
   return {
+    /**
+     * A bulk request's batch (domain/bulk/batch-writes.ts): what its operations name, read in one round trip, the
+     * store its operations then read and write through, and the lookups the one-by-one run would have started with.
+     */
+    async batch(db: Db, organisationId: string, named: NamedInLessonPagesBulk) {
+      const { store, writes, lessons } = await batchedLessonPageStore(db, organisationId, events, named);
+      return { store, writes, lookups: lookupsOf(lessons) };
+    },
+
     async get(db: Db, organisationId: string, id: string): Promise<LessonPageView> {
       const row = await lessonPagesRepository.findById(db, organisationId, id);
       if (!row) throw notFound({ id });
@@ -304,7 +316,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
 
     create,
 
-    async update(db: Db, organisationId: string, ref: LessonPageRef, patch: Static<typeof UpdateLessonPage>, lookups = lessonPageLookups()): Promise<LessonPageView> {
+    async update(db: Db, organisationId: string, ref: LessonPageRef, patch: Static<typeof UpdateLessonPage>, lookups = lessonPageLookups(), store = directLessonPageStore(db, organisationId, events)): Promise<LessonPageView> {
       // One round trip (PostgreSQL, db/final-statement.ts) for a new title or contents, which no rule checks
       // against the database but the page's and its lesson's being live: the change and its event go with the
       // COMMIT, and a page not changed (absent, deleted, its lesson deleted, already so) refuses it, so that the
@@ -314,25 +326,25 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
         const changes = { title: patch.title, contents: patch.contents === undefined ? undefined : contentsJson(patch.contents) };
         return toLessonPageView(await lessonPagesRepository.updateInOneStatement(db, organisationId, ref.id, changes, clock.now().toISOString()));
       }
-      return updateRow(db, organisationId, await writable(db, organisationId, ref, lookups), patch, lookups);
+      return updateRow(db, organisationId, await writable(ref, lookups, store), patch, lookups, store);
     },
 
     /** A page's lesson is fixed: an upsert naming another lesson is a 422 at /lesson_id. Fields left out keep their value. */
-    async upsertByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof UpsertLessonPage>, lookups = lessonPageLookups()) {
-      const existing = await lessonPagesRepository.findByExternalId(db, organisationId, externalId);
-      if (!existing) return { created: true, view: await create(db, organisationId, { ...input, external_id: externalId }, lookups) };
+    async upsertByExternalId(db: Db, organisationId: string, externalId: string, input: Static<typeof UpsertLessonPage>, lookups = lessonPageLookups(), store = directLessonPageStore(db, organisationId, events)) {
+      const existing = await store.byExternalId(externalId);
+      if (!existing) return { created: true, view: await create(db, organisationId, { ...input, external_id: externalId }, lookups, store) };
       if (existing.lesson_id !== input.lesson_id) throw fieldError('/lesson_id', 'immutable', 'A lesson page cannot move to another lesson.');
       const { lesson_id: _lesson, ...patch } = input;
-      return { created: false, view: await updateRow(db, organisationId, await checkWritable(db, organisationId, existing, lookups), patch, lookups) };
+      return { created: false, view: await updateRow(db, organisationId, await checkWritable(existing, lookups, store), patch, lookups, store) };
     },
 
-    async remove(db: Db, organisationId: string, ref: LessonPageRef, lookups = lessonPageLookups()): Promise<void> {
+    async remove(db: Db, organisationId: string, ref: LessonPageRef, lookups = lessonPageLookups(), store = directLessonPageStore(db, organisationId, events)): Promise<void> {
       // One round trip (PostgreSQL, db/final-statement.ts): the delete, its tombstone and its event go with the
       // COMMIT, and a page not live or in a deleted lesson refuses it, so that the request runs again down here.
       if ('id' in ref && finalStatementOffered()) return lessonPagesRepository.softDeleteInOneStatement(db, organisationId, ref.id, clock.now().toISOString());
-      const row = await writable(db, organisationId, ref, lookups);
-      await softDelete(db, organisationId, 'lesson_page', row, clock.now().toISOString(), (patch) => lessonPagesRepository.update(db, organisationId, row.id, patch));
-      await record(db, organisationId, 'lesson_page.deleted', row, `Lesson page ${quotedForSummary(row.title)} deleted.`);
+      const row = await writable(ref, lookups, store);
+      await store.softDelete(row, clock.now().toISOString());
+      await record(store, 'lesson_page.deleted', row, `Lesson page ${quotedForSummary(row.title)} deleted.`);
     },
   };
 }
