@@ -3,8 +3,9 @@ import { ListQuery } from '../../operations/pagination.ts';
 import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type Resource } from '../../operations/resource-operations.ts';
 import { isUuid, Uuid } from '../../operations/schemas.ts';
 import type { Static } from 'typebox';
-import type { BulkRequestBody, BulkTarget } from '../bulk/bulk-engine.ts';
-import { bulkOperation } from '../bulk/bulk.operation.ts';
+import type { BulkExecutors, BulkRequestBody, BulkTarget } from '../bulk/bulk-engine.ts';
+import { bulkOperation, type BulkOperationSpec } from '../bulk/bulk.operation.ts';
+import type { OperationContext } from '../../operations/operation.ts';
 import { CreateLessonPage, LessonPage, UpdateLessonPage, UpsertLessonPage } from './lesson-pages.schemas.ts';
 import { prefetchedLessonPageLookups, type LessonPageLookups } from './lesson-pages.service.ts';
 import { namedInLessonPagesBulk, type LessonPageStore } from './lesson-pages.store.ts';
@@ -33,6 +34,45 @@ const example = {
     { text: 'Oxygen', response: 'Oxygen is what they give off.', score: 0, jump_to: 'this_page' },
   ],
 };
+
+type LessonPageBulkOps = { create: { data: typeof CreateLessonPage }; update: { data: typeof UpdateLessonPage }; upsert: { data: typeof UpsertLessonPage }; delete: Record<string, never> };
+
+// spec: operation 9 — up to 500 lesson page operations; `op` is create, update, upsert or delete. Its declaration
+// is exported so that a test can run the same requests without the batch (lesson-pages.bulk-batch.test.ts).
+export const lessonPagesBulk = {
+  id: 'bulkLessonPages',
+  collection: lessonPage.collection,
+  tag: lessonPage.tag,
+  summary: 'Apply up to 500 lesson page operations',
+  ...manage,
+  item: LessonPage,
+  emits: [events.created, events.updated, events.deleted],
+  operations: { create: { data: CreateLessonPage }, update: { data: UpdateLessonPage }, upsert: { data: UpsertLessonPage }, delete: {} },
+  example: { ref: 'page-1', op: 'create', data: example },
+  executors(ctx: OperationContext, body: BulkRequestBody): BulkExecutors<LessonPageBulkOps> {
+    const { db, services } = ctx;
+    const svc = services.lessonPages;
+    const org = ctx.organisation.id;
+    // The same service functions, reading and writing at once, or through a batch's store (lesson-pages.store.ts).
+    const bind = (lookups: () => Promise<LessonPageLookups>, store?: LessonPageStore) => ({
+      create: async (data: Static<typeof CreateLessonPage>, externalId: string | undefined) =>
+        svc.create(db, org, externalId === undefined ? data : { ...data, external_id: externalId }, await lookups(), store),
+      update: async (target: BulkTarget, data: Static<typeof UpdateLessonPage>) => svc.update(db, org, target, data, await lookups(), store),
+      upsert: async (externalId: string, data: Static<typeof UpsertLessonPage>) => svc.upsertByExternalId(db, org, externalId, data, await lookups(), store),
+      delete: async (target: BulkTarget) => svc.remove(db, org, target, await lookups(), store),
+    });
+    // One by one (only when a batch could not be written): the lessons its creates and upserts name are checked,
+    // and their last sort keys read, in one query when the first operation runs.
+    let prefetched: Promise<LessonPageLookups> | undefined;
+    return {
+      ...bind(() => (prefetched ??= prefetchedLessonPageLookups(db, org, lessonsNamedIn(body)))),
+      batch: async () => {
+        const { store, writes, lookups } = await svc.batch(db, org, namedInLessonPagesBulk(body.operations));
+        return { executors: bind(async () => lookups, store), writes };
+      },
+    };
+  },
+} satisfies BulkOperationSpec<LessonPageBulkOps>;
 
 export const lessonPageOperations = [
   ...syncOperations({
@@ -100,39 +140,5 @@ export const lessonPageOperations = [
     capability: manage.capability,
     remove: (ctx, id) => ctx.services.lessonPages.remove(ctx.db, ctx.organisation.id, { id: id }),
   }),
-  // spec: operation 9 — up to 500 lesson page operations; `op` is create, update, upsert or delete.
-  bulkOperation({
-    id: 'bulkLessonPages',
-    collection: lessonPage.collection,
-    tag: lessonPage.tag,
-    summary: 'Apply up to 500 lesson page operations',
-    ...manage,
-    item: LessonPage,
-    emits: [events.created, events.updated, events.deleted],
-    operations: { create: { data: CreateLessonPage }, update: { data: UpdateLessonPage }, upsert: { data: UpsertLessonPage }, delete: {} },
-    example: { ref: 'page-1', op: 'create', data: example },
-    executors(ctx, body) {
-      const { db, services } = ctx;
-      const svc = services.lessonPages;
-      const org = ctx.organisation.id;
-      // The same service functions, reading and writing at once, or through a batch's store (lesson-pages.store.ts).
-      const bind = (lookups: () => Promise<LessonPageLookups>, store?: LessonPageStore) => ({
-        create: async (data: Static<typeof CreateLessonPage>, externalId: string | undefined) =>
-          svc.create(db, org, externalId === undefined ? data : { ...data, external_id: externalId }, await lookups(), store),
-        update: async (target: BulkTarget, data: Static<typeof UpdateLessonPage>) => svc.update(db, org, target, data, await lookups(), store),
-        upsert: async (externalId: string, data: Static<typeof UpsertLessonPage>) => svc.upsertByExternalId(db, org, externalId, data, await lookups(), store),
-        delete: async (target: BulkTarget) => svc.remove(db, org, target, await lookups(), store),
-      });
-      // One by one (only when a batch could not be written): the lessons its creates and upserts name are checked,
-      // and their last sort keys read, in one query when the first operation runs.
-      let prefetched: Promise<LessonPageLookups> | undefined;
-      return {
-        ...bind(() => (prefetched ??= prefetchedLessonPageLookups(db, org, lessonsNamedIn(body)))),
-        batch: async () => {
-          const { store, writes, lookups } = await svc.batch(db, org, namedInLessonPagesBulk(body.operations));
-          return { executors: bind(async () => lookups, store), writes };
-        },
-      };
-    },
-  }),
+  bulkOperation(lessonPagesBulk),
 ];
