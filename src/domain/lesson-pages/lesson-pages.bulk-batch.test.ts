@@ -3,11 +3,13 @@
 // made in a few multi-row statements. These hold it to the one-by-one run: the same declaration without its batch
 // is served beside it (`/lesson_pages_one_by_one/bulk`), and the same request, sent to each in two organisations
 // set up alike at the same instants, must leave the same answers, pages (and their order), events, tombstones and
-// audit entries, ids apart. On both databases.
+// audit entries, ids apart. On both databases; and, on PostgreSQL, a batch refused by the unique key of an
+// external id another transaction took meanwhile runs one by one.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CompiledQuery } from 'kysely';
-import { manualClock, startTestApp, type TestContext } from '../../../test/support/harness.ts';
+import { dialectUnderTest, manualClock, startTestApp, type TestContext } from '../../../test/support/harness.ts';
+import { newId } from '../../ids.ts';
 import type { Caller } from '../../../test/support/factories.ts';
 import { bulkOperation } from '../bulk/bulk.operation.ts';
 import { lessonPagesBulk } from './lesson-pages.operations.ts';
@@ -279,5 +281,44 @@ describe('POST /lesson_pages/bulk in batch: what the one-by-one run answers and 
       Array.from({ length: 100 }, (_, i) => ({ ref: `r${i}`, op: 'create', data: page([n.l1, n.l2][i % 2], `Page ${i}`, i % 7 === 3 ? { after_page_id: [n.p1, n.q1][i % 2] } : {}) })),
     );
     assert.equal(outcome.response[0].summary.succeeded, 100);
+  });
+
+  test('an external id another transaction takes while the batch reads: the batch INSERT is refused, and the operations run one by one', { skip: dialectUnderTest !== 'postgres' && 'needs two transactions at once (PostgreSQL)' }, async () => {
+    clock.set(new Date('2026-11-22T08:00:00.000Z'));
+    const { c, names: n } = await setUp();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const writtenNow = new Promise<void>((resolve) => (written = resolve));
+    const at = clock.now().toISOString();
+    const other = t.database.db.transaction().execute(async (trx) => {
+      const row = { id: newId(), organisation_id: c.org.id, external_id: 'x', created_at: at, updated_at: at, deleted_at: null };
+      await trx.insertInto('lesson_pages').values({ ...row, lesson_id: n.l1, course_id: n.course, title: 'Meanwhile', page_type: 'content', contents: null, answers: '[]', sort_key: 'a9' }).execute();
+      written();
+      await held;
+    });
+    await writtenNow;
+    const answer = call(c, 'POST', '/lesson_pages/bulk', { operations: [{ ref: 'x', op: 'create', external_id: 'x', data: page(n.l1, 'X') }, { ref: 'y', op: 'create', data: page(n.l1, 'Y') }] }, { 'idempotency-key': `k-${crypto.randomUUID()}` });
+    // The batch's INSERT waits on the other transaction's key; then that one commits.
+    let waited = false;
+    for (let i = 0; i < 200 && !waited; i++) {
+      const waiting = await t.database.db.selectFrom('pg_stat_activity' as never).select((eb) => eb.fn.countAll<number>().as('n')).where('wait_event_type' as never, '=', 'Lock' as never).executeTakeFirstOrThrow();
+      waited = Number(waiting.n) > 0;
+      if (!waited) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    release();
+    assert.ok(waited, 'the batch never waited on the other transaction');
+    await other;
+    const res = await answer;
+    assert.equal(res.status, 200, res.raw);
+    assert.deepEqual(res.body.results.map((r: { ref: string; status: number; error?: { code: string } }) => [r.ref, r.status, r.error?.code ?? null]), [['x', 409, 'resource.external_id_taken'], ['y', 201, null]]);
+    // One by one, the lesson is read again, with the page the other transaction added (a9); the refused create
+    // took the key after it (aA), as it would have in a batch, and Y the next.
+    assert.equal(res.body.results[1].data.sort_key, 'aB');
+    const titles = await t.database.db.selectFrom('lesson_pages').select('title').where('organisation_id', '=', c.org.id).where('lesson_id', '=', n.l1).orderBy('sort_key').execute();
+    assert.deepEqual(titles.map((r) => r.title), ['P1', 'P2', 'P3', 'Dead', 'Meanwhile', 'Y']);
+    const events = await t.database.db.selectFrom('outbox_events').select('data').where('organisation_id', '=', c.org.id).where('type', '=', 'lesson_page.created').execute();
+    assert.equal(events.filter((e) => JSON.parse(e.data).id === res.body.results[1].data.id).length, 1);
+    assert.equal(events.filter((e) => /"X"/.test(JSON.parse(e.data).summary)).length, 0);
   });
 });

@@ -1,6 +1,7 @@
 // Pages of a lesson activity: create (appended at the end, or after a given page), read, list in lesson
 // order, partial update (including moving), soft delete, and upsert by external id. The bulk endpoint
-// (spec operation 9) runs these same functions, sharing one `LessonPageLookups` across its operations.
+// (spec operation 9) runs these same functions, sharing one `LessonPageLookups` across its operations; they read
+// and write through a `LessonPageStore` (lesson-pages.store.ts): the database at once, or a bulk batch's memory.
 import { generateKeyBetween } from 'fractional-indexing';
 import type { Static } from 'typebox';
 import type { Clock } from '../../clock.ts';
