@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { ListQuery } from '../../operations/pagination.ts';
 import { createOperation, deleteByIdOperation, listOperation, readByIdOperation, syncOperations, updateOperation, type Resource } from '../../operations/resource-operations.ts';
-import { isUuid, Uuid } from '../../operations/schemas.ts';
+import { Uuid } from '../../operations/schemas.ts';
 import type { Static } from 'typebox';
 import type { BulkExecutors, BulkRequestBody, BulkTarget } from '../bulk/bulk-engine.ts';
 import { bulkOperation, type BulkOperationSpec } from '../bulk/bulk.operation.ts';
@@ -9,16 +9,6 @@ import type { OperationContext } from '../../operations/operation.ts';
 import { CreateLessonPage, LessonPage, UpdateLessonPage, UpsertLessonPage } from './lesson-pages.schemas.ts';
 import { prefetchedLessonPageLookups, type LessonPageLookups } from './lesson-pages.service.ts';
 import { namedInLessonPagesBulk, type LessonPageStore } from './lesson-pages.store.ts';
-
-/** The lessons a bulk request's creates and upserts name, read from the body before each is validated (UUIDs only). */
-function lessonsNamedIn(body: BulkRequestBody): Set<string> {
-  const ids = new Set<string>();
-  for (const item of body.operations) {
-    const lessonId = item.data?.lesson_id;
-    if ((item.op === 'create' || item.op === 'upsert') && typeof lessonId === 'string' && isUuid(lessonId)) ids.add(lessonId);
-  }
-  return ids;
-}
 
 const lessonPage: Resource = { collection: 'lesson_pages', resourceType: 'lesson_page', name: { singular: 'lesson page', plural: 'lesson pages' }, tag: 'Lesson pages', item: LessonPage, notFoundCode: 'lesson_page.not_found' };
 const read = { scope: 'courses:read', capability: 'course/view' } as const;
@@ -65,7 +55,8 @@ export const lessonPagesBulk = {
     // and their last sort keys read, in one query when the first operation runs.
     let prefetched: Promise<LessonPageLookups> | undefined;
     return {
-      ...bind(() => (prefetched ??= prefetchedLessonPageLookups(db, org, lessonsNamedIn(body)))),
+      // The lessons named as the batch reads them (namedInLessonPagesBulk), so that both start from the same lookups.
+      ...bind(() => (prefetched ??= prefetchedLessonPageLookups(db, org, namedInLessonPagesBulk(body.operations).lessonIds))),
       batch: async () => {
         const { store, writes, lookups } = await svc.batch(db, org, namedInLessonPagesBulk(body.operations));
         return { executors: bind(async () => lookups, store), writes };
