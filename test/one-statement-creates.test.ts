@@ -213,7 +213,7 @@ describe('POST of sections, enrolments, enrolment methods and users: in one stat
       const externalId = `u-${crypto.randomUUID()}`;
       const res = await added({ email: address(), name: 'Suspended', status: 'suspended', external_id: externalId });
       assert.deepEqual([res.body.roles, res.body.status, res.body.external_id], [[], 'suspended', externalId]);
-      // A custom role is read (its capabilities are checked against the giver's) and given.
+      // A custom role is given (in one statement: there, and allowing nothing the giver may not do).
       const role = await t.make.customRole(caller.org);
       assert.deepEqual((await added({ email: address(), name: 'Custom', roles: [role.key] })).body.roles, [role.key]);
     });
@@ -230,6 +230,26 @@ describe('POST of sections, enrolments, enrolment methods and users: in one stat
       await post({ email: address(), name: 'Unknown role', roles: ['teacher', 'no_such_role'] })(422, 'validation.invalid_body', '/roles/1');
       // The roles are checked before the address.
       await post({ email: live.body.email, name: 'Both', roles: ['no_such_role'] })(422, 'validation.invalid_body', '/roles/0');
+    });
+
+    test('a custom role is given only where it is a role here allowing nothing the giver may not do; refusals in the full path\'s order', async () => {
+      const manager = await t.make.caller({ org: caller.org, roles: ['manager'], platformAdmin: false });
+      const within = await t.make.customRole(caller.org, { capabilities: ['course/view', 'person/view'] });
+      const beyond = await t.make.customRole(caller.org, { capabilities: ['course/view', 'tenant/configure'] });
+      const asManager = (body: Record<string, unknown>) => t.api.request({ host: caller.org.address, key: manager.key, method: 'POST', path: '/users', body });
+      const given = await asManager({ email: address(), name: 'Within', roles: ['teacher', within.key] });
+      assert.equal(given.status, 201, given.raw);
+      assert.deepEqual(given.body.roles, ['teacher', within.key]);
+      const tooMuch = await asManager({ email: address(), name: 'Beyond', roles: [within.key, beyond.key] });
+      assert.deepEqual([tooMuch.status, tooMuch.body.code], [403, 'auth.missing_capability']);
+      assert.match(tooMuch.body.detail, new RegExp(`The role ${beyond.key} allows \`tenant/configure\``));
+      // An unknown role is a 422 before a built-in role the giver may not give is a 403, as on the full path.
+      const unknownFirst = await asManager({ email: address(), name: 'Both', roles: ['admin', 'no_such_role'] });
+      assert.deepEqual([unknownFirst.status, unknownFirst.body.errors?.[0]?.path], [422, '/roles/1']);
+      // An administrator may give any role of the organisation.
+      assert.equal((await added({ email: address(), name: 'Admin gives', roles: [beyond.key, within.key] })).body.roles.length, 2);
+      const made = await t.database.db.selectFrom('people').select('name').where('organisation_id', '=', caller.org.id).where('name', 'in', ['Beyond', 'Both']).execute();
+      assert.deepEqual(made, []);
     });
 
     test('one address asked for at once, many times: one person is made, the others are 409 user.email_taken', async () => {

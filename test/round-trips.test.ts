@@ -98,6 +98,13 @@ describe('round trips to PostgreSQL per request', { skip }, () => {
     });
   }
 
+  // Shapes of a create that the examples above do not send, whose premises read more.
+  test('POST /users giving a custom role', async () => {
+    const role = await t.make.customRole(caller.org);
+    const { res, trips } = await measure({ method: 'POST', path: '/users', body: { email: `trips-${crypto.randomUUID()}@example.edu`, name: 'Custom', roles: [role.key] } });
+    check('POST /users giving a custom role', res, trips, GOAL.plain);
+  });
+
   describe('bulk', () => {
     for (const op of operations.filter((o) => o.bulk)) {
       const growth = bulkGrowth[op.path] ?? { base: 0, perOperation: 0 };

@@ -42,6 +42,15 @@ function personRemoval(organisationId: string, at: string): [RowEvent, SoftDelet
   return [{ type: 'user.deleted', occurredAt: at, members: [['summary', sql`'User ' || to_json(u.name)::text || ' removed.'`]] }, { premises: [noActiveAdmin('people')], effects }];
 }
 
+/**
+ * A custom role given to a new person in its one-statement create: `key` must be a role of the organisation, and
+ * allow no capability outside `within` (the giver's; null: the giver may give any, as the CLI's operator).
+ */
+export interface RoleGrantPremise {
+  key: string;
+  within: string[] | null;
+}
+
 export const usersRepository = {
   ...rows,
 
@@ -98,8 +107,13 @@ export const usersRepository = {
    * anyone, removed or not) makes nothing: the full path then answers the 409, saying whether a removed person
    * holds the address.
    */
-  createInOneStatement(db: Db, row: UserRow): Promise<UserRow> {
-    return insertInOneStatement<UserRow>(db, 'people', row, { type: 'user.created', occurredAt: row.created_at, members: [['summary', sql`'User ' || to_json(u.name)::text || ' added.'`]] });
+  createInOneStatement(db: Db, row: UserRow, roles: readonly RoleGrantPremise[]): Promise<UserRow> {
+    const premises = roles.map(({ key, within }) => {
+      const given = sql`select 1 from custom_roles r where r.organisation_id = ${row.organisation_id} and r.key = ${key}`;
+      if (within === null) return sql<boolean>`exists(${given})`;
+      return sql<boolean>`exists(${given} and not exists(select 1 from json_array_elements_text(r.capabilities::json) c(capability) where c.capability <> all(${within}::text[])))`;
+    });
+    return insertInOneStatement<UserRow>(db, 'people', row, { type: 'user.created', occurredAt: row.created_at, members: [['summary', sql`'User ' || to_json(u.name)::text || ' added.'`]] }, { premises });
   },
 
   /**

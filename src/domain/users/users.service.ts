@@ -29,7 +29,7 @@ import { organisationsRepository } from '../organisations/organisations.reposito
 import { MIN_PASSWORD_LENGTH } from '../people/people.service.ts';
 import { customRoleCapabilities } from '../roles/role-capabilities.ts';
 import type { CreateUser, UpdateUser, UpsertUser, User } from './users.schemas.ts';
-import { usersRepository, type UserRow } from './users.repository.ts';
+import { usersRepository, type RoleGrantPremise, type UserRow } from './users.repository.ts';
 import { batchedUserStore, directUserStore, namedInUsersBulk, type UserStore } from './users.store.ts';
 import type { BatchWrites } from '../bulk/batch-writes.ts';
 import type { BulkItem } from '../bulk/bulk-engine.ts';
@@ -110,12 +110,7 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
   async function checkRoleChange(store: UserStore, by: Authority, current: string[], next: string[]): Promise<void> {
     const added = next.filter((r) => !current.includes(r));
     if (added.length === 0 && current.every((r) => next.includes(r))) return;
-    if (by.scopes && !by.scopes.has('roles:write')) {
-      throw new ApiError('auth.insufficient_scope', 'Setting or changing roles also needs the scope `roles:write`, which the credential was not granted.');
-    }
-    if (by.capabilities && !by.capabilities.has('role/assign')) {
-      throw new ApiError('auth.missing_capability', 'Setting or changing roles needs the capability `role/assign`, which you do not have in this organisation.');
-    }
+    checkMayAssign(by);
     const custom = await store.customRoles(added);
     for (const [i, key] of next.entries()) {
       if (added.includes(key) && !isRoleName(key) && !custom.has(key)) throw fieldError(`/roles/${i}`, 'unknown_role', `No role ${key} in this organisation (GET /roles lists them).`);
@@ -128,6 +123,29 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
         throw new ApiError('auth.missing_capability', `The role ${key} allows ${lacking.map((c) => `\`${c}\``).join(', ')}, which you do not have yourself; you cannot give it.`);
       }
     }
+  }
+
+  /** The refusals of a role change that need no database: the scope `roles:write` and the capability `role/assign`. */
+  function checkMayAssign(by: Authority): void {
+    if (by.scopes && !by.scopes.has('roles:write')) {
+      throw new ApiError('auth.insufficient_scope', 'Setting or changing roles also needs the scope `roles:write`, which the credential was not granted.');
+    }
+    if (by.capabilities && !by.capabilities.has('role/assign')) {
+      throw new ApiError('auth.missing_capability', 'Setting or changing roles needs the capability `role/assign`, which you do not have in this organisation.');
+    }
+  }
+
+  /**
+   * A new person's roles checked as the one-statement create checks them: the refusals that need no database
+   * here, and each custom role given as a premise of the statement (there, and allowing nothing the giver may not
+   * do); undefined when the request must take its full path at once, which refuses in its own order (a built-in
+   * role the giver may not give comes after an unknown custom role's 422 there).
+   */
+  function rolesAsPremises(by: Authority, roles: string[]): RoleGrantPremise[] | undefined {
+    if (roles.length === 0) return [];
+    checkMayAssign(by);
+    if (by.capabilities && roles.some((key) => isRoleName(key) && builtInRoles[key].some((c) => !by.capabilities!.has(c)))) return undefined;
+    return roles.filter((key) => !isRoleName(key)).map((key) => ({ key, within: by.capabilities === null ? null : [...by.capabilities] }));
   }
 
   /** Nobody removes or suspends themselves, and the organisation keeps one active administrator. */
@@ -161,11 +179,13 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
   ): Promise<UserView> {
     const email = normaliseEmail(input.email);
     const roles = input.roles ?? [];
-    await checkRoleChange(store, by, [], roles);
-    // One round trip (PostgreSQL, db/final-statement.ts) but for custom roles' capabilities, read above: the person
-    // and their event go with the COMMIT, the address not read first; an address or external id taken makes
-    // nothing and refuses it, so that the request runs again down here, where the 409 says who holds the address.
-    const offered = finalStatementOffered();
+    // One round trip (PostgreSQL, db/final-statement.ts): the person and their event go with the COMMIT, the
+    // address and the custom roles given not read first; an address or external id taken, a custom role not there
+    // or allowing more than the giver may do, makes nothing and refuses it, so that the request runs again down
+    // here, where the 409 says who holds the address and the 422 or 403 which role.
+    const premises = finalStatementOffered() ? rolesAsPremises(by, roles) : undefined;
+    const offered = premises !== undefined;
+    if (!offered) await checkRoleChange(store, by, [], roles);
     if (!offered) await checkEmailFree(store, email);
     const at = clock.now().toISOString();
     const row: UserRow = {
@@ -178,7 +198,7 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
       status: input.status ?? 'active',
       last_sign_in_at: null,
     };
-    if (offered) return toUserView(await usersRepository.createInOneStatement(db, row));
+    if (offered) return toUserView(await usersRepository.createInOneStatement(db, row, premises));
     // Its unique keys: the address, read free above (so taken meanwhile by a request at the same time, by a live
     // person), and the external id.
     await store.insert(row, { address: () => emailTaken(email, false), externalId: () => externalIdTaken('user', input.external_id) });
