@@ -8,10 +8,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { sql } from 'kysely';
 import path from 'node:path';
 import { generateKeyBetween } from 'fractional-indexing';
 import { quotedForSummary } from '../src/events/summary-text.ts';
-import { startTestAppWithCaller, type TestContext } from './support/harness.ts';
+import { dialectUnderTest, startTestAppWithCaller, type TestContext } from './support/harness.ts';
 import type { Caller } from './support/factories.ts';
 import { createChecks } from './support/create-checks.ts';
 
@@ -58,6 +59,57 @@ describe('POST of lesson pages, email messages, activities and files: in one sta
       // Placed after a page: between it and the next (the full path).
       const between = await added({ lesson_id: lesson.id, title: 'Between', after_page_id: first.body.id }, lesson);
       assert.equal(between.body.sort_key, generateKeyBetween(first.body.sort_key, generateKeyBetween(first.body.sort_key, null)));
+    });
+
+    test('placed first, after a page, after the last, and after a deleted neighbour\'s place: between its neighbours as generateKeyBetween makes it', async () => {
+      const lesson = await t.make.lesson(caller.org);
+      const keysInOrder = async () => (await t.database.db.selectFrom('lesson_pages').select(['id', 'sort_key']).where('lesson_id', '=', lesson.id).orderBy('sort_key').orderBy('id').execute());
+      const a = await added({ lesson_id: lesson.id, title: 'A' }, lesson);
+      const b = await added({ lesson_id: lesson.id, title: 'B' }, lesson);
+      const gone = await added({ lesson_id: lesson.id, title: 'Gone', after_page_id: a.body.id }, lesson);
+      assert.equal(gone.body.sort_key, generateKeyBetween(a.body.sort_key, b.body.sort_key));
+      assert.equal((await call('DELETE', `/lesson_pages/${gone.body.id}`)).status, 204);
+      // A deleted page keeps its key: the next page after A goes between A and it.
+      const afterA = await added({ lesson_id: lesson.id, title: 'After A', after_page_id: a.body.id }, lesson);
+      assert.equal(afterA.body.sort_key, generateKeyBetween(a.body.sort_key, gone.body.sort_key));
+      let first = a.body.sort_key as string;
+      for (let i = 0; i < 3; i++) {
+        const placed = await added({ lesson_id: lesson.id, title: `First ${i}`, after_page_id: null }, lesson);
+        assert.equal(placed.body.sort_key, generateKeyBetween(null, first));
+        first = placed.body.sort_key;
+      }
+      const last = await added({ lesson_id: lesson.id, title: 'After B', after_page_id: b.body.id }, lesson);
+      assert.equal(last.body.sort_key, generateKeyBetween(b.body.sort_key, null));
+      const order = (await keysInOrder()).map((r) => r.id);
+      assert.deepEqual(order.slice(-5), [a.body.id, afterA.body.id, gone.body.id, b.body.id, last.body.id]);
+    });
+
+    test('PostgreSQL: atrium_key_between(a, b) is generateKeyBetween(a, b), for every kind of pair', { skip: dialectUnderTest !== 'postgres' && 'PostgreSQL only' }, async () => {
+      const keys = new Set<string>();
+      // Integers of every length, the smallest and greatest of each, keys with fractions, long fractions.
+      for (let key = generateKeyBetween(null, null), i = 0; i < 3000; i++, key = generateKeyBetween(key, null)) if (i % 11 === 0 || /z$/.test(key)) keys.add(key);
+      for (let key = 'a0', i = 0; i < 300; i++, key = generateKeyBetween(null, key)) if (i % 5 === 0 || /0$|1$/.test(key)) keys.add(key);
+      let narrow = 'a1';
+      for (let i = 0; i < 40; i++) keys.add((narrow = generateKeyBetween('a0', narrow)));
+      for (const key of ['a0V', 'azzV', 'Zz', 'Yzz', 'b00', 'bzz', 'czzz', 'Az'.padEnd(27, 'z'), 'A'.padEnd(27, '0') + '1', 'A'.padEnd(27, '0') + '0V', `z${'z'.repeat(26)}`, `z${'z'.repeat(26)}V`, 'a0zzzy', 'a1001']) keys.add(key);
+      const sorted = [...keys].sort();
+      const pairs: Array<[string | null, string | null]> = [[null, null]];
+      sorted.forEach((key, i) => {
+        pairs.push([null, key], [key, null]);
+        if (i + 1 < sorted.length) pairs.push([key, sorted[i + 1]], [sorted[i + 1], key]);
+        if (i + 7 < sorted.length) pairs.push([key, sorted[i + 7]]);
+      });
+      const expected = pairs.flatMap(([a, b]) => {
+        try {
+          return [{ a, b, key: generateKeyBetween(a, b) }];
+        } catch {
+          return []; // no key there (before the smallest integer): the library refuses, and so does the function
+        }
+      });
+      assert.ok(expected.length > 1000);
+      const { rows } = await sql<{ key: string }>`select atrium_key_between(p.a, p.b) as key from unnest(${expected.map((e) => e.a)}::text[], ${expected.map((e) => e.b)}::text[]) with ordinality as p(a, b, n) order by p.n`.execute(t.database.db);
+      assert.equal(rows.length, expected.length);
+      rows.forEach(({ key }, i) => assert.equal(key, expected[i].key, `between ${expected[i].a} and ${expected[i].b}`));
     });
 
     test('every refusal as before, leaving nothing', async () => {

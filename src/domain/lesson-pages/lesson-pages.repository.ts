@@ -82,13 +82,14 @@ export const lessonPagesRepository = {
 
   /**
    * PostgreSQL, as a final statement (one-statement-update.repository.ts): a new page at the end of its lesson,
-   * `row` as the service made it but for its course (its lesson's) and its sort key, the one after the lesson's
-   * last (atrium_key_after: generateKeyBetween(last, null), as creationFacts reads the last), with its event as
-   * the service's `record` writes it. The premises, each a refusal of the full path: the lesson a live lesson
-   * activity, the question type's extension (`extension`) not switched off, each page an answer jumps to
-   * (`jumpTargets`) a live page of the lesson; an external id taken makes nothing either.
+   * `row` as the service made it but for its course (its lesson's) and its sort key, as generateKeyBetween makes it
+   * (the placement of the service): after the lesson's last (atrium_key_after), or, placed (`afterPageId`),
+   * between its neighbours (atrium_key_between); with its event as the service's `record` writes it. The
+   * premises, each a refusal of the full path: the lesson a live lesson activity, the question type's extension
+   * (`extension`) not switched off, each page an answer jumps to (`jumpTargets`) and the page it is placed after a
+   * live page of the lesson; an external id taken makes nothing either.
    */
-  createInOneStatement(db: Db, row: Omit<LessonPageRow, 'course_id' | 'sort_key'>, summary: string, checks: { extension: string | undefined; jumpTargets: readonly string[] }): Promise<LessonPageRow> {
+  createInOneStatement(db: Db, row: Omit<LessonPageRow, 'course_id' | 'sort_key'>, summary: string, checks: { extension: string | undefined; jumpTargets: readonly string[]; afterPageId?: string | null }): Promise<LessonPageRow> {
     const org = row.organisation_id;
     const lesson = sql`select a.course_id from activities a where a.organisation_id = ${org} and a.id = ${row.lesson_id} and a.type = 'lesson' and a.deleted_at is null`;
     const premises = [sql<boolean>`exists(${lesson})`];
@@ -97,12 +98,22 @@ export const lessonPagesRepository = {
     for (const page of checks.jumpTargets) {
       premises.push(sql<boolean>`exists(select 1 from lesson_pages p where p.organisation_id = ${org} and p.lesson_id = ${row.lesson_id} and p.id::text = ${page}::text and p.deleted_at is null)`);
     }
-    const last = sql`select p.sort_key from lesson_pages p where p.organisation_id = ${org} and p.lesson_id = ${row.lesson_id} order by p.sort_key desc limit 1`;
+    // Its key (keys of deleted pages count: they are never given again): after the lesson's last; before its
+    // first (`after_page_id: null`); or between the page named, a live page of the lesson, and the next key.
+    const keys = sql`select p.sort_key from lesson_pages p where p.organisation_id = ${org} and p.lesson_id = ${row.lesson_id}`;
+    let sortKey: RawBuilder<unknown>;
+    if (checks.afterPageId === undefined) sortKey = sql`atrium_key_after((${keys} order by p.sort_key desc limit 1))`;
+    else if (checks.afterPageId === null) sortKey = sql`atrium_key_between(null, (${keys} order by p.sort_key limit 1))`;
+    else {
+      const anchor = sql`(${keys} and p.id = ${checks.afterPageId}::uuid and p.deleted_at is null)`;
+      premises.push(sql<boolean>`exists${anchor}`);
+      sortKey = sql`atrium_key_between(${anchor}, (${keys} and p.sort_key > ${anchor} order by p.sort_key limit 1))`;
+    }
     const event = { type: 'lesson_page.created' as const, occurredAt: row.created_at, members: eventMembers(sql`${summary}::text`) };
     return insertInOneStatement<LessonPageRow>(db, 'lesson_pages', { ...row, course_id: null, sort_key: null }, event, {
       computed: [
         ['course_id', sql`(${lesson})`],
-        ['sort_key', sql`atrium_key_after((${last}))`],
+        ['sort_key', sortKey],
       ],
       premises,
     });

@@ -208,11 +208,13 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
    * the lesson's last (made by the database, as generateKeyBetween makes it) and its event go with the COMMIT; one
    * not made (the lesson absent, of another type or deleted, the question type switched off, a jump to no live
    * page of the lesson, the external id taken) refuses it, so that the request runs again down its full path
-   * (422, 409). Undefined where the request takes that path at once: a page placed after another (its key lies
-   * between two), answers unfit for the page type (a 422 that comes after the lesson's and the switch's refusals).
+   * (422, 409). Placed (`after_page_id`): its key between the page named, which must be a live page of the lesson,
+   * and the next key (null: before the first), made by the database as generateKeyBetween(a, b) makes it. Undefined
+   * where the request takes that path at once: answers unfit for the page type (a 422 that comes after the
+   * lesson's and the switch's refusals).
    */
   async function createInOneStatement(db: Db, organisationId: string, input: Static<typeof CreateLessonPage>, pageType: PageTypeName): Promise<LessonPageView | undefined> {
-    if (input.after_page_id !== undefined || !finalStatementOffered()) return undefined;
+    if (!finalStatementOffered()) return undefined;
     const answers = answersJson(input.answers ?? []);
     const parsed = JSON.parse(answers) as AnswerValue[];
     const extension = isQuestionType(pageType) ? extensionFor('question_type', pageType) : undefined;
@@ -227,7 +229,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
       answers,
     };
     const jumpTargets = [...new Set(parsed.map((a) => a.jump_to).filter((j) => !isJumpKeyword(j)))];
-    const made = await lessonPagesRepository.createInOneStatement(db, row, `Lesson page ${quotedForSummary(row.title)} added.`, { extension, jumpTargets });
+    const made = await lessonPagesRepository.createInOneStatement(db, row, `Lesson page ${quotedForSummary(row.title)} added.`, { extension, jumpTargets, afterPageId: input.after_page_id });
     return toLessonPageView(made);
   }
 
