@@ -45,13 +45,24 @@ export async function up(db: Kysely<any>): Promise<void> {
     end
   $$`.execute(db);
 
+  // The length of a key's integer part, which its head (A-Z, a-z) says (getIntegerLength).
+  await sql`create or replace function atrium_key_integer_length(k text) returns int language plpgsql immutable as $$
+    declare
+      head_at int := strpos('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', left(k, 1)) - 1;
+    begin
+      if head_at < 0 then
+        raise exception 'invalid order key head: %', k;
+      end if;
+      return case when head_at < 26 then 26 - head_at + 1 else head_at - 26 + 2 end;
+    end
+  $$`.execute(db);
+
   await sql`create or replace function atrium_key_between(a text, b text) returns text language plpgsql immutable as $$
     declare
       digits constant text := '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
       heads constant text := 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-      head_at int;
       integer_length int;
-      next_length int;
+      next_head text;
       int_a text;
       int_b text;
       carried text := '';
@@ -64,12 +75,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       if a is not null and a collate "C" > b collate "C" then
         return atrium_key_between(b, a);
       end if;
-      -- The integer part of b: its head says its length (getIntegerLength).
-      head_at := strpos(heads, left(b, 1)) - 1;
-      if head_at < 0 then
-        raise exception 'invalid order key head: %', b;
-      end if;
-      integer_length := case when head_at < 26 then 26 - head_at + 1 else head_at - 26 + 2 end;
+      integer_length := atrium_key_integer_length(b);
       int_b := left(b, integer_length);
       if a is null then
         -- The smallest integer: a key before b in its fraction.
@@ -89,17 +95,14 @@ export async function up(db: Kysely<any>): Promise<void> {
             return left(int_b, p - 1) || substr(digits, digit, 1) || carried;
           end if;
         end loop;
-        if head_at = 0 then
+        -- The head before b's, its integer part one digit longer or shorter (getIntegerLength).
+        if left(b, 1) = 'A' then
           raise exception 'cannot decrement any more: %', b;
         end if;
-        next_length := case when head_at - 1 < 26 then 26 - (head_at - 1) + 1 else head_at - 1 - 26 + 2 end;
-        return substr(heads, head_at, 1) || case when next_length > integer_length then carried || 'z' when next_length < integer_length then substr(carried, 2) else carried end;
+        next_head := substr(heads, strpos(heads, left(b, 1)) - 1, 1);
+        return next_head || case sign(atrium_key_integer_length(next_head) - integer_length) when 1 then carried || 'z' when -1 then substr(carried, 2) else carried end;
       end if;
-      head_at := strpos(heads, left(a, 1)) - 1;
-      if head_at < 0 then
-        raise exception 'invalid order key head: %', a;
-      end if;
-      integer_length := case when head_at < 26 then 26 - head_at + 1 else head_at - 26 + 2 end;
+      integer_length := atrium_key_integer_length(a);
       int_a := left(a, integer_length);
       if int_a = int_b then
         return int_a || atrium_key_midpoint(substr(a, integer_length + 1), substr(b, length(int_b) + 1));
