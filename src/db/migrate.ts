@@ -39,10 +39,10 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
     if (error) throw error instanceof Error ? error : new Error(String(error));
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   };
-  // On PostgreSQL the migrator takes a session-level advisory lock and releases it on "its" connection, but our
-  // driver (postgres-driver.ts) runs each statement outside a transaction on whichever connection is free: the
-  // unlock went elsewhere, and an idle pooled connection kept the lock, so every other process starting on the
-  // database waited for that connection to time out. Inside one transaction every statement, the lock and the
-  // unlock included, runs on the transaction's connection; the migrations also commit all together or not at all.
+  // On PostgreSQL everything runs in one transaction: every statement on its connection, and the migrations
+  // commit all together or not at all. The migrator's lock is held by that transaction (postgres-driver.ts,
+  // TransactionLockedAdapter), so that it ends with it, however it ends: Kysely's own session lock, unlocked by a
+  // statement of its own, stayed held on a pooled connection when a migration failed, and that statement's refusal
+  // in the aborted transaction hid the migration's error.
   return schema !== undefined ? db.transaction().execute(migrate) : migrate(db);
 }

@@ -4,7 +4,8 @@
 // PostgreSQL only: these are properties of that driver (the suite runs them with TEST_DATABASE_URL).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { Migrator, type Migration } from 'kysely/migration';
 import pg from 'pg';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from '../../test/support/harness.ts';
 import { newId } from '../ids.ts';
@@ -20,7 +21,7 @@ import { FinalStatementRefused, offerFinalStatement } from './final-statement.ts
 import { STATEMENT_HINTS } from './statement-hints.ts';
 import type { CompiledQuery } from 'kysely';
 
-/** The session-level advisory lock Kysely's migrator takes on PostgreSQL (kysely/dist/dialect/postgres/postgres-adapter.js). */
+/** The advisory lock Kysely's migrator takes on PostgreSQL (its key; ours holds it for a transaction: postgres-driver.ts). */
 const KYSELY_MIGRATION_LOCK_ID = '3853314791062309107';
 
 const skip = testDatabaseUrl ? false : 'PostgreSQL only: run with TEST_DATABASE_URL';
@@ -255,6 +256,36 @@ describe('PostgreSQL driver', { skip }, () => {
     } finally {
       await other.end();
     }
+  });
+
+  test('a migration that fails fails with its own error, leaves nothing of it and no lock; the next run goes on', async () => {
+    const schema = `failing_${newId().replaceAll('-', '')}`;
+    await sql`create schema ${sql.id(schema)}`.execute(db);
+    const migrations = {
+      '1-table': { up: (on: Kysely<any>) => on.schema.createTable(`${schema}.made`).addColumn('id', 'integer').execute() },
+      '2-broken': { up: async (on: Kysely<any>) => void (await sql`select * from ${sql.id(schema)}.no_such_table`.execute(on)) },
+    };
+    // As migrate.ts runs it: one transaction, the migrator inside it.
+    const run = (only: Record<string, Migration>) =>
+      db.transaction().execute(async (tx) => {
+        const migrator = new Migrator({ db: tx, provider: { getMigrations: async () => only }, migrationTableSchema: schema, migrationTableName: 'm', migrationLockTableName: 'm_lock' });
+        const { error } = await migrator.migrateToLatest();
+        if (error) throw error;
+      });
+    await assert.rejects(run(migrations), /relation ".*no_such_table" does not exist/);
+    const other = new pg.Client({ connectionString: testDatabaseUrl });
+    await other.connect();
+    try {
+      const { rows } = await other.query<{ locked: boolean }>('select pg_try_advisory_lock($1::bigint) as locked', [KYSELY_MIGRATION_LOCK_ID]);
+      assert.equal(rows[0].locked, true, 'the migration lock is free');
+      await other.query('select pg_advisory_unlock($1::bigint)', [KYSELY_MIGRATION_LOCK_ID]);
+      assert.equal((await other.query('select 1 from information_schema.tables where table_schema = $1', [schema])).rowCount, 0, 'nothing of the run stays');
+    } finally {
+      await other.end();
+    }
+    await run({ '1-table': migrations['1-table'] });
+    assert.equal((await sql<{ n: number }>`select count(*)::int as n from ${sql.id(schema)}.made`.execute(db)).rows[0].n, 0);
+    await sql`drop schema ${sql.id(schema)} cascade`.execute(db);
   });
 
   test('a shared read connection that was lost is replaced; reads go on', async () => {

@@ -27,8 +27,11 @@ import pg from 'pg';
 import {
   AbortedTransactionError,
   CompiledQuery,
+  PostgresAdapter,
   PostgresDialect,
   SelectQueryNode,
+  sql,
+  type Kysely,
   type DatabaseConnection,
   type Driver,
   type PostgresPool,
@@ -442,6 +445,24 @@ class PipelinedPostgresDriver implements Driver {
   }
 }
 
+/** Kysely's migration lock (its key, so that a process of an older release still excludes this one). */
+const MIGRATION_LOCK = BigInt('3853314791062309107');
+
+/**
+ * Kysely's PostgreSQL adapter with its migration lock held by a transaction: migrate.ts runs the migrations inside
+ * one transaction, and a lock that ends with it is released however it ends. Kysely's own is a session lock,
+ * released by a statement after the migrations: when one failed, that statement was refused in the aborted
+ * transaction (its "current transaction is aborted" hid the migration's own error) and the connection went back to
+ * the pool still holding the lock, so that every other process starting on the database waited for it.
+ */
+class TransactionLockedAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<any>): Promise<void> {
+    await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK)})`.execute(db);
+  }
+
+  override async releaseMigrationLock(): Promise<void> {}
+}
+
 /** Kysely's PostgreSQL dialect (compiler, adapter, introspection) over the driver above. */
 export class PipelinedPostgresDialect extends PostgresDialect {
   readonly #pool: PostgresPool & { options: pg.PoolConfig };
@@ -456,5 +477,9 @@ export class PipelinedPostgresDialect extends PostgresDialect {
 
   override createDriver(): Driver {
     return new PipelinedPostgresDriver(this.#pool, this.#options);
+  }
+
+  override createAdapter(): PostgresAdapter {
+    return new TransactionLockedAdapter();
   }
 }
