@@ -1,9 +1,10 @@
 // The process's HTTP listener (docs/operating.md#starting-losing-the-database-stopping). It opens before the database is ready, so that
 // `/healthz` answers 200 and `/readyz` 503 while the process waits for its database, and every other request
 // waits for the app a few seconds (STARTING_WAIT_MS), then is a 502 `database.unavailable`; once the app is
-// attached, requests go to it. At shutdown it drains: the listening socket closes first (a new connection is
-// refused, never answered 503, nor reset while it waited to be accepted), requests in flight finish with
-// `Connection: close`, and idle keep-alive connections are closed once idle for the keep-alive timeout.
+// attached, requests go to it. At shutdown it drains: the listening socket closes first, once no connection has
+// been accepted for a moment (a new connection is then refused, never answered 503, nor reset while it waited to
+// be accepted), requests in flight finish with `Connection: close`, and idle keep-alive connections are closed
+// once idle for the keep-alive timeout.
 import http from 'node:http';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -68,8 +69,8 @@ export async function openListener(options: { host: string; port: number; errors
   const idleSince = new Map<net.Socket, number>();
   /** Requests that arrived while the listening socket was closing: served once it is closed. */
   const parked: Array<() => void> = [];
-  /** When a connection was last accepted or a response last finished (a client may be about to connect). */
-  let lastActivity = Date.now();
+  /** When a connection was last accepted (while they keep coming, one may be waiting to be accepted). */
+  let lastAccepted = Date.now();
   let settled: (() => void) | undefined;
 
   /** Requests that arrived before the app, waiting for it (STARTING_WAIT_MS). */
@@ -102,19 +103,19 @@ export async function openListener(options: { host: string; port: number; errors
     idleSince.delete(socket);
     response.on('close', () => {
       open.delete(response);
-      lastActivity = Date.now();
-      if (open.size === 0 && !socket.destroyed) idleSince.set(socket, lastActivity);
+      if (open.size === 0 && !socket.destroyed) idleSince.set(socket, Date.now());
       settled?.();
     });
     if (phase === 'serving') return serve(request, response);
+    // Once the listening socket is closed, a connection is not used again: its client will find no other here.
     response.setHeader('Connection', 'close');
     if (phase === 'closing') parked.push(() => serve(request, response));
     else serve(request, response);
   });
   server.on('connection', (socket: net.Socket) => {
     active.set(socket, new Set());
-    lastActivity = Date.now();
-    idleSince.set(socket, lastActivity);
+    lastAccepted = Date.now();
+    idleSince.set(socket, lastAccepted);
     socket.on('close', () => {
       active.delete(socket);
       idleSince.delete(socket);
@@ -147,21 +148,24 @@ export async function openListener(options: { host: string; port: number; errors
 
   /**
    * Closing a listening socket resets every connection the kernel has completed but we have not accepted
-   * yet: a client that connected a moment before would see a reset instead of a refusal. So the socket closes
-   * once the traffic is quiet: new requests are parked (their clients wait for an answer instead of
-   * reconnecting), responses in progress get `Connection: close`, and when for QUIET_MS no connection has
-   * been accepted and no response has finished, no client is between connections. Heavy traffic may never
-   * be quiet: then it closes after LONGEST_QUIET_WAIT_MS all the same.
+   * yet: a client that connected a moment before would see a reset instead of a refusal, and a proxy that had
+   * sent a POST on it could not send it elsewhere (it may have had its effect): a 502. So the socket closes
+   * once no connection has been accepted for QUIET_MS, when none is likely to be waiting. Until then new
+   * requests are parked (their clients wait for an answer instead of sending more), and responses in progress
+   * keep their connections open (a `Connection: close` now would send their clients to connect again, here,
+   * at the worst moment: a proxy with upstream keep-alive, deploy/nginx.conf, then opens no new connection).
+   * Traffic that never leaves it quiet closes it after LONGEST_QUIET_WAIT_MS all the same. Only then do responses
+   * say `Connection: close`: the next connection a client opens is refused, and a proxy tries another process.
    */
   async function closeListeningSocket(): Promise<Promise<void>> {
     phase = 'closing';
-    for (const set of active.values()) for (const response of set) if (!response.headersSent) response.setHeader('Connection', 'close');
     const started = Date.now();
-    while (Date.now() - lastActivity < QUIET_MS && Date.now() - started < LONGEST_QUIET_WAIT_MS) await wakeOrAfter(QUIET_MS - (Date.now() - lastActivity));
+    while (Date.now() - lastAccepted < QUIET_MS && Date.now() - started < LONGEST_QUIET_WAIT_MS) await wakeOrAfter(QUIET_MS - (Date.now() - lastAccepted));
     // net.Server's close, not http.Server's: the latter also destroys idle keep-alive connections at once,
     // resetting a request that is already on its way on one of them.
     const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
     phase = 'draining';
+    for (const set of active.values()) for (const response of set) if (!response.headersSent) response.setHeader('Connection', 'close');
     for (const release of parked.splice(0)) release();
     return closed;
   }
