@@ -609,9 +609,12 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
       }
     };
     const loops = [loop('GET'), loop('GET'), loop('POST'), loop('POST')];
+    /** What each stopped process said of its shutdown (src/http/listener.ts), for a failure's message. */
+    const shutdowns: string[] = [];
     try {
       for (const i of [0, 1]) {
         await api[i].stop();
+        shutdowns.push(...api[i].logs.filter((l) => /listener|idle keep-alive|still running|shutting down/.test(String(l.msg))).map((l) => `API process ${i}: ${JSON.stringify(l)}`));
         await startApi(i);
         // nginx tries a process that refused it again after fail_timeout: wait for it to send this one traffic
         // (the loops' POSTs, which only they send; an access line names the route, never the URL).
@@ -625,7 +628,7 @@ describe('deployment: nginx, two API processes, two workers, one PostgreSQL, one
     // nginx's error log says why it answered a request itself (reset, closed early, timed out, and by which
     // process); a refused connection is not among them, since nginx then tries the other process.
     const logged = nginx.errorLog().split('\n').filter((l) => l !== '' && !l.includes('(111: Connection refused)'));
-    const why = unexpected.length === 0 ? '' : `\nnginx's error log but refused connections, last lines:\n${logged.slice(-15).join('\n')}`;
+    const why = unexpected.length === 0 ? '' : `\nnginx's error log but refused connections, last lines:\n${logged.slice(-15).join('\n')}\nthe processes' shutdowns:\n${shutdowns.join('\n')}`;
     assert.deepEqual(unexpected, [], `${unexpected.length} of ${outcomes.length} requests failed: ${[...new Set(unexpected)].slice(0, 5).join('\n')}${why}`);
     assert.ok(outcomes.length > 100);
 

@@ -145,6 +145,13 @@ export async function openListener(options: { host: string; port: number; errors
   const idleTooLong = (now: number) => [...idleSince].filter(([socket, since]) => active.get(socket)?.size === 0 && now - since >= server.keepAliveTimeout).map(([socket]) => socket);
   /** Resolves when a response or a connection ends, or after `ms`. */
   const wakeOrAfter = (ms: number) => Promise.race([new Promise<void>((resolve) => (settled = resolve)), sleep(Math.max(0, ms))]);
+  /**
+   * Resolves after the event loop has polled for I/O once more: a connection or a request already in the
+   * kernel is accepted or read by then. A timer fires before the loop's poll, so a decision taken in one (quiet,
+   * idle) would not see what arrived while the process was busy since the last poll; taken after this, it sees
+   * all but what arrives in the microseconds between the poll and the decision.
+   */
+  const afterPoll = () => new Promise<void>((resolve) => setImmediate(resolve));
 
   /**
    * Closing a listening socket resets every connection the kernel has completed but we have not accepted
@@ -157,17 +164,22 @@ export async function openListener(options: { host: string; port: number; errors
    * Traffic that never leaves it quiet closes it after LONGEST_QUIET_WAIT_MS all the same. Only then do responses
    * say `Connection: close`: the next connection a client opens is refused, and a proxy tries another process.
    */
-  async function closeListeningSocket(): Promise<Promise<void>> {
+  async function closeListeningSocket(): Promise<{ closed: Promise<void>; waitedMs: number; quiet: boolean; parked: number }> {
     phase = 'closing';
     const started = Date.now();
-    while (Date.now() - lastAccepted < QUIET_MS && Date.now() - started < LONGEST_QUIET_WAIT_MS) await wakeOrAfter(QUIET_MS - (Date.now() - lastAccepted));
+    const waiting = () => Date.now() - lastAccepted < QUIET_MS && Date.now() - started < LONGEST_QUIET_WAIT_MS;
+    do {
+      while (waiting()) await wakeOrAfter(QUIET_MS - (Date.now() - lastAccepted));
+      await afterPoll();
+    } while (waiting());
+    const shape = { waitedMs: Date.now() - started, quiet: Date.now() - lastAccepted >= QUIET_MS, parked: parked.length };
     // net.Server's close, not http.Server's: the latter also destroys idle keep-alive connections at once,
     // resetting a request that is already on its way on one of them.
     const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
     phase = 'draining';
     for (const set of active.values()) for (const response of set) if (!response.headersSent) response.setHeader('Connection', 'close');
     for (const release of parked.splice(0)) release();
-    return closed;
+    return { closed, ...shape };
   }
 
   return {
@@ -179,11 +191,19 @@ export async function openListener(options: { host: string; port: number; errors
     },
     async drain(timeoutMs) {
       const started = Date.now();
-      const closed = await closeListeningSocket();
-      log.info({ inFlight: inFlight(), connections: active.size }, 'listener closed; finishing requests in flight');
+      const { closed, ...closing } = await closeListeningSocket();
+      // How it closed (after the quiet, or at the longest wait, with how many requests held): what to read first
+      // should a client ever see a reset at shutdown.
+      log.info({ inFlight: inFlight(), connections: active.size, ...closing }, 'listener closed; finishing requests in flight');
       const deadline = started + timeoutMs;
       while (active.size > 0 && Date.now() < deadline) {
-        for (const socket of idleTooLong(Date.now())) socket.destroy();
+        if (idleTooLong(Date.now()).length > 0) {
+          // Idle still once a request already sent on it would have been read.
+          await afterPoll();
+          const idle = idleTooLong(Date.now());
+          if (idle.length > 0) log.info({ closed: idle.length, connections: active.size }, 'idle keep-alive connections closed');
+          for (const socket of idle) socket.destroy();
+        }
         // Woken by a response or a connection ending, or at least every 50 ms to look at the clock.
         await wakeOrAfter(Math.min(50, deadline - Date.now()));
       }
