@@ -117,13 +117,15 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     }
     if (!by.capabilities) return;
     for (const key of added) {
-      const allowed = isRoleName(key) ? builtInRoles[key] : (custom.get(key) as readonly string[]);
-      const lacking = allowed.filter((c) => !by.capabilities!.has(c as Capability));
+      const lacking = lackingToGive(by.capabilities, isRoleName(key) ? builtInRoles[key] : (custom.get(key) as readonly string[]));
       if (lacking.length > 0) {
         throw new ApiError('auth.missing_capability', `The role ${key} allows ${lacking.map((c) => `\`${c}\``).join(', ')}, which you do not have yourself; you cannot give it.`);
       }
     }
   }
+
+  /** What a role allows that the giver (`capabilities`) may not do: a role is given only where this is empty. */
+  const lackingToGive = (capabilities: ReadonlySet<Capability>, allowed: readonly string[]) => allowed.filter((c) => !capabilities.has(c as Capability));
 
   /** The refusals of a role change that need no database: the scope `roles:write` and the capability `role/assign`. */
   function checkMayAssign(by: Authority): void {
@@ -144,7 +146,8 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
   function rolesAsPremises(by: Authority, roles: string[]): RoleGrantPremise[] | undefined {
     if (roles.length === 0) return [];
     checkMayAssign(by);
-    if (by.capabilities && roles.some((key) => isRoleName(key) && builtInRoles[key].some((c) => !by.capabilities!.has(c)))) return undefined;
+    const { capabilities } = by;
+    if (capabilities && roles.some((key) => isRoleName(key) && lackingToGive(capabilities, builtInRoles[key]).length > 0)) return undefined;
     return roles.filter((key) => !isRoleName(key)).map((key) => ({ key, within: by.capabilities === null ? null : [...by.capabilities] }));
   }
 

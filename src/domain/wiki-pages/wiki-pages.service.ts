@@ -19,7 +19,7 @@ import type { CreateWikiPage, UpdateWikiPage, UpsertWikiPage, WikiPage, WikiPage
 import { isTitleClash, wikiPagesRepository, type PageContent, type WikiPageRow, type WikiPageVersionRow } from './wiki-pages.repository.ts';
 import { isPostgres } from '../../db/column-types.ts';
 import { isPremiseFailure } from '../../db/riders.ts';
-import { subwikiIdOf, wikisRepository, type SubwikiOwner, type WikiRow } from './wikis.repository.ts';
+import { ownerKeyOf, subwikiIdOf, wikisRepository, type SubwikiOwner, type WikiRow } from './wikis.repository.ts';
 
 type WikiPageView = Static<typeof WikiPage>;
 type WikiPageVersionView = Static<typeof WikiPageVersion>;
@@ -66,29 +66,33 @@ async function guardingTitle<T>(title: string, write: () => Promise<T>): Promise
   }
 }
 
+const WIKI_MODES: readonly WikiRow['mode'][] = ['collaborative', 'individual', 'group'];
+
 /**
  * Which subwiki a new page goes into, by the wiki's mode; a field the mode has no use for is refused, and so is a
  * person (the one asked, or the caller) who is not a live person of the organisation (`personLive`, read with the
- * page's other facts).
+ * page's other facts). The refusal is answered, not thrown: the one-statement create asks which modes a request's
+ * fields fit before it knows its wiki's.
  */
-function subwikiOwner(wiki: Pick<WikiRow, 'mode'>, input: { subwiki_user_id?: string | null; subwiki_group_id?: string | null }, actorId: string, personLive: boolean): SubwikiOwner {
+function subwikiOwner(mode: WikiRow['mode'], input: { subwiki_user_id?: string | null; subwiki_group_id?: string | null }, actorId: string, personLive: boolean): SubwikiOwner | ApiError {
   const user = input.subwiki_user_id ?? null;
   const group = input.subwiki_group_id ?? null;
-  const unused = (field: string) => fieldError(`/${field}`, 'not_applicable', `A ${wiki.mode} wiki takes no \`${field}\`.`);
-  if (wiki.mode === 'collaborative') {
-    if (user !== null) throw unused('subwiki_user_id');
-    if (group !== null) throw unused('subwiki_group_id');
-    return { key: 'common', userId: null, groupId: null };
+  const unused = (field: string) => fieldError(`/${field}`, 'not_applicable', `A ${mode} wiki takes no \`${field}\`.`);
+  const owner = (userId: string | null, groupId: string | null): SubwikiOwner => ({ key: ownerKeyOf(mode, { userId: userId ?? actorId, groupId }), userId, groupId });
+  if (mode === 'collaborative') {
+    if (user !== null) return unused('subwiki_user_id');
+    if (group !== null) return unused('subwiki_group_id');
+    return owner(null, null);
   }
-  if (wiki.mode === 'individual') {
-    if (group !== null) throw unused('subwiki_group_id');
+  if (mode === 'individual') {
+    if (group !== null) return unused('subwiki_group_id');
     const userId = user ?? actorId;
-    if (!personLive) throw fieldError('/subwiki_user_id', 'not_found', `No person ${userId} in this organisation.`);
-    return { key: `user:${userId}`, userId, groupId: null };
+    if (!personLive) return fieldError('/subwiki_user_id', 'not_found', `No person ${userId} in this organisation.`);
+    return owner(userId, null);
   }
-  if (user !== null) throw unused('subwiki_user_id');
-  if (group === null) throw fieldError('/subwiki_group_id', 'required', 'A group wiki needs `subwiki_group_id`: the group whose subwiki the page goes into.');
-  return { key: `group:${group}`, userId: null, groupId: group };
+  if (user !== null) return unused('subwiki_user_id');
+  if (group === null) return fieldError('/subwiki_group_id', 'required', 'A group wiki needs `subwiki_group_id`: the group whose subwiki the page goes into.');
+  return owner(null, group);
 }
 
 export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec; events: EventRecorder }) {
@@ -144,9 +148,8 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
     const page = { ...newResourceRow(organisationId, input.external_id, at), activity_id: input.activity_id, title: input.title, body: JSON.stringify(input.body ?? null), version: 1, updated_by: actorId };
     const summary = `Wiki page ${quotedForSummary(page.title)} created.`;
     const owner = { userId: input.subwiki_user_id ?? actorId, groupId: input.subwiki_group_id ?? null };
-    // The modes of wiki the request's fields fit (subwikiOwner's refusals, but the person's).
-    const userNamed = input.subwiki_user_id != null;
-    const modes = (['collaborative', 'individual', 'group'] as const).filter((mode) => (mode === 'individual' ? owner.groupId === null : !userNamed && (mode === 'group') === (owner.groupId !== null)));
+    // The modes of wiki the request's fields fit (subwikiOwner's refusals but the person's, which is a premise).
+    const modes = WIKI_MODES.filter((mode) => !(subwikiOwner(mode, input, actorId, true) instanceof ApiError));
     // One round trip (PostgreSQL, db/final-statement.ts): the page, its subwiki where it has none yet, its first
     // version and its event go with the COMMIT; a page not made (the activity absent, deleted or no wiki, a field
     // its wiki's mode has no use for, the person not there, the title or external id taken) refuses it, so that the
@@ -157,7 +160,8 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
     const facts = await wikisRepository.pageCreationFacts(db, organisationId, input.activity_id, owner, input.title);
     const activity = refuseUnlessActivityOfType(facts, input.activity_id, 'wiki', '/activity_id');
     if (activity.wiki_id === null || activity.wiki_mode === null) throw new Error(`wiki activity ${input.activity_id} has no wiki`);
-    const subwiki = subwikiOwner({ mode: activity.wiki_mode }, input, actorId, Boolean(activity.person_live));
+    const subwiki = subwikiOwner(activity.wiki_mode, input, actorId, Boolean(activity.person_live));
+    if (subwiki instanceof ApiError) throw subwiki;
     if (activity.title_taken) throw titleTaken(input.title);
     const subwikiId = activity.subwiki_id ?? subwikiIdOf(input.activity_id, subwiki.key);
     if (activity.subwiki_id === null) {
