@@ -1,11 +1,11 @@
 // The MCP baseline (issue 12): the official SDK alone, served the way /mcp serves it (createMcpHandler, a
-// low-level Server made per request, toNodeHandler behind a Fastify route that hands it the parsed body), with
+// low-level Server made per request, src/mcp/web-exchange.ts between it and a Fastify route), with
 // one tool that answers a constant result: no tenancy, no credential, no settings, no REST dispatch, no
 // database. What it costs per request is the floor any tools/call served through the SDK pays on this
 // machine, to set beside the REST read and the real `mcp-read`.
 import type { FastifyInstance } from 'fastify';
 import { createMcpHandler, Server, type CallToolResult } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
+import { webRequestOf, writeWebResponse } from '../src/mcp/web-exchange.ts';
 
 export const BARE_MCP_PATH = '/bench/mcp';
 
@@ -20,10 +20,11 @@ export function registerBareMcp(app: FastifyInstance): void {
     server.setRequestHandler('tools/call', async () => result);
     return server;
   });
-  const serve = toNodeHandler(handler);
   app.addHook('onClose', async () => handler.close());
   app.post(BARE_MCP_PATH, async (request, reply) => {
+    const abort = new AbortController();
+    const response = await handler.fetch(webRequestOf(request, JSON.stringify(request.body), abort.signal), { parsedBody: request.body });
     reply.hijack();
-    await serve(request.raw, reply.raw, request.body);
+    await writeWebResponse(response, reply.raw, abort);
   });
 }

@@ -274,7 +274,7 @@ const mcpEnvelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', '
 const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_section' };
 
 /** tools/call get_section of the seeded section, posted to `path` with `headers`. */
-function getSectionCall(fixture: Fixture, path: string, headers: Record<string, string>): Request[] {
+export function getSectionCall(fixture: Fixture, path: string, headers: Record<string, string>): Request[] {
   const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_section', arguments: { id: fixture.sectionId }, _meta: mcpEnvelope } };
   return [{ method: 'POST', path, headers: { ...headers, ...mcpHeaders }, body: JSON.stringify(body) }];
 }

@@ -2,7 +2,8 @@
 // time, so that every round trip a request makes to the database shows in its time as about 1 ms. On a fresh
 // schema of its own, a second server process reaches PostgreSQL through the relay; the same requests are also
 // timed against the run's own server (PostgreSQL on the same machine) for comparison. Reported: p50 and p99 of
-// the read, the PATCH, the PATCH with a new Idempotency-Key and an atomic bulk of 100 creates. Goals: p50 read
+// the read, the PATCH, the PATCH with a new Idempotency-Key, the read as an MCP tool call and an atomic bulk of
+// 100 creates. Goals: p50 read
 // ≤ 1.5 ms, PATCH ≤ 2 ms through the relay. Only with PostgreSQL (SQLite has no network).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -15,7 +16,7 @@ import { startServer } from './server-process.ts';
 import type { BenchSettings } from './settings.ts';
 import { postgresTarget } from './databases.ts';
 import { measure } from './load.ts';
-import { authHeaders } from './http-scenarios.ts';
+import { authHeaders, getSectionCall } from './http-scenarios.ts';
 import { creates } from './bulk-scenarios.ts';
 import type { Fixture } from './seed.ts';
 import { fixed, table } from './report.ts';
@@ -47,6 +48,8 @@ const spreadPatch = (fixture: Fixture, extra: (n: number) => Record<string, stri
 const scenarios: LatencyScenario[] = [
   { name: 'read', route: 'GET /api/v1/sections/{id}', goalP50Ms: 1.5, requests: (f) => [{ method: 'GET', path: `/api/v1/sections/${f.sectionId}`, headers: authHeaders(f) }] },
   { name: 'patch', route: 'PATCH /api/v1/sections/{id}', goalP50Ms: 2, requests: (f) => spreadPatch(f, () => ({})) },
+  // The same read as an MCP tool call (2026-07-28): one round trip too, its organisation's check riding with it.
+  { name: 'mcp-read', route: 'POST /mcp tools/call get_section', requests: (f) => getSectionCall(f, '/mcp', authHeaders(f)) },
   { name: 'patch-idempotent', route: 'PATCH + new Idempotency-Key', requests: (f) => spreadPatch(f, (n) => ({ 'idempotency-key': `relay-${process.pid}-${n}` })) },
   {
     name: 'bulk-atomic-100',

@@ -140,7 +140,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // fewer); SQLite reads it in process for next to nothing, and sends no statement along with another.
   const tenancyCache = database.dialect === 'postgres' ? createTenancyCache(services.organisations) : undefined;
   const pipeline = registerOperations(app, operations, { services, idempotency, limits, revisions, tenancyCache, finalStatements: database.dialect === 'postgres' });
-  await registerMcpRoutes(app, { config, services, clock, operations, revisions, limits, pipeline });
+  await registerMcpRoutes(app, { config, services, clock, operations, revisions, limits, pipeline, tenancyCache });
   options.extraRoutes?.(app);
   // Idempotency records live 24 hours, sessions 12 at most; expired ones are ignored at once and purged here.
   const purge = setInterval(() => {

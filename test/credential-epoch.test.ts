@@ -126,6 +126,52 @@ describe('cached credentials across processes', () => {
     assert.equal((await a.api.request({ host: c.org.address, key: c.key, method: 'POST', path: '/courses', body: { fullname: 'Created after', shortname: `AFTER-${crypto.randomUUID().slice(0, 8)}` } })).status, 201);
   });
 
+  /** A 2026-07-28 tools/call to `app`'s /mcp with `c`'s key. */
+  function callTool(app: FastifyInstance, c: Caller, name: string, args: Record<string, unknown>) {
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    return app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { host: c.org.address, authorization: `Bearer ${c.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name },
+      payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: envelope } }),
+    });
+  }
+
+  test('MCP: a key revoked through the other app is an HTTP 401 on the next tool call here, read or write, and the write changes nothing', async () => {
+    // On PostgreSQL /mcp starts a tool call from its cached organisation, whose check rides with the call's first
+    // statement (src/mcp/mcp-routes.ts): the call has run when the check fails, and its answer must not be sent.
+    const c = await a.make.caller();
+    const section = await a.make.section(c.org);
+    for (const [name, args] of [['get_section', { id: section.id }], ['update_section', { id: section.id, title: 'Written with a revoked key' }]] as const) {
+      const d = await a.make.caller({ org: c.org });
+      assert.equal((await callTool(a.app, d, 'get_section', { id: section.id })).statusCode, 200);
+      assert.equal(await other.app.services.apiKeys.revoke(c.org.id, d.keyId), true);
+      const res = await callTool(a.app, d, name, args);
+      assert.equal(res.statusCode, 401, `${name}: ${res.body}`);
+      assert.equal(res.json().code, 'auth.revoked_credential');
+      assert.match(String(res.headers['www-authenticate']), /resource_metadata=.*error="invalid_token"/);
+    }
+    const after = await a.database.db.selectFrom('sections').select('title').where('id', '=', section.id).executeTakeFirstOrThrow();
+    assert.notEqual(after.title, 'Written with a revoked key');
+  });
+
+  test('MCP: after the organisation changed through the other app, a valid key’s tool call runs once, on the organisation as it is now', async () => {
+    const c = await a.make.caller();
+    const section = await a.make.section(c.org);
+    assert.equal((await callTool(a.app, c, 'get_section', { id: section.id })).statusCode, 200);
+    assert.ok(await other.app.services.organisations.update(c.org.address, { name: `Renamed ${crypto.randomUUID().slice(0, 8)}` }));
+    const res = await callTool(a.app, c, 'update_section', { id: section.id, title: 'Written once' });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().result._meta['atrium/status'], 200);
+    const events = await a.database.db.selectFrom('outbox_events').select('id').where('organisation_id', '=', c.org.id).where('type', '=', 'section.updated').execute();
+    assert.equal(events.length, 1, 'one update, one event');
+    // And switched off through the other app: the next call here is refused as /mcp refuses, a problem document.
+    await other.app.services.mcpSettings.save(c.org.id, { enabled: false, allowSelfRegistration: true, toolsOn: [] });
+    const off = await callTool(a.app, c, 'get_section', { id: section.id });
+    assert.equal(off.statusCode, 404);
+    assert.equal(off.json().code, 'mcp.disabled');
+  });
+
   test('a key revoked by the CLI, another process, is refused on the next request', async () => {
     const c = await a.make.caller();
     await warm(c);

@@ -102,6 +102,31 @@ describe('round trips to PostgreSQL per request', { skip }, () => {
     }
   });
 
+  // A tool call runs its operation's pipeline inside the /mcp request (src/mcp/tool-call.ts), its organisation's
+  // check riding with its first statement as a REST request's does (src/mcp/mcp-routes.ts).
+  test('MCP tools/call: a read and a PATCH, one round trip each', async () => {
+    const section = await t.make.section(caller.org);
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'trips', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const callTool = (name: string, args: Record<string, unknown>) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { host: caller.org.address, authorization: `Bearer ${caller.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name },
+        payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: envelope } }),
+      });
+    // The first call reads the MCP settings (then cached under the credentials epoch).
+    assert.equal((await callTool('get_section', { id: section.id })).statusCode, 200);
+    for (const [name, args] of [['get_section', { id: section.id }], ['update_section', { id: section.id, title: 'By tool' }]] as const) {
+      const trips: string[][] = [];
+      // Awaited inside: inject() dispatches the request when it is awaited, and the count is of this context.
+      const res = await counting.run(trips, async () => await callTool(name, args));
+      const result = res.json().result;
+      assert.ok(res.statusCode === 200 && result._meta['atrium/status'] === 200, `${name} answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
+      const detail = trips.map((statements, i) => `  ${i + 1}. ${statements.map((q) => q.slice(0, 90)).join(' ; ')}`).join('\n');
+      assert.equal(trips.length, GOAL.plain, `${name}: ${trips.length} round trips, goal ${GOAL.plain}:\n${detail}`);
+    }
+  });
+
   describe('bulk', () => {
     for (const op of operations.filter((o) => o.bulk)) {
       test(`${op.method} ${op.path}: round trips for 10 operations and for 100`, async () => {

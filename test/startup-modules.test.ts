@@ -35,7 +35,7 @@ const AT_START = [
 ];
 
 /** Never at start on SQLite without REDIS_URL, SMTP_URL or METRICS_PORT, and before the first OAuth or MCP request. */
-const NOT_AT_START = ['pg', 'ioredis', 'nodemailer', 'prom-client', 'oidc-provider', '@modelcontextprotocol/server', '@modelcontextprotocol/node', 'zod', 'koa'];
+const NOT_AT_START = ['pg', 'ioredis', 'nodemailer', 'prom-client', 'oidc-provider', '@modelcontextprotocol/server', 'zod', 'koa'];
 
 /** The PostgreSQL driver's packages, loaded at start when DATABASE_URL names PostgreSQL. */
 const POSTGRES = ['pg', 'pg-connection-string', 'pg-int8', 'pg-pool', 'pg-protocol', 'pg-types', 'postgres-array', 'postgres-bytea', 'postgres-date', 'postgres-interval', 'xtend'];

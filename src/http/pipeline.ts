@@ -67,6 +67,11 @@ export interface OperationCall {
 export interface Exchange {
   request: FastifyRequest;
   reply: FastifyReply;
+  /**
+   * The limits have counted this exchange already: a tool call run again on its organisation as it is now
+   * (src/mcp/mcp-routes.ts, after its cached copy turned out stale) is not counted twice.
+   */
+  limitsCounted?: boolean;
 }
 
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
@@ -188,9 +193,12 @@ export function createAdmission(deps: AdmissionDeps): Admission {
   const { limits, revisions, db } = deps;
   async function admitCaller(call: OperationCall, op: Operation, exchange: Exchange): Promise<void> {
     authorize(call, op);
-    for (const limit of limits) {
-      const pending = limit(exchange.request, exchange.reply);
-      if (pending) await pending;
+    if (!exchange.limitsCounted) {
+      exchange.limitsCounted = true;
+      for (const limit of limits) {
+        const pending = limit(exchange.request, exchange.reply);
+        if (pending) await pending;
+      }
     }
     applyRevision(revisions, call, exchange.reply);
     readIdempotencyKey(call, op);

@@ -28,8 +28,25 @@ import type { OperationPipeline } from '../http/registry.ts';
 import { buildTools } from './tools.ts';
 import type { Limit } from '../http/rate-limits.ts';
 import { loadOnce } from '../load-once.ts';
+import type { Actor } from '../access/actor.ts';
+import type { McpSettings } from './mcp-settings.service.ts';
+import { isDatabaseUnavailable } from '../db/availability.ts';
+import { sendRider, withRider, type Rider } from '../db/riders.ts';
+import type { Exchange } from '../http/pipeline.ts';
+import { StaleTenancy, type TenancyCache } from '../http/tenancy-cache.ts';
+import { buffered, isEventStream, webRequestOf, writeWebResponse } from './web-exchange.ts';
+
+/** The caller /mcp admitted, on the organisation it was admitted on. */
+interface Admitted {
+  org: Organisation;
+  settings: McpSettings;
+  token: string;
+  actor: Actor;
+}
 
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
+/** The revision whose exchanges are stateless and answered as JSON once their call has ended. */
+const MODERN_REVISION = '2026-07-28';
 const SERVER_VERSION = '1.0.0';
 
 export interface McpRouteDeps {
@@ -42,6 +59,8 @@ export interface McpRouteDeps {
   limits: Limit[];
   /** The operation pipeline a tool call runs through (tool-call.ts). */
   pipeline: OperationPipeline;
+  /** Organisations by address, checked with the request's first statement (PostgreSQL; src/http/tenancy-cache.ts). */
+  tenancyCache?: TenancyCache;
 }
 
 /** Browser-based clients may call /mcp and its metadata from any origin, never with cookies. */
@@ -64,11 +83,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
   // pays their memory (docs/operating.md#memory).
   let handler: { close(): Promise<void> } | undefined;
   const loadServe = loadOnce(async () => {
-    const [{ createMcpHandler }, { toNodeHandler }, { createToolServerFactory }] = await Promise.all([
-      import('@modelcontextprotocol/server'),
-      import('@modelcontextprotocol/node'),
-      import('./tool-server.ts'),
-    ]);
+    const [{ createMcpHandler }, { createToolServerFactory }] = await Promise.all([import('@modelcontextprotocol/server'), import('./tool-server.ts')]);
     const made = createMcpHandler(
       createToolServerFactory({
         tools: buildTools(deps.operations),
@@ -80,7 +95,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
       { onerror: (err) => app.log.debug({ err }, 'MCP request refused') },
     );
     handler = made;
-    return toNodeHandler(made, { onerror: (err) => app.log.error({ err }, 'MCP request failed') });
+    return (request: Request, parsedBody: unknown, authInfo: AuthInfo) => made.fetch(request, { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) });
   });
   app.addHook('onClose', async () => handler?.close());
 
@@ -88,8 +103,10 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
   const challengeOf = (org: Organisation) => `Bearer resource_metadata="${originOf(org)}/.well-known/oauth-protected-resource/mcp"`;
 
   async function organisationOf(request: FastifyRequest): Promise<Organisation> {
-    const org = await services.organisations.findByAddress(request.hostname.toLowerCase());
+    const address = request.hostname.toLowerCase();
+    const org = await services.organisations.findByAddress(address);
     if (!org) throw new ApiError('tenancy.unknown_organisation', `No organisation is served at ${request.hostname}.`);
+    deps.tenancyCache?.set(address, org);
     return org;
   }
 
@@ -107,10 +124,8 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     }
   }
 
-  async function mcp(request: FastifyRequest, reply: FastifyReply) {
-    allowCrossOrigin(reply);
-    reply.header('Cache-Control', 'no-store');
-    const org = await organisationOf(request);
+  /** Everything /mcp checks before the SDK, for `org`: its plan, its MCP switch, the credential. */
+  async function admit(request: FastifyRequest, org: Organisation): Promise<Admitted> {
     // spec: What the service does 6 — without the API entitlement every MCP connection is refused.
     if (org.plan === 'no-api') throw new ApiError('commerce.plan_entitlement', "This organisation's plan does not include the API, so its MCP server is not available.");
     const settings = await services.mcpSettings.current(org);
@@ -118,29 +133,101 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     const { token, actor } = await authenticate(request, org);
     request.organisation = org;
     request.actor = actor;
+    return { org, settings, token, actor };
+  }
+
+  /** The organisation as it is now, read by itself, and the caller admitted on it. */
+  const admitFresh = async (request: FastifyRequest) => admit(request, await organisationOf(request));
+
+  /** Whether the cached copy a rider stands for has changed (sent by itself if nothing took it). */
+  const isStale = (rider: Rider) => sendRider(app.db, rider).then(
+    () => false,
+    (err: unknown) => {
+      if (err instanceof StaleTenancy) return true;
+      throw err;
+    },
+  );
+
+  /**
+   * The caller, admitted on the organisation this process cached for the address when it has one (PostgreSQL,
+   * src/http/tenancy-cache.ts), with the rider that checks that copy; else on the organisation read now. A
+   * refusal stands only for the organisation as it is now.
+   */
+  async function admitCached(request: FastifyRequest): Promise<{ admitted: Admitted; rider?: Rider }> {
+    const address = request.hostname.toLowerCase();
+    const cached = deps.tenancyCache?.get(address);
+    if (cached === undefined) return { admitted: await admitFresh(request) };
+    const rider = deps.tenancyCache!.riderFor(address, cached);
+    try {
+      return { admitted: await admit(request, cached), rider };
+    } catch (err) {
+      if (isDatabaseUnavailable(err) || !(await isStale(rider))) throw err;
+      return { admitted: await admitFresh(request) };
+    }
+  }
+
+  async function mcp(request: FastifyRequest, reply: FastifyReply) {
+    allowCrossOrigin(reply);
+    reply.header('Cache-Control', 'no-store');
+    const first = await admitCached(request);
+    const rider = first.rider;
+    let admitted = first.admitted;
 
     let message: unknown;
+    let body: string | undefined;
     if (request.method === 'POST') {
+      body = typeof request.body === 'string' ? request.body : '';
       try {
-        message = JSON.parse(typeof request.body === 'string' ? request.body : '');
+        message = JSON.parse(body);
       } catch {
         return jsonRpcError(reply, -32700, 'Parse error: the body is not JSON.');
       }
       if (Array.isArray(message)) return jsonRpcError(reply, -32600, 'Invalid Request: batches are not supported; send one JSON-RPC message per request.');
     }
+    const toolsCall = (message as { method?: unknown } | undefined)?.method === 'tools/call';
     // A tools/call is counted by its operation's pipeline, after its scope and capability as a REST request is
     // (tool-call.ts), so once; everything else here.
-    if ((message as { method?: unknown } | undefined)?.method !== 'tools/call') {
+    if (!toolsCall) {
       for (const limit of deps.limits) await limit(request, reply);
     }
 
-    const call: McpCall = { organisation: org, actor, settings, requestId: request.id, exchange: { request, reply } };
-    const auth: AuthInfo = { token, clientId: actor.credentialId, scopes: [...actor.scopes], extra: { call } };
+    // The check of a cached organisation rides with the tool call's first statement, as a REST request's does,
+    // when the answer can wait for the call's end (a 2026-07-28 exchange, stateless): until the check
+    // holds nothing is sent, and a stale copy runs the call again on the organisation as it is now, whose
+    // refusal (a revoked credential's 401) is this request's answer. Anything else is answered from the copy
+    // only once the copy is checked.
+    const rides = rider !== undefined && toolsCall && request.headers['mcp-protocol-version'] === MODERN_REVISION;
+    if (rider !== undefined && !rides && (await isStale(rider))) admitted = await admitFresh(request);
+    const exchange: Exchange = { request, reply };
     const serve = await loadServe();
-    // The SDK writes the answer itself: what Fastify holds for the reply so far goes with it.
+    // Fired when the client goes away before the answer is written: the SDK ends what it was streaming.
+    const abort = new AbortController();
+    reply.raw.once('close', () => reply.raw.writableFinished || abort.abort());
+    const answer = (caller: Admitted, checking?: Rider) => {
+      const call: McpCall = {
+        organisation: caller.org,
+        actor: caller.actor,
+        settings: caller.settings,
+        requestId: request.id,
+        exchange,
+        ...(checking ? { confirmTenancy: () => sendRider(app.db, checking) } : {}),
+      };
+      const auth: AuthInfo = { token: caller.token, clientId: caller.actor.credentialId, scopes: [...caller.actor.scopes], extra: { call } };
+      const sdkRequest = webRequestOf(request, body, abort.signal);
+      return checking ? withRider(checking, () => serve(sdkRequest, message, auth)) : serve(sdkRequest, message, auth);
+    };
+    let response = await answer(admitted, rides ? rider : undefined);
+    // Our tools send nothing before their result, so a 2026-07-28 call is answered as JSON once it has ended;
+    // were one to stream, its stream is read to its end (the call's) before the check decides.
+    if (rides && isEventStream(response)) response = await buffered(response);
+    if (rides && (await isStale(rider!))) {
+      await response.body?.cancel();
+      response = await answer(await admitFresh(request));
+    }
+    // The SDK's answer goes out as it wrote it, with what Fastify holds for the reply so far.
     reply.hijack();
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);
-    await serve(Object.assign(request.raw, { auth }), reply.raw, message);
+    await writeWebResponse(response, reply.raw, abort);
   }
 
   /** RFC 9728: the resource `{origin}/mcp`, its authorization server `{origin}`, the scopes. */

@@ -17,6 +17,8 @@ import { problemFor } from '../http/error-handler.ts';
 import type { OperationAnswer } from '../http/operation-runner.ts';
 import type { Exchange, OperationCall } from '../http/pipeline.ts';
 import type { OperationPipeline } from '../http/registry.ts';
+import { StaleTenancy } from '../http/tenancy-cache.ts';
+import { isDatabaseUnavailable } from '../db/availability.ts';
 import type { Actor } from '../access/actor.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import type { RestRequest } from './tool-arguments.ts';
@@ -28,6 +30,11 @@ export interface Caller {
   actor: Actor;
   requestId: string;
   exchange: Exchange;
+  /**
+   * For a caller established from a cached organisation (mcp-routes.ts): throws StaleTenancy unless that copy
+   * still holds, checked before a refusal is answered, as the REST door does.
+   */
+  confirmTenancy?: () => Promise<void>;
 }
 
 export interface ToolCallDeps {
@@ -94,6 +101,10 @@ export function createToolCaller(deps: ToolCallDeps) {
       if (call.body !== undefined) call.body = checkJsonValue(call.body);
       return toolResult(caller.requestId, await pipeline.runs.get(op)!(call));
     } catch (err) {
+      // The organisation the call started from changed (it rode with the call's first statement): /mcp runs
+      // the call again on the organisation as it is now, and this answer is never sent (mcp-routes.ts).
+      if (err instanceof StaleTenancy) throw err;
+      if (caller.confirmTenancy && !isDatabaseUnavailable(err)) await caller.confirmTenancy();
       const refusal = problemFor(err as Error, http);
       if (op.writes) await pipeline.runner.recordRefusal(op, call, err, refusal, http.log);
       return problemResult(caller.requestId, refusal, errorsUrl);

@@ -1,0 +1,56 @@
+// The /mcp request as the SDK's web-standard handler takes it (`handler.fetch(Request)`), and its `Response`
+// written back to Node's: what the SDK's Node adapter (toNodeHandler, in @modelcontextprotocol/node, no longer
+// a dependency) does, in two halves, so that /mcp can look at the answer before anything is sent
+// (mcp-routes.ts: a tool call that ran on a stale organisation is run again, or refused, and its first answer
+// dropped); and lighter: the request carries only the headers the SDK reads and the body Fastify already
+// holds, not a copy of every header and a re-serialised body.
+import type { ServerResponse } from 'node:http';
+import type { FastifyRequest } from 'fastify';
+
+/** The request headers the SDK reads: content negotiation, the protocol revision and its routing headers, the 2025 session ones. */
+const FORWARDED_HEADERS = ['content-type', 'accept', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id', 'last-event-id'] as const;
+
+/** The web `Request` for the SDK; `signal` aborts when the client goes away (it ends an open event stream). */
+export function webRequestOf(request: FastifyRequest, body: string | undefined, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const name of FORWARDED_HEADERS) {
+    const value = request.headers[name];
+    if (typeof value === 'string') headers.set(name, value);
+  }
+  return new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers, signal, ...(body !== undefined && body.length > 0 ? { body } : {}) });
+}
+
+export const isEventStream = (response: Response) => response.headers.get('content-type')?.startsWith('text/event-stream') === true;
+
+/** The same answer with its body read to the end: for an event stream, once the exchange is over. */
+export async function buffered(response: Response): Promise<Response> {
+  return new Response(await response.arrayBuffer(), { status: response.status, headers: response.headers });
+}
+
+/**
+ * Writes the SDK's answer: its status and headers (over those already set on `res`), then its body, streamed
+ * with back-pressure when it is an event stream. `abort` is the request's: fired when the client goes away first.
+ */
+export async function writeWebResponse(response: Response, res: ServerResponse, abort: AbortController): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  res.writeHead(response.status, headers);
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  if (!isEventStream(response)) {
+    res.end(Buffer.from(await response.arrayBuffer()));
+    return;
+  }
+  const closed = new Promise<void>((resolve) => abort.signal.addEventListener('abort', () => resolve(), { once: true }));
+  try {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      if (abort.signal.aborted) break;
+      if (!res.write(chunk)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+    }
+  } catch {
+    // The stream was cancelled (the client went away): nothing more to write.
+  }
+  res.end();
+}
