@@ -245,6 +245,20 @@ describe('PostgreSQL driver', { skip }, () => {
     assert.equal(await countEvents(db, org), 1);
   });
 
+  test('a final statement is prepared once per connection: named by its text, the same name for the same text', async () => {
+    const org = newId();
+    await insertOrganisation(db, org);
+    // Ten renames, each in a transaction of its own; then, on the connection of another, what it has prepared.
+    for (let i = 0; i < 10; i++) await db.transaction().execute((tx) => renameFinally(tx, org, `Prepared ${i}`));
+    const prepared = await db.transaction().execute(async (tx) => {
+      await renameFinally(tx, org, 'Prepared last');
+      return (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements where name like 'atrium_f%'`.execute(tx)).rows;
+    });
+    const renames = prepared.filter((p) => p.statement.includes('update organisations set name'));
+    assert.equal(renames.length, 1, JSON.stringify(prepared));
+    assert.equal((await db.selectFrom('organisations').select('name').where('id', '=', org).executeTakeFirstOrThrow()).name, 'Prepared last');
+  });
+
   test('migrating leaves no advisory lock behind: another process may migrate at once', async () => {
     // The database was migrated by createTestDatabase over this pool, whose connections are still open.
     await migrateToLatest(db);
