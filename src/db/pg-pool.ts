@@ -22,6 +22,17 @@ export interface GuardedPoolOptions extends pg.PoolConfig {
   timeouts?: boolean;
 }
 
+/**
+ * PostgreSQL refuses to run a named prepared statement whose result's columns changed since it was parsed on
+ * that connection ("cached plan must not change result type", SQLSTATE 0A000): a `select *` or a `returning *`
+ * after a migration added a column, which a process of the previous release meets during a rolling upgrade.
+ * Such a connection is replaced, so that the statement is parsed afresh on the next.
+ */
+export function isStalePreparedStatement(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change result type');
+}
+
 class GuardedClient implements PostgresPoolClient {
   readonly #client: pg.PoolClient;
   #broken: Error | undefined;
@@ -32,7 +43,7 @@ class GuardedClient implements PostgresPoolClient {
     const result = (this.#client.query as (...a: unknown[]) => unknown)(...args);
     if (!(result instanceof Promise)) return result; // a cursor
     return result.catch((err: Error) => {
-      if (isDatabaseUnavailable(err)) this.#broken = err;
+      if (isDatabaseUnavailable(err) || isStalePreparedStatement(err)) this.#broken = err;
       throw err;
     });
   }

@@ -259,6 +259,27 @@ describe('PostgreSQL driver', { skip }, () => {
     assert.equal((await db.selectFrom('organisations').select('name').where('id', '=', org).executeTakeFirstOrThrow()).name, 'Prepared last');
   });
 
+  test('a prepared statement that outlived a change of its table (a migration of the next release) fails once per connection at most; a plain read not even once', async () => {
+    const table = `probe_${newId().replaceAll('-', '')}`;
+    await sql`create table ${sql.table(table)} (id int)`.execute(db);
+    await sql`insert into ${sql.table(table)} values (1)`.execute(db);
+    // `select *`, named: parsed once per connection, its result's columns fixed then.
+    const probe = { ...db.selectFrom(table as never).selectAll().compile(), [STATEMENT_HINTS]: { name: `atrium_test_${table}`, deferrable: false } } as CompiledQuery;
+    const inTransaction = () => db.transaction().execute((tx) => tx.executeQuery(probe));
+    assert.equal((await db.executeQuery(probe)).rows.length, 1);
+    await inTransaction();
+    await sql`alter table ${sql.table(table)} add column note text`.execute(db);
+
+    // A plain read, on a shared connection that had parsed it: run again on a new one.
+    assert.deepEqual((await db.executeQuery(probe)).rows, [{ id: 1, note: null }]);
+    // In a transaction the statement fails where it ran, and its connection is replaced rather than kept.
+    const outcomes = [];
+    for (let i = 0; i < 12; i++) outcomes.push(await inTransaction().then(() => 'ok', (err: { code?: string }) => err.code));
+    assert.ok(outcomes.filter((o) => o !== 'ok').every((o) => o === '0A000'), outcomes.join());
+    assert.ok(outcomes.filter((o) => o === '0A000').length <= 1, outcomes.join());
+    await sql`drop table ${sql.table(table)}`.execute(db);
+  });
+
   test('migrating leaves no advisory lock behind: another process may migrate at once', async () => {
     // The database was migrated by createTestDatabase over this pool, whose connections are still open.
     await migrateToLatest(db);

@@ -43,6 +43,7 @@ import { hintsOf } from './statement-hints.ts';
 import type { RoundTripObserver } from './database-types.ts';
 import { riderWaitingBeforeCommit, takeRiders, type Rider } from './riders.ts';
 import { takeFinalOffer } from './final-statement.ts';
+import { isStalePreparedStatement } from './pg-pool.ts';
 
 /** Shared read connections. */
 const SHARED_READERS = 2;
@@ -188,6 +189,16 @@ class SharedReader {
   }
 
   async query(query: CompiledQuery): Promise<pg.QueryResult> {
+    try {
+      return await this.#query(query);
+    } catch (err) {
+      // Its connection was replaced (below): a read may simply run again, parsed afresh.
+      if (!isStalePreparedStatement(err)) throw err;
+      return this.#query(query);
+    }
+  }
+
+  async #query(query: CompiledQuery): Promise<pg.QueryResult> {
     this.inFlight++;
     if (!this.#turnOpen) {
       this.#turnOpen = true;
@@ -210,7 +221,8 @@ class SharedReader {
       return await client.query(toConfig(query));
     } catch (err) {
       // Timed out or cut off: this connection may be stuck behind the lost statement (pg-pool.ts does the same).
-      if (isDatabaseUnavailable(err) && this.#ready) this.#drop(this.#ready);
+      // Or one of its prepared statements outlived a change of its table (pg-pool.ts): it would fail again here.
+      if ((isDatabaseUnavailable(err) || isStalePreparedStatement(err)) && this.#ready) this.#drop(this.#ready);
       throw err;
     } finally {
       this.inFlight--;
