@@ -245,6 +245,68 @@ describe('PostgreSQL driver', { skip }, () => {
     assert.equal(await countEvents(db, org), 1);
   });
 
+  /** A premise rider (as the cached organisation's check is): its statement fails unless the name is `expected`. */
+  const premiseRider = (tx: Db, id: string, expected: string) =>
+    createRider(sql`select atrium_require(exists(select 1 from organisations where id = ${id} and name = ${expected}), 'test premise') as held`.compile(tx), () => {}, {
+      premise: 'test premise',
+      refused: (failure) => ((failure as { code?: string }).code === 'AT001' ? new Error('stale premise') : failure),
+    });
+
+  describe('a final statement with its riders and tail folded into one statement, without BEGIN or COMMIT (single-statement.ts)', () => {
+    let counted: TestDatabase;
+    let trips: string[][] = [];
+    before(async () => {
+      counted = await createTestDatabase('postgres', { onRoundTrip: (statements) => trips.push(statements) });
+    });
+    after(() => counted.drop());
+
+    /** The rename offered as the final statement, with an event as its tail and `rider` waiting. */
+    const renameWith = (rider: ReturnType<typeof premiseRider>, org: string, name: string, final = renameFinally, target = org) =>
+      withRider(rider, () => offerFinalStatement(() => [eventStatement(counted.database.db, org)], () => counted.database.db.transaction().execute((tx) => final(tx, target, name))));
+    const nameOf = async (org: string) => (await counted.database.db.selectFrom('organisations').select('name').where('id', '=', org).executeTakeFirstOrThrow()).name;
+
+    test('all of it in one round trip, one statement: the change, its tail and the rider, committed together', async () => {
+      const org = newId();
+      await insertOrganisation(counted.database.db, org);
+      const rider = premiseRider(counted.database.db, org, 'Driver test');
+      trips = [];
+      await renameWith(rider, org, 'Folded');
+      assert.equal(trips.length, 1, JSON.stringify(trips));
+      assert.equal(trips[0].length, 1);
+      assert.match(trips[0][0], /^with .*atrium_tail_0 as \(insert into "outbox_events".*atrium_main as materialized .* where \(select atrium_require/s);
+      await rider.outcome;
+      assert.equal(await nameOf(org), 'Folded');
+      assert.equal(await countEvents(counted.database.db, org), 1);
+    });
+
+    test("a rider whose premise fails is the refusal, and nothing of the write is kept; even when the final statement answers no row", async () => {
+      const org = newId();
+      await insertOrganisation(counted.database.db, org);
+      await assert.rejects(renameWith(premiseRider(counted.database.db, org, 'Another name'), org, 'Not kept'), /stale premise/);
+      // A final statement whose main query answers nothing: the rider is checked all the same.
+      const renameQuietly = (tx: Db, id: string, name: string) => {
+        const query = sql`with u as (update organisations set name = ${name} where id = ${id} returning id) select id from u where false`.compile(tx);
+        return tx.executeQuery({ ...query, [STATEMENT_HINTS]: { deferrable: false, final: true } } as typeof query);
+      };
+      await assert.rejects(renameWith(premiseRider(counted.database.db, org, 'Another name'), org, 'Not kept either', renameQuietly), /stale premise/);
+      assert.equal(await nameOf(org), 'Driver test');
+      assert.equal(await countEvents(counted.database.db, org), 0);
+    });
+
+    test("the final statement's own refusal leaves the rider unchecked, for the full path's first statement to take", async () => {
+      const org = newId();
+      await insertOrganisation(counted.database.db, org);
+      const rider = premiseRider(counted.database.db, org, 'Driver test');
+      await assert.rejects(renameWith(rider, org, 'Nobody', renameFinally, newId()), FinalStatementRefused);
+      assert.equal(rider.taken, false);
+      assert.equal(await countEvents(counted.database.db, org), 0);
+      // The full path then: a statement of a new transaction takes it.
+      await withRider(rider, () => counted.database.db.transaction().execute((tx) => tx.updateTable('organisations').set({ name: 'Full path' }).where('id', '=', org).execute()));
+      await rider.outcome;
+      assert.equal(await nameOf(org), 'Full path');
+    });
+  });
+
   test('a final statement is prepared once per connection: named by its text, the same name for the same text', async () => {
     const org = newId();
     await insertOrganisation(db, org);
@@ -254,8 +316,10 @@ describe('PostgreSQL driver', { skip }, () => {
       await renameFinally(tx, org, 'Prepared last');
       return (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements where name like 'atrium_f%'`.execute(tx)).rows;
     });
-    const renames = prepared.filter((p) => p.statement.includes('update organisations set name'));
+    // The rename alone (the folded form, with a tail, is another text): prepared once, under one name.
+    const renames = prepared.filter((p) => p.statement.startsWith('with u as (update organisations set name') && !p.statement.includes('atrium_main'));
     assert.equal(renames.length, 1, JSON.stringify(prepared));
+    assert.equal(new Set(prepared.map((p) => p.statement)).size, prepared.length, 'one name a text');
     assert.equal((await db.selectFrom('organisations').select('name').where('id', '=', org).executeTakeFirstOrThrow()).name, 'Prepared last');
   });
 

@@ -39,9 +39,10 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { isDatabaseUnavailable } from './availability.ts';
-import { hintsOf } from './statement-hints.ts';
+import { hintsOf, STATEMENT_HINTS } from './statement-hints.ts';
 import type { RoundTripObserver } from './database-types.ts';
-import { riderWaitingBeforeCommit, takeRiders, type Rider } from './riders.ts';
+import { isPremiseFailure, riderWaitingBeforeCommit, takeRiders, type Rider } from './riders.ts';
+import { foldWrite } from './single-statement.ts';
 import { takeFinalOffer } from './final-statement.ts';
 import { isStalePreparedStatement } from './pg-pool.ts';
 
@@ -283,7 +284,10 @@ class RoutedConnection implements DatabaseConnection {
     // A statement that says why its transaction must not commit goes with the COMMIT, where its caller offered it.
     if (hints?.final && !riderWaitingBeforeCommit()) {
       const offer = takeFinalOffer();
-      if (offer) return toResult(await this.#sendFinal(query, [...offer.tail(offer.created), COMMIT]));
+      if (offer) {
+        const tail = offer.tail(offer.created);
+        return toResult(await ((await this.#sendFolded(query, tail)) ?? this.#sendFinal(query, [...tail, COMMIT])));
+      }
     }
     // A savepoint's release waits for nothing, unless a write that may fail on a constraint is still to be
     // sent: its failure must be this savepoint's (deferred-writes.ts).
@@ -293,6 +297,44 @@ class RoutedConnection implements DatabaseConnection {
     }
     const results = await this.#send(query);
     return toResult(results[results.length - 1]);
+  }
+
+  /**
+   * The transaction as one statement (single-statement.ts): `query`, its tail and the request's riders folded
+   * together, sent without BEGIN or COMMIT, when nothing of the transaction was sent yet and every rider waiting
+   * may be folded; undefined (nothing sent, no rider taken) otherwise. Throws as #sendFinal does, and a rider's
+   * own refusal when it is the rider's premise that failed.
+   */
+  async #sendFolded(query: CompiledQuery, tail: CompiledQuery[]): Promise<pg.QueryResult | undefined> {
+    if (this.#begin?.sql !== 'begin' || this.#deferred.length > 0 || this.#client !== undefined) return undefined;
+    const riders = takeRiders(true) ?? [];
+    const folded = riders.every((r) => r.premise !== undefined) ? foldWrite(query, tail, riders.map((r) => r.query)) : undefined;
+    if (folded === undefined) {
+      for (const rider of riders) rider.taken = false;
+      return undefined;
+    }
+    this.#client = await checkOut(this.#driver.pool);
+    this.#begin = undefined;
+    this.#finished = true;
+    this.#driver.onRoundTrip?.([folded.sql]);
+    try {
+      const result = await this.#client.query(toConfig({ ...folded, [STATEMENT_HINTS]: hintsOf(query) } as CompiledQuery));
+      for (const rider of riders) rider.settle([]);
+      return result;
+    } catch (err) {
+      const failure = err as { code?: unknown; message?: unknown };
+      if (typeof failure.code !== 'string') this.#broken = true;
+      // Whose premise failed is in atrium_require's message ("…: tenancy"). Any other failure leaves the riders
+      // untaken, unchecked: they go with the full path's first statement.
+      const rider = isPremiseFailure(err) ? riders.find((r) => String(failure.message).endsWith(`: ${r.premise}`)) : undefined;
+      for (const r of riders) if (r !== rider) r.taken = false;
+      if (rider) {
+        rider.settle(err as Error);
+        await rider.outcome;
+      }
+      const translate = hintsOf(query)?.translate;
+      throw translate ? translate(err) : err;
+    }
   }
 
   /**

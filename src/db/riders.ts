@@ -21,6 +21,11 @@ export interface Rider {
   readonly transactional: boolean;
   /** Its statement fails when its premise does not hold (see above): it may ride with a COMMIT. */
   readonly atomic: boolean;
+  /**
+   * For a rider whose check reads no row and whose statement fails with atrium_require naming this premise: it may
+   * be folded into a write's one statement (single-statement.ts), its failure told from the write's by the name.
+   */
+  readonly premise?: string;
   /** Settles once the check has run: rejected with the check's error. */
   readonly outcome: Promise<void>;
   settle(rows: unknown[] | Error): void;
@@ -33,6 +38,8 @@ export interface RiderOptions {
    * failure itself when it is something else (the connection was lost).
    */
   refused?: (failure: Error) => Error;
+  /** See Rider.premise. */
+  premise?: string;
 }
 
 /** The SQLSTATE atrium_require raises when a premise does not hold. */
@@ -50,6 +57,7 @@ export function createRider(query: CompiledQuery, check: (rows: unknown[]) => vo
     taken: false,
     transactional: options.transactional === true,
     atomic: options.refused !== undefined,
+    ...(options.premise !== undefined ? { premise: options.premise } : {}),
     outcome,
     settle(rows) {
       if (rows instanceof Error) return reject(options.refused ? options.refused(rows) : rows);

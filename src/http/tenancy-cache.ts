@@ -38,6 +38,7 @@ export function createTenancyCache(organisations: Pick<OrganisationService, 'sti
         organisations.stillAsCachedQuery(address, cached),
         () => {},
         {
+          premise: 'tenancy',
           refused(failure) {
             if (!isPremiseFailure(failure)) return failure;
             // Whoever reads it next reads it from the database (pipeline.ts, readmit).
