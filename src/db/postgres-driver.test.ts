@@ -293,6 +293,18 @@ describe('PostgreSQL driver', { skip }, () => {
       assert.equal(await countEvents(counted.database.db, org), 0);
     });
 
+    test('a prepared read and its rider are one statement; a failing rider is the refusal', async () => {
+      const org = newId();
+      await insertOrganisation(counted.database.db, org);
+      const nameById = preparedQuery((db: Db, id: string) => db.selectFrom('organisations').select('name').where('id', '=', id));
+      trips = [];
+      const rows = await withRider(premiseRider(counted.database.db, org, 'Driver test'), () => nameById(counted.database.db, org));
+      assert.deepEqual(rows, [{ name: 'Driver test' }]);
+      assert.equal(trips.length, 1);
+      assert.match(trips[0][0], /^with atrium_main as materialized \(select "name" from "organisations".*\) select atrium_main\.\* from atrium_main where \(select atrium_require/s);
+      await assert.rejects(withRider(premiseRider(counted.database.db, org, 'Another name'), () => nameById(counted.database.db, org)), /stale premise/);
+    });
+
     test("the final statement's own refusal leaves the rider unchecked, for the full path's first statement to take", async () => {
       const org = newId();
       await insertOrganisation(counted.database.db, org);

@@ -39,10 +39,10 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { isDatabaseUnavailable } from './availability.ts';
-import { hintsOf, STATEMENT_HINTS } from './statement-hints.ts';
+import { hintsOf, STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
 import type { RoundTripObserver } from './database-types.ts';
 import { isPremiseFailure, riderWaitingBeforeCommit, takeRiders, type Rider } from './riders.ts';
-import { foldWrite } from './single-statement.ts';
+import { foldStatement } from './single-statement.ts';
 import { takeFinalOffer } from './final-statement.ts';
 import { isStalePreparedStatement } from './pg-pool.ts';
 
@@ -88,10 +88,12 @@ export type { RoundTripObserver };
  */
 const MAX_NAMED_TEXTS = 256;
 const nameOfText = new Map<string, string>();
+/** The hints of a statement named by its text that is not a final statement: a prepared read with its riders folded in. */
+const BY_TEXT: StatementHints = { deferrable: false, byText: true };
 
 function nameOf(query: CompiledQuery): string | undefined {
   const hints = hintsOf(query);
-  if (hints?.name !== undefined || hints?.final !== true) return hints?.name;
+  if (hints?.name !== undefined || (hints?.final !== true && hints?.byText !== true)) return hints?.name;
   let name = nameOfText.get(query.sql);
   if (name === undefined && nameOfText.size < MAX_NAMED_TEXTS) nameOfText.set(query.sql, (name = `atrium_f${nameOfText.size + 1}`));
   return name;
@@ -262,6 +264,8 @@ class RoutedConnection implements DatabaseConnection {
       const riders = takeRiders(false);
       if (isPlainRead(query)) {
         if (riders === undefined) return toResult(await this.#driver.read(query));
+        const folded = await this.#readFolded(query, riders);
+        if (folded) return toResult(folded);
         // The riders and the read leave in the same write, on the same shared connection.
         const settled = await Promise.allSettled(this.#driver.readTogether([...riders.map((r) => r.query), query]));
         await checkRiders(riders, settled);
@@ -300,6 +304,36 @@ class RoutedConnection implements DatabaseConnection {
   }
 
   /**
+   * A prepared read (prepared.ts: named, so its shapes are few) with the request's riders folded into it, one
+   * statement instead of one each (single-statement.ts); undefined, nothing sent, when they cannot be folded.
+   * Throws the rider's refusal when its premise failed; any other failure leaves the riders to be sent again.
+   */
+  async #readFolded(query: CompiledQuery, riders: Rider[]): Promise<pg.QueryResult | undefined> {
+    const folded = hintsOf(query)?.name !== undefined && riders.every((r) => r.premise !== undefined) ? foldStatement(query, [], riders.map((r) => r.query)) : undefined;
+    if (folded === undefined) return undefined;
+    try {
+      const result = await this.#driver.read({ ...folded, [STATEMENT_HINTS]: BY_TEXT } as CompiledQuery);
+      for (const rider of riders) rider.settle([]);
+      return result;
+    } catch (err) {
+      throw await this.#riderRefusal(err, riders);
+    }
+  }
+
+  /**
+   * What a folded statement's failure means: the refusal of the rider whose premise it names (atrium_require's
+   * message, "…: tenancy"), or the failure itself, the other riders untaken, unchecked, to go again.
+   */
+  async #riderRefusal(err: unknown, riders: Rider[]): Promise<unknown> {
+    const message = String((err as { message?: unknown }).message);
+    const rider = isPremiseFailure(err) ? riders.find((r) => message.endsWith(`: ${r.premise}`)) : undefined;
+    for (const r of riders) if (r !== rider) r.taken = false;
+    if (rider === undefined) return err;
+    rider.settle(err as Error);
+    return rider.outcome.then(() => err, (refusal: unknown) => refusal);
+  }
+
+  /**
    * The transaction as one statement (single-statement.ts): `query`, its tail and the request's riders folded
    * together, sent without BEGIN or COMMIT, when nothing of the transaction was sent yet and every rider waiting
    * may be folded; undefined (nothing sent, no rider taken) otherwise. Throws as #sendFinal does, and a rider's
@@ -308,7 +342,7 @@ class RoutedConnection implements DatabaseConnection {
   async #sendFolded(query: CompiledQuery, tail: CompiledQuery[]): Promise<pg.QueryResult | undefined> {
     if (this.#begin?.sql !== 'begin' || this.#deferred.length > 0 || this.#client !== undefined) return undefined;
     const riders = takeRiders(true) ?? [];
-    const folded = riders.every((r) => r.premise !== undefined) ? foldWrite(query, tail, riders.map((r) => r.query)) : undefined;
+    const folded = riders.every((r) => r.premise !== undefined) ? foldStatement(query, tail, riders.map((r) => r.query)) : undefined;
     if (folded === undefined) {
       for (const rider of riders) rider.taken = false;
       return undefined;
@@ -322,16 +356,11 @@ class RoutedConnection implements DatabaseConnection {
       for (const rider of riders) rider.settle([]);
       return result;
     } catch (err) {
-      const failure = err as { code?: unknown; message?: unknown };
-      if (typeof failure.code !== 'string') this.#broken = true;
-      // Whose premise failed is in atrium_require's message ("…: tenancy"). Any other failure leaves the riders
-      // untaken, unchecked: they go with the full path's first statement.
-      const rider = isPremiseFailure(err) ? riders.find((r) => String(failure.message).endsWith(`: ${r.premise}`)) : undefined;
-      for (const r of riders) if (r !== rider) r.taken = false;
-      if (rider) {
-        rider.settle(err as Error);
-        await rider.outcome;
-      }
+      if (typeof (err as { code?: unknown }).code !== 'string') this.#broken = true;
+      // A rider's refusal, or the write's own failure as its caller translates it (the full path then sends the
+      // riders with its first statement).
+      const failure = await this.#riderRefusal(err, riders);
+      if (failure !== err) throw failure;
       const translate = hintsOf(query)?.translate;
       throw translate ? translate(err) : err;
     }

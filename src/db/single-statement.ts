@@ -3,7 +3,8 @@
 // tail (the request's audit entry) folded into it. node-postgres's cost is per statement, not per round trip:
 // the same write sent as BEGIN, check, change, audit entry, COMMIT costs the service about 2.5 times the CPU of
 // one statement doing all of it, and PostgreSQL a third more (bench/pg-statement-shapes.ts, bench/README.md).
-// One statement is atomic by itself (an implicit transaction): if any part fails, nothing of it is kept.
+// One statement is atomic by itself (an implicit transaction): if any part fails, nothing of it is kept. A
+// prepared read is folded with its riders the same way, one statement instead of two.
 //
 //   with <the final statement's own CTEs>, atrium_tail_0 as (<audit entry>), atrium_main as materialized (<its main query>)
 //   select atrium_main.* from atrium_main where (<rider 0>) and …
@@ -68,7 +69,7 @@ function shiftParameters(text: string, offset: number): string | undefined {
  * `final` with `tail` (data-modifying statements) and `riders` (each a one-row select that raises when its premise
  * fails) folded into one statement answering `final`'s rows; undefined when one of them cannot be folded.
  */
-export function foldWrite(final: CompiledQuery, tail: readonly CompiledQuery[], riders: readonly CompiledQuery[]): CompiledQuery | undefined {
+export function foldStatement(final: CompiledQuery, tail: readonly CompiledQuery[], riders: readonly CompiledQuery[]): CompiledQuery | undefined {
   const split = splitWith(final.sql) ?? { ctes: '', main: final.sql };
   if (!/^\s*(with|select|insert|update|delete)\s/i.test(final.sql)) return undefined;
   const parameters: unknown[] = [...final.parameters];

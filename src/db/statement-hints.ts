@@ -19,6 +19,8 @@ export interface StatementHints {
   releasesSavepoint?: boolean;
   /** Its transaction's last statement, which fails when the transaction must not commit (final-statement.ts). */
   final?: boolean;
+  /** Named by its text, whose shapes are few (postgres-driver.ts: a prepared read with its riders folded in). */
+  byText?: boolean;
 }
 
 export function hintsOf(query: object): StatementHints | undefined {
