@@ -6,14 +6,15 @@
 // One statement is atomic by itself (an implicit transaction): if any part fails, nothing of it is kept. A
 // prepared read is folded with its riders the same way, one statement instead of two.
 //
-//   with <the final statement's own CTEs>, atrium_tail_0 as (<audit entry>), atrium_main as materialized (<its main query>)
+//   with <the final statement's own CTEs>, atrium_tail_0 as (<audit entry>),
+//        atrium_main as materialized (<its main query>)
 //   select atrium_main.* from atrium_main where (<rider 0>) and …
 //
-// The tail's inserts run whatever reads them (data-modifying CTEs always do). The riders are the `where` clause's
-// uncorrelated subqueries: PostgreSQL checks such a condition once, before it reads a row of `atrium_main`, so a
-// rider is checked even when the final statement returns no row (driver test). Parameters are renumbered after the final
-// statement's own. A statement this cannot take apart (a quote or a comment it does not know) is not folded:
-// the driver then sends the transaction as before.
+// The tail's inserts run whatever reads them (data-modifying CTEs always do). The riders are the `where`
+// clause's uncorrelated subqueries: PostgreSQL checks such a condition once, before it reads a row of
+// `atrium_main`, so a rider is checked even when the final statement returns no row (driver test). Parameters
+// are renumbered after the final statement's own. A statement this cannot take apart (a comment, dollar
+// quoting, a `with` it cannot split) is not folded: the driver then sends the transaction as before.
 import { CompiledQuery } from 'kysely';
 
 /** The text's top-level `with` list and the main query after it, or undefined when it has none. */
@@ -70,8 +71,10 @@ function shiftParameters(text: string, offset: number): string | undefined {
  * fails) folded into one statement answering `final`'s rows; undefined when one of them cannot be folded.
  */
 export function foldStatement(final: CompiledQuery, tail: readonly CompiledQuery[], riders: readonly CompiledQuery[]): CompiledQuery | undefined {
-  const split = splitWith(final.sql) ?? { ctes: '', main: final.sql };
-  if (!/^\s*(with|select|insert|update|delete)\s/i.test(final.sql)) return undefined;
+  if (!/^\s*(with|select|insert|update|delete)\s/i.test(final.sql) || /--|\/\*|\$\$/.test(final.sql)) return undefined;
+  // A `with` that holds a write must stay at the top level: one this cannot split is not folded at all.
+  const split = /^\s*with\s/i.test(final.sql) ? splitWith(final.sql) : { ctes: '', main: final.sql };
+  if (split === undefined) return undefined;
   const parameters: unknown[] = [...final.parameters];
   const shifted = (query: CompiledQuery): string | undefined => {
     const text = shiftParameters(query.sql, parameters.length);
