@@ -1,0 +1,47 @@
+// The listener's drain (listener.ts) against a connection the kernel completed while the process was busy: it
+// must be accepted and answered, never reset by the listening socket's close. A drain that starts in an I/O
+// callback (a SIGTERM's handler is one) once closed the socket in the same turn of the event loop, before
+// polling again: a request already sent on such a connection was reset (a 502 for a POST behind nginx, CI).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import Fastify from 'fastify';
+import { openListener } from './listener.ts';
+
+/** A client in a process of its own, so that it connects and sends while this one is busy: it answers the status, or the error. */
+const CLIENT = `
+process.stdin.once('data', (url) => {
+  fetch(String(url).trim()).then((res) => process.stdout.write('status ' + res.status + '\\n'), (err) => process.stdout.write('error ' + (err.cause?.code ?? err.message) + '\\n')).finally(() => process.exit(0));
+});
+process.stdout.write('ready\\n');
+`;
+
+test('a drain started in an I/O callback answers the connection that arrived while the process was busy, then closes', { timeout: 20_000 }, async () => {
+  const listener = await openListener({ host: '127.0.0.1', port: 0, errorsUrl: 'http://localhost/docs/errors', log: { info() {}, warn() {} } });
+  const app = Fastify();
+  app.get('/late', async () => ({ ok: true }));
+  await app.ready();
+  listener.attach(app);
+  // Nothing accepted for a while: the drain finds the traffic quiet at once.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+
+  const client = spawn(process.execPath, ['-e', CLIENT], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines: string[] = [];
+  let drained: Promise<void> | undefined;
+  client.stdout.setEncoding('utf8');
+  client.stdout.on('data', (chunk: string) => {
+    lines.push(...chunk.split('\n').filter(Boolean));
+    if (drained === undefined && lines.includes('ready')) {
+      // In this I/O callback: tell the client to go, stay busy while it connects and sends, then start the drain.
+      client.stdin.write(`${listener.url}/late\n`);
+      const until = Date.now() + 500;
+      while (Date.now() < until);
+      drained = listener.drain(5_000);
+    }
+  });
+  await once(client, 'exit');
+  await drained;
+  await app.close();
+  assert.deepEqual(lines, ['ready', 'status 200']);
+});
