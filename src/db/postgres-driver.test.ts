@@ -305,6 +305,26 @@ describe('PostgreSQL driver', { skip }, () => {
       await assert.rejects(withRider(premiseRider(counted.database.db, org, 'Another name'), () => nameById(counted.database.db, org)), /stale premise/);
     });
 
+    test('a folded write whose prepared form a migration outdated runs again on a fresh connection: no failure at all', async () => {
+      const db = counted.database.db;
+      const table = `probe_${newId().replaceAll('-', '')}`;
+      await sql`create table ${sql.table(table)} (id int primary key, note text)`.execute(db);
+      await sql`insert into ${sql.table(table)} values (1, 'a')`.execute(db);
+      const touch = (note: string) =>
+        offerFinalStatement(() => [], () =>
+          db.transaction().execute(async (tx) => {
+            const query = sql`with u as (update ${sql.table(table)} set note = ${note} where id = 1 returning *) select * from u`.compile(tx);
+            return (await tx.executeQuery({ ...query, [STATEMENT_HINTS]: { deferrable: false, final: true } } as typeof query)).rows;
+          }),
+        );
+      // Prepared on several of the pool's connections (transactions at once take several).
+      await Promise.all(Array.from({ length: 6 }, (_, i) => touch(`before ${i}`)));
+      await sql`alter table ${sql.table(table)} add column extra text`.execute(db);
+      const after = await Promise.all(Array.from({ length: 6 }, (_, i) => touch(`after ${i}`)));
+      for (const rows of after) assert.deepEqual(Object.keys(rows[0] as object).sort(), ['extra', 'id', 'note']);
+      await sql`drop table ${sql.table(table)}`.execute(db);
+    });
+
     test("the final statement's own refusal leaves the rider unchecked, for the full path's first statement to take", async () => {
       const org = newId();
       await insertOrganisation(counted.database.db, org);

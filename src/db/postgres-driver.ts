@@ -351,8 +351,20 @@ class RoutedConnection implements DatabaseConnection {
     this.#begin = undefined;
     this.#finished = true;
     this.#driver.onRoundTrip?.([folded.sql]);
+    const config = toConfig({ ...folded, [STATEMENT_HINTS]: hintsOf(query) } as CompiledQuery);
     try {
-      const result = await this.#client.query(toConfig({ ...folded, [STATEMENT_HINTS]: hintsOf(query) } as CompiledQuery));
+      let result: pg.QueryResult;
+      try {
+        result = await this.#client.query(config);
+      } catch (err) {
+        // Refused before it ran: its prepared form outlived a migration of its table (pg-pool.ts), and it did
+        // nothing. Its connection is replaced, and it runs once more on another.
+        if (!isStalePreparedStatement(err)) throw err;
+        this.#client.release(true);
+        this.#client = await checkOut(this.#driver.pool);
+        this.#driver.onRoundTrip?.([folded.sql]);
+        result = await this.#client.query(config);
+      }
       for (const rider of riders) rider.settle([]);
       return result;
     } catch (err) {
