@@ -144,6 +144,16 @@ async function checkRiders(riders: Rider[], answers: Array<PromiseSettledResult<
   for (const rider of riders) await rider.outcome;
 }
 
+/** `query` with `tail` and the riders folded in (single-statement.ts), if every rider names its premise (riders.ts). */
+function foldWithRiders(query: CompiledQuery, tail: CompiledQuery[], riders: Rider[]): CompiledQuery | undefined {
+  return riders.every((r) => r.premise !== undefined) ? foldStatement(query, tail, riders.map((r) => r.query)) : undefined;
+}
+
+/** Folded riders whose statement succeeded: their premises held (their checks read no row). */
+function passed(riders: Rider[]): void {
+  for (const rider of riders) rider.settle([]);
+}
+
 /** A long-lived pipelined connection for plain reads; reconnects on next use after losing its connection. */
 class SharedReader {
   readonly #options: pg.ClientConfig;
@@ -309,11 +319,11 @@ class RoutedConnection implements DatabaseConnection {
    * Throws the rider's refusal when its premise failed; any other failure leaves the riders to be sent again.
    */
   async #readFolded(query: CompiledQuery, riders: Rider[]): Promise<pg.QueryResult | undefined> {
-    const folded = hintsOf(query)?.name !== undefined && riders.every((r) => r.premise !== undefined) ? foldStatement(query, [], riders.map((r) => r.query)) : undefined;
+    const folded = hintsOf(query)?.name !== undefined ? foldWithRiders(query, [], riders) : undefined;
     if (folded === undefined) return undefined;
     try {
       const result = await this.#driver.read({ ...folded, [STATEMENT_HINTS]: BY_TEXT } as CompiledQuery);
-      for (const rider of riders) rider.settle([]);
+      passed(riders);
       return result;
     } catch (err) {
       throw await this.#riderRefusal(err, riders);
@@ -342,7 +352,7 @@ class RoutedConnection implements DatabaseConnection {
   async #sendFolded(query: CompiledQuery, tail: CompiledQuery[]): Promise<pg.QueryResult | undefined> {
     if (this.#begin?.sql !== 'begin' || this.#deferred.length > 0 || this.#client !== undefined) return undefined;
     const riders = takeRiders(true) ?? [];
-    const folded = riders.every((r) => r.premise !== undefined) ? foldStatement(query, tail, riders.map((r) => r.query)) : undefined;
+    const folded = foldWithRiders(query, tail, riders);
     if (folded === undefined) {
       for (const rider of riders) rider.taken = false;
       return undefined;
@@ -365,7 +375,7 @@ class RoutedConnection implements DatabaseConnection {
         this.#driver.onRoundTrip?.([folded.sql]);
         result = await this.#client.query(config);
       }
-      for (const rider of riders) rider.settle([]);
+      passed(riders);
       return result;
     } catch (err) {
       if (typeof (err as { code?: unknown }).code !== 'string') this.#broken = true;

@@ -17,87 +17,74 @@
 // quoting, a `with` it cannot split) is not folded: the driver then sends the transaction as before.
 import { CompiledQuery } from 'kysely';
 
-/** The text's top-level `with` list and the main query after it, or undefined when it has none. */
+/** What this does not read: comments, and `$` not followed by a parameter's number (dollar quoting). */
+const UNREADABLE = /--|\/\*|\$(?!\d)/;
+
+/** The text's top-level `with` list and the main query after it, or undefined when it cannot find them. */
 function splitWith(text: string): { ctes: string; main: string } | undefined {
-  const start = /^\s*with\s+/i.exec(text);
-  if (!start) return undefined;
+  const start = /^\s*with\s+/i.exec(text)!;
   let depth = 0;
   for (let i = start[0].length; i < text.length; i++) {
     const c = text[i];
     if (c === "'" || c === '"') {
-      const end = text.indexOf(c, i + 1);
-      if (end === -1) return undefined;
-      i = end; // a doubled quote ('') is two strings back to back: the same for counting parentheses
+      // A doubled quote ('') is two strings back to back: the same for counting parentheses.
+      i = text.indexOf(c, i + 1);
+      if (i === -1) return undefined;
     } else if (c === '(') depth++;
-    else if (c === ')') {
-      depth--;
-      // The end of a CTE: the list goes on after a comma, or the main query starts.
-      if (depth === 0) {
-        // A column list (`name (a, b) as (…)`) is not the end of its CTE.
-        if (/^\s*as\b/i.test(text.slice(i + 1))) continue;
-        const rest = /^\s*(,)?/.exec(text.slice(i + 1))!;
-        if (rest[1] === undefined) return { ctes: text.slice(start[0].length, i + 1), main: text.slice(i + 1 + rest[0].length) };
-        i += rest[0].length;
-      }
-    } else if (c === '$' && text[i + 1] === '$') return undefined; // dollar quoting: not ours to parse
-    else if ((c === '-' && text[i + 1] === '-') || (c === '/' && text[i + 1] === '*')) return undefined;
+    else if (c === ')' && --depth === 0) {
+      // The end of a CTE, unless it was a column list (`name (a, b) as (…)`): the list goes on after a comma, or
+      // the main query starts.
+      const rest = text.slice(i + 1);
+      if (/^\s*as\b/i.test(rest)) continue;
+      const comma = /^\s*,/.exec(rest);
+      if (comma === null) return { ctes: text.slice(start[0].length, i + 1), main: rest.trimStart() };
+      i += comma[0].length;
+    }
   }
   return undefined;
 }
 
-/** `text` with its parameters $1… renumbered from `offset` + 1; undefined if it holds what this cannot read. */
-function shiftParameters(text: string, offset: number): string | undefined {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === "'" || c === '"') {
-      const end = text.indexOf(c, i + 1);
-      if (end === -1) return undefined;
-      out += text.slice(i, end + 1);
-      i = end;
-    } else if (c === '$') {
-      const digits = /^\d+/.exec(text.slice(i + 1));
-      if (!digits) return undefined; // dollar quoting
-      out += `$${Number(digits[0]) + offset}`;
-      i += digits[0].length;
-    } else if ((c === '-' && text[i + 1] === '-') || (c === '/' && text[i + 1] === '*')) return undefined;
-    else out += c;
-  }
-  return out;
-}
+/** `text` with its parameters $1… renumbered from `offset` + 1 (quoted strings and names left as they are). */
+const shiftParameters = (text: string, offset: number) => text.replace(/'[^']*'|"[^"]*"|\$(\d+)/g, (match, n: string | undefined) => (n === undefined ? match : `$${Number(n) + offset}`));
 
-/**
- * `final` with `tail` (data-modifying statements) and `riders` (each a one-row select that raises when its premise
- * fails) folded into one statement answering `final`'s rows; undefined when one of them cannot be folded.
- */
-export function foldStatement(final: CompiledQuery, tail: readonly CompiledQuery[], riders: readonly CompiledQuery[]): CompiledQuery | undefined {
-  if (!/^\s*(with|select|insert|update|delete)\s/i.test(final.sql) || /--|\/\*|\$\$/.test(final.sql)) return undefined;
+/** The folded text for each combination of texts seen (null: not foldable); parameters are concatenated in order. */
+const foldedTexts = new Map<string, string | null>();
+const MAX_FOLDED_TEXTS = 512;
+
+function foldTexts(final: CompiledQuery, tail: readonly CompiledQuery[], riders: readonly CompiledQuery[]): string | null {
+  const parts = [final, ...tail, ...riders];
+  if (!/^\s*(with|select|insert|update|delete)\s/i.test(final.sql) || tail.some((q) => !/^\s*insert\s/i.test(q.sql)) || parts.some((q) => UNREADABLE.test(q.sql))) return null;
   // A `with` that holds a write must stay at the top level: one this cannot split is not folded at all.
   const split = /^\s*with\s/i.test(final.sql) ? splitWith(final.sql) : { ctes: '', main: final.sql };
-  if (split === undefined) return undefined;
-  const parameters: unknown[] = [...final.parameters];
-  const shifted = (query: CompiledQuery): string | undefined => {
-    const text = shiftParameters(query.sql, parameters.length);
-    if (text !== undefined) parameters.push(...query.parameters);
+  if (split === undefined) return null;
+  let offset = final.parameters.length;
+  const shifted = (query: CompiledQuery) => {
+    const text = shiftParameters(query.sql, offset);
+    offset += query.parameters.length;
     return text;
   };
-  const ctes = split.ctes === '' ? [] : [split.ctes];
-  for (const [i, query] of tail.entries()) {
-    if (!/^\s*insert\s/i.test(query.sql)) return undefined;
-    const text = shifted(query);
-    if (text === undefined) return undefined;
-    ctes.push(`atrium_tail_${i} as (${text})`);
-  }
+  const ctes = [...(split.ctes === '' ? [] : [split.ctes]), ...tail.map((query, i) => `atrium_tail_${i} as (${shifted(query)})`)];
   // Materialized, so that its own conditions stay inside it: the outer `where` is the riders' alone, a one-time
   // filter PostgreSQL evaluates before anything else (inlined, a constant condition of the main query could be
   // merged with it and spare the riders).
   ctes.push(`atrium_main as materialized (${split.main})`);
-  const conditions: string[] = [];
-  for (const rider of riders) {
-    const text = shifted(rider);
-    if (text === undefined) return undefined;
-    conditions.push(`(${text})`);
+  const conditions = riders.map((rider) => `(${shifted(rider)})`);
+  return `with ${ctes.join(', ')} select atrium_main.* from atrium_main${conditions.length > 0 ? ` where ${conditions.join(' and ')}` : ''}`;
+}
+
+/**
+ * `final` with `tail` (data-modifying statements) and `riders` (each a one-row select that raises when its premise
+ * fails) folded into one statement answering `final`'s rows; undefined when one of them cannot be folded. The
+ * texts repeat (one per shape of write), so each combination is taken apart once.
+ */
+export function foldStatement(final: CompiledQuery, tail: readonly CompiledQuery[], riders: readonly CompiledQuery[]): CompiledQuery | undefined {
+  const key = [final, ...tail, ...riders].map((q) => q.sql).join('\u0000') + `\u0001${tail.length}`;
+  let sql = foldedTexts.get(key);
+  if (sql === undefined) {
+    sql = foldTexts(final, tail, riders);
+    if (foldedTexts.size < MAX_FOLDED_TEXTS) foldedTexts.set(key, sql);
   }
-  const sql = `with ${ctes.join(', ')} select atrium_main.* from atrium_main${conditions.length > 0 ? ` where ${conditions.join(' and ')}` : ''}`;
+  if (sql === null) return undefined;
+  const parameters = [...final.parameters, ...tail.flatMap((q) => q.parameters), ...riders.flatMap((q) => q.parameters)];
   return { ...CompiledQuery.raw(sql, parameters), query: final.query };
 }

@@ -17,9 +17,9 @@ import type { Operation } from '../operations/operation.ts';
 import type { Limit } from './rate-limits.ts';
 import { FIRST_REVISION, type Revisions } from '../operations/revisions.ts';
 import type { Db } from '../db/database.ts';
-import { sendRider, type Rider } from '../db/riders.ts';
+import type { Rider } from '../db/riders.ts';
 import { isDatabaseUnavailable } from '../db/availability.ts';
-import { StaleTenancy, type TenancyCache } from './tenancy-cache.ts';
+import { turnedStale, type TenancyCache } from './tenancy-cache.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -227,15 +227,12 @@ export function createAdmission(deps: AdmissionDeps): Admission {
   async function settleTenancy(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
     const rider = request.tenancyRider;
     if (rider === undefined) return false;
-    try {
-      await sendRider(db, rider);
+    if (!(await turnedStale(db, rider))) {
       request.tenancyRider = undefined;
       return false;
-    } catch (err) {
-      if (!(err instanceof StaleTenancy)) throw err;
-      await readmit(request, reply);
-      return true;
     }
+    await readmit(request, reply);
+    return true;
   }
 
   return {

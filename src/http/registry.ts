@@ -8,7 +8,7 @@ import type { Idempotency } from './idempotency.ts';
 import { createAdmission, operationOf, type Admission } from './pipeline.ts';
 import { createOperationRunner, type OperationAnswer, type OperationRunner, type RunOperation } from './operation-runner.ts';
 import { toApiError } from './error-handler.ts';
-import { StaleTenancy, type TenancyCache } from './tenancy-cache.ts';
+import { StaleTenancy, turnedStale, type TenancyCache } from './tenancy-cache.ts';
 import { sendRider, withRider } from '../db/riders.ts';
 import { isDatabaseUnavailable } from '../db/availability.ts';
 import type { Limit } from './rate-limits.ts';
@@ -104,7 +104,7 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
     } catch (err) {
       // A database that is away answers 502 whoever asks: no check to wait for.
       if (isDatabaseUnavailable(err)) throw err;
-      const stale = err instanceof StaleTenancy || (await sendRider(app.db, rider).then(() => false, (e: unknown) => e instanceof StaleTenancy));
+      const stale = err instanceof StaleTenancy || (await turnedStale(app.db, rider).catch(() => false));
       if (!stale) throw err;
       await admission.readmit(request, reply);
       return run(request);

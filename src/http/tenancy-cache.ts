@@ -9,7 +9,8 @@
 // ride with a transaction's COMMIT too: a write that reads nothing first is then one round trip.
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import type { OrganisationService } from '../domain/organisations/organisations.service.ts';
-import { createRider, isPremiseFailure, type Rider } from '../db/riders.ts';
+import type { Db } from '../db/database-types.ts';
+import { createRider, isPremiseFailure, sendRider, type Rider } from '../db/riders.ts';
 
 const MAX_ENTRIES = 10_000;
 
@@ -21,6 +22,20 @@ export class StaleTenancy extends Error {
   constructor() {
     super('the organisation changed since this process cached it');
   }
+}
+
+/**
+ * Whether the cached organisation a request started from has changed since: its rider's check, sent by itself if
+ * nothing took it. Any other failure of the check (the database away) is thrown.
+ */
+export function turnedStale(db: Db, rider: Rider): Promise<boolean> {
+  return sendRider(db, rider).then(
+    () => false,
+    (err: unknown) => {
+      if (err instanceof StaleTenancy) return true;
+      throw err;
+    },
+  );
 }
 
 export function createTenancyCache(organisations: Pick<OrganisationService, 'stillAsCachedQuery'>) {

@@ -33,7 +33,7 @@ import type { McpSettings } from './mcp-settings.service.ts';
 import { isDatabaseUnavailable } from '../db/availability.ts';
 import { sendRider, withRider, type Rider } from '../db/riders.ts';
 import type { Exchange } from '../http/pipeline.ts';
-import { StaleTenancy, type TenancyCache } from '../http/tenancy-cache.ts';
+import { turnedStale, type TenancyCache } from '../http/tenancy-cache.ts';
 import { buffered, isEventStream, webRequestOf, writeWebResponse } from './web-exchange.ts';
 
 /** The caller /mcp admitted, on the organisation it was admitted on. */
@@ -139,14 +139,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
   /** The organisation as it is now, read by itself, and the caller admitted on it. */
   const admitFresh = async (request: FastifyRequest) => admit(request, await organisationOf(request));
 
-  /** Whether the cached copy a rider stands for has changed (sent by itself if nothing took it). */
-  const isStale = (rider: Rider) => sendRider(app.db, rider).then(
-    () => false,
-    (err: unknown) => {
-      if (err instanceof StaleTenancy) return true;
-      throw err;
-    },
-  );
+  const isStale = (rider: Rider) => turnedStale(app.db, rider);
 
   /**
    * The caller, admitted on the organisation this process cached for the address when it has one (PostgreSQL,
