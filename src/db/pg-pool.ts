@@ -4,11 +4,14 @@
 // - connecting and each query are bounded in time, so a request answers 502 within 5 s when packets are
 //   simply lost, instead of hanging;
 // - a connection that failed that way is destroyed when it is handed back, never lent out again (after a
-//   timed-out query node-postgres would otherwise queue the next query behind the lost one).
+//   timed-out query node-postgres would otherwise queue the next query behind the lost one);
+// - once PostgreSQL refused a prepared statement as outdated by a migration (outdated-plans.ts), no connection
+//   lent before is lent again: each would fail the same way.
 import type net from 'node:net';
 import pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import { isDatabaseUnavailable } from './availability.ts';
+import { isStalePreparedStatement } from './outdated-plans.ts';
 
 /** Waiting for a connection (a new one, or a free one from a busy pool). */
 export const CONNECT_TIMEOUT_MS = 2_500;
@@ -22,28 +25,27 @@ export interface GuardedPoolOptions extends pg.PoolConfig {
   timeouts?: boolean;
 }
 
-/**
- * PostgreSQL refuses to run a named prepared statement whose result's columns changed since it was parsed on
- * that connection ("cached plan must not change result type", SQLSTATE 0A000): a `select *` or a `returning *`
- * after a migration added a column, which a process of the previous release meets during a rolling upgrade.
- * Such a connection is replaced, so that the statement is parsed afresh on the next.
- */
-export function isStalePreparedStatement(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown } | null;
-  return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change result type');
-}
-
 class GuardedClient implements PostgresPoolClient {
   readonly #client: pg.PoolClient;
+  readonly #plans: PlanGenerations;
+  /** The pool's plan generation when this connection was first lent: it has parsed nothing older. */
+  readonly generation: number;
   #broken: Error | undefined;
-  constructor(client: pg.PoolClient) {
+  constructor(client: pg.PoolClient, plans: PlanGenerations) {
     this.#client = client;
+    this.#plans = plans;
+    this.generation = plans.current;
   }
   query(...args: unknown[]): any {
     const result = (this.#client.query as (...a: unknown[]) => unknown)(...args);
     if (!(result instanceof Promise)) return result; // a cursor
     return result.catch((err: Error) => {
-      if (isDatabaseUnavailable(err) || isStalePreparedStatement(err)) this.#broken = err;
+      if (isDatabaseUnavailable(err)) this.#broken = err;
+      if (isStalePreparedStatement(err)) {
+        this.#broken = err;
+        // Every connection lent so far parsed its statements before the migration, not only this one.
+        this.#plans.outdated(this.generation);
+      }
       throw err;
     });
   }
@@ -56,6 +58,16 @@ class GuardedClient implements PostgresPoolClient {
     this.#broken = undefined;
     this.#client.release(broken ?? (destroy ? true : undefined));
   }
+}
+
+/**
+ * Which connections may have parsed a statement a migration has since outdated (outdated-plans.ts): those
+ * first lent before the last refusal was seen. They are destroyed instead of lent again, so that a transaction
+ * that runs again after a refusal (againIfPlansOutdated) runs on a connection that parsed nothing before it.
+ */
+interface PlanGenerations {
+  readonly current: number;
+  outdated(generation: number): void;
 }
 
 /** A pool's connections now, for the metrics (src/metrics/database-gauges.ts). */
@@ -78,17 +90,27 @@ export function createGuardedPool(options: GuardedPoolOptions): PostgresPool & {
   pool.on('connect', (client) => client.on('error', onConnectionError));
   // One wrapper per connection, so that Kysely (which keys its connection state by client) sees one object.
   const guarded = new WeakMap<pg.PoolClient, GuardedClient>();
+  const plans = {
+    current: 0,
+    outdated(generation: number) {
+      // The refusals of one migration, seen on several connections at once, start one generation.
+      if (generation === this.current) this.current++;
+    },
+  };
   return {
     options: pool.options,
     Client: (pool as unknown as { Client: PostgresPool['Client'] }).Client,
     async connect() {
-      const client = await pool.connect();
-      let g = guarded.get(client);
-      if (!g) {
-        g = new GuardedClient(client);
-        guarded.set(client, g);
+      for (;;) {
+        const client = await pool.connect();
+        let g = guarded.get(client);
+        if (!g) {
+          g = new GuardedClient(client, plans);
+          guarded.set(client, g);
+        }
+        if (g.generation === plans.current) return g;
+        client.release(true);
       }
-      return g;
     },
     end: () => pool.end(),
     stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }),

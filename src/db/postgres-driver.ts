@@ -44,7 +44,7 @@ import type { RoundTripObserver } from './database-types.ts';
 import { isPremiseFailure, riderWaitingBeforeCommit, takeRiders, type Rider } from './riders.ts';
 import { foldStatement } from './single-statement.ts';
 import { takeFinalOffer } from './final-statement.ts';
-import { isStalePreparedStatement } from './pg-pool.ts';
+import { isStalePreparedStatement } from './outdated-plans.ts';
 
 /** Shared read connections. */
 const SHARED_READERS = 2;
@@ -234,7 +234,7 @@ class SharedReader {
       return await client.query(toConfig(query));
     } catch (err) {
       // Timed out or cut off: this connection may be stuck behind the lost statement (pg-pool.ts does the same).
-      // Or one of its prepared statements outlived a change of its table (pg-pool.ts): it would fail again here.
+      // Or one of its prepared statements outlived a change of its table (outdated-plans.ts): it would fail again here.
       if ((isDatabaseUnavailable(err) || isStalePreparedStatement(err)) && this.#ready) this.#drop(this.#ready);
       throw err;
     } finally {
@@ -367,7 +367,7 @@ class RoutedConnection implements DatabaseConnection {
       try {
         result = await this.#client.query(config);
       } catch (err) {
-        // Refused before it ran: its prepared form outlived a migration of its table (pg-pool.ts), and it did
+        // Refused before it ran: its prepared form outlived a migration of its table (outdated-plans.ts), and it did
         // nothing. Its connection is replaced, and it runs once more on another.
         if (!isStalePreparedStatement(err)) throw err;
         this.#client.release(true);

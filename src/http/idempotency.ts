@@ -7,6 +7,7 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'nod
 import type { Clock } from '../clock.ts';
 import type { Database, Db } from '../db/database.ts';
 import { LockBusy, withTransactionLock } from '../db/locks.ts';
+import { againIfPlansOutdated } from '../db/outdated-plans.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { idempotencyRepository, type IdempotencyScope } from './idempotency.repository.ts';
 import { isUniqueViolation } from '../db/errors.ts';
@@ -126,8 +127,11 @@ export function createIdempotency(deps: { database: Database; clock: Clock }) {
         });
         return { ...response, replayed: false };
       });
-      const unused = looksInTransaction ? keyUnused(scope) : undefined;
-      return await withTransactionLock(database.dialect, `idempotency:${lockKey}`, () => (unused ? withRider(unused, transaction) : transaction()));
+      // Whole again, its key's check with it, if a migration outdated one of its statements (db/outdated-plans.ts).
+      return await againIfPlansOutdated(() => {
+        const unused = looksInTransaction ? keyUnused(scope) : undefined;
+        return withTransactionLock(database.dialect, `idempotency:${lockKey}`, () => (unused ? withRider(unused, transaction) : transaction()));
+      });
     } catch (err) {
       if (err instanceof LockBusy) throw inProgress();
       // The key was used already (seen with the write's first statement), or another process committed it first

@@ -14,6 +14,7 @@ import type { OperationCall } from './pipeline.ts';
 import { createPayloadWriter, type Payload } from './response-payload.ts';
 import { recordRefusedWrite, recordWrite, successEntryStatement, type RefusalLog } from './write-audit.ts';
 import { FinalStatementRefused, offerFinalStatement, type FinalStatementOffer } from '../db/final-statement.ts';
+import { againIfPlansOutdated } from '../db/outdated-plans.ts';
 import { MINIMAL_RETURN_APPLIED, prefersMinimalReturn } from './prefer.ts';
 
 /** An operation's answer, before any transport: the status, its headers, its body as it goes out. */
@@ -97,7 +98,8 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
       let replayed = false;
       let payload: Payload | undefined;
       if (!op.writes) {
-        response = await execute(db);
+        // A plain read on a shared connection runs again by itself (postgres-driver.ts); one in a transaction here.
+        response = await againIfPlansOutdated(() => execute(db));
       } else if (call.idempotencyKey !== undefined) {
         const scope = { organisationId: base.organisation.id, credentialId: base.actor.credentialId, key: call.idempotencyKey };
         // The answer is serialised once, in the transaction: the same text is the record and what is sent.
@@ -114,9 +116,10 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
         response = recorded;
         if (recorded.text !== undefined) payload = { payload: recorded.text, json: true };
       } else {
-        // ARCHITECTURE rule 5 — a write, its events and its idempotency record commit together.
+        // ARCHITECTURE rule 5 — a write, its events and its idempotency record commit together. A transaction
+        // refused for a statement a migration outdated runs again (db/outdated-plans.ts: a rolling upgrade).
         await prepare?.();
-        response = oneStatement ? await runOfferingFinal(op, call, execute) : await db.transaction().execute((tx) => execute(tx));
+        response = await againIfPlansOutdated(() => (oneStatement ? runOfferingFinal(op, call, execute) : db.transaction().execute((tx) => execute(tx))));
       }
       const written = payload ? payloads.forRevision(payload, response.status, call.revision!) : payloads.write(response.status, response.body, call.revision!, minimal);
       // Said on a replay too: the record's fingerprint holds the preference, so its body is the minimal one.
