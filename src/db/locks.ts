@@ -23,12 +23,12 @@ const LOCK_SQL = "select atrium_require(pg_try_advisory_xact_lock(hashtextextend
 export function withTransactionLock<T>(dialect: DialectName, key: string, work: () => Promise<T>): Promise<T> {
   if (dialect === 'sqlite') return work();
   const query = { ...CompiledQuery.raw(LOCK_SQL, [key]), [STATEMENT_HINTS]: { name: 'atrium_try_transaction_lock', deferrable: false } } as CompiledQuery;
-  // Its statement fails when the lock is held elsewhere: nothing to check in its row, so that it may be folded
-  // into the statement it rides with (single-statement.ts), its failure told apart by its premise's name.
-  const lock = createRider(query, () => {}, {
-    transactional: true,
-    premise: 'transaction lock',
-    refused: (failure) => (isPremiseFailure(failure) ? new LockBusy(key) : failure),
-  });
+  const lock = createRider(
+    query,
+    (rows) => {
+      if ((rows[0] as { locked: boolean } | undefined)?.locked !== true) throw new LockBusy(key);
+    },
+    { transactional: true, refused: (failure) => (isPremiseFailure(failure) ? new LockBusy(key) : failure) },
+  );
   return withRider(lock, work);
 }

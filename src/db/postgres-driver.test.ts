@@ -28,8 +28,8 @@ const KYSELY_MIGRATION_LOCK_ID = '3853314791062309107';
 const skip = testDatabaseUrl ? false : 'PostgreSQL only: run with TEST_DATABASE_URL';
 
 const at = '2026-11-24T12:00:00.000Z';
-const organisationRow = (id: string) => ({ id, address: `${id}.test`, name: 'Driver test', plan: 'standard', credentials_epoch: 0, timezone: 'UTC', default_language: 'en', created_at: at, updated_at: at }) as const;
-const insertOrganisation = (db: Db, id: string) => db.insertInto('organisations').values(organisationRow(id)).execute();
+const insertOrganisation = (db: Db, id: string) =>
+  db.insertInto('organisations').values({ id, address: `${id}.test`, name: 'Driver test', plan: 'standard', credentials_epoch: 0, timezone: 'UTC', default_language: 'en', created_at: at, updated_at: at }).execute();
 const deferredEvent = preparedQuery(
   (db: Db, id: string, organisationId: string) =>
     db.insertInto('outbox_events').values({ id, organisation_id: organisationId, type: 'test.event', occurred_at: at, data: '{}', dispatched_at: null }),
@@ -138,7 +138,7 @@ describe('PostgreSQL driver', { skip }, () => {
   class Clash extends Error {}
   const asClash = (err: unknown) => (isUniqueViolation(err) ? new Clash('taken') : err);
   const insertOrganisationDeferred = (tx: Db, id: string) =>
-    deferredWrite(tx, tx.insertInto('organisations').values(organisationRow(id)), asClash);
+    deferredWrite(tx, tx.insertInto('organisations').values({ id, address: `${id}.test`, name: 'Driver test', plan: 'standard', credentials_epoch: 0, timezone: 'UTC', default_language: 'en', created_at: at, updated_at: at }), asClash);
 
   test("a deferred write's failure surfaces where it is sent, as its caller translated it, and rolls everything back", async () => {
     const taken = newId();
@@ -304,46 +304,6 @@ describe('PostgreSQL driver', { skip }, () => {
       assert.equal(trips.length, 1);
       assert.match(trips[0][0], /^with atrium_main as materialized \(select "name" from "organisations".*\) select atrium_main\.\* from atrium_main where \(select atrium_require/s);
       await assert.rejects(withRider(premiseRider(counted.database.db, org, 'Another name'), () => nameById(counted.database.db, org)), /stale premise/);
-    });
-
-    test("a transaction's first statement carries its riders folded into it (a keyed write's lock and key check): BEGIN and one statement", async () => {
-      const db = counted.database.db;
-      const org = newId();
-      await insertOrganisation(db, org);
-      const rename = (tx: Db, name: string) => tx.updateTable('organisations').set({ name }).where('id', '=', org).returning('name').execute();
-      const renameAndRecord = (name: string, rider = premiseRider(db, org, 'Driver test')) =>
-        withRider(rider, () => withTransactionLock('postgres', `fold:${org}`, () => db.transaction().execute(async (tx) => [await rename(tx, name), await deferredEvent(tx, newId(), org)])));
-      trips = [];
-      const [rows] = await renameAndRecord('Folded first');
-      assert.deepEqual(rows, [{ name: 'Folded first' }]);
-      assert.deepEqual(trips[0].map((q) => q.split(' ')[0]), ['begin', 'with'], JSON.stringify(trips));
-      assert.match(trips[0][1], /^with atrium_main as materialized \(update "organisations".*returning "name"\) select atrium_main\.\* from atrium_main where \(select atrium_require\(exists.*'test premise'.*\) and \(select atrium_require\(pg_try_advisory_xact_lock/s);
-      assert.equal(await countEvents(db, org), 1);
-
-      // A rider's premise failing is its own refusal; nothing of the transaction is kept.
-      await assert.rejects(renameAndRecord('Not kept'), /stale premise/);
-      // The lock held by another transaction: LockBusy, from the folded statement's failure.
-      const holder = new pg.Client({ connectionString: testDatabaseUrl });
-      await holder.connect();
-      try {
-        await holder.query('begin');
-        await holder.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`fold:${org}`]);
-        await assert.rejects(renameAndRecord('Not kept either', premiseRider(db, org, 'Folded first')), LockBusy);
-        await holder.query('rollback');
-      } finally {
-        await holder.end();
-      }
-      assert.equal(await nameOf(org), 'Folded first');
-      assert.equal(await countEvents(db, org), 1);
-
-      // The statement's own failure: the riders go unchecked, to be sent again by what runs next.
-      const rider = premiseRider(db, org, 'Folded first');
-      await assert.rejects(withRider(rider, () => db.transaction().execute((tx) => tx.insertInto('organisations').values(organisationRow(org)).returning('id').execute())), isUniqueViolation);
-      assert.equal(rider.taken, false);
-      // A write that answers no rows (no `returning`) is not folded: its riders go before it, as before.
-      trips = [];
-      await withRider(premiseRider(db, org, 'Folded first'), () => db.transaction().execute((tx) => tx.updateTable('organisations').set({ name: 'Unfolded' }).where('id', '=', org).execute()));
-      assert.deepEqual(trips[0].map((q) => q.split(' ')[0]), ['begin', 'select', 'update']);
     });
 
     test('a folded write whose prepared form a migration outdated runs again on a fresh connection: no failure at all', async () => {

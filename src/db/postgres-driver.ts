@@ -27,12 +27,9 @@ import pg from 'pg';
 import {
   AbortedTransactionError,
   CompiledQuery,
-  DeleteQueryNode,
-  InsertQueryNode,
   PostgresAdapter,
   PostgresDialect,
   SelectQueryNode,
-  UpdateQueryNode,
   sql,
   type Kysely,
   type DatabaseConnection,
@@ -120,17 +117,6 @@ const COMMIT = CompiledQuery.raw('commit');
 function isPlainRead(query: CompiledQuery): boolean {
   const node = query.query;
   return SelectQueryNode.is(node) && node.with === undefined && (node.endModifiers === undefined || node.endModifiers.length === 0);
-}
-
-/**
- * A statement whose rows are all it answers, so that it can be the main query of a folded statement
- * (single-statement.ts) and answer the same rows: a select, or a write that returns its rows. Not a write without
- * `returning` (its count of rows would be lost), nor raw SQL, whose shape is not known.
- */
-function answersRows(query: CompiledQuery): boolean {
-  const node = query.query;
-  if (SelectQueryNode.is(node)) return true;
-  return (UpdateQueryNode.is(node) || InsertQueryNode.is(node) || DeleteQueryNode.is(node)) && node.returning !== undefined;
 }
 
 /** Submits queries on a pipelined connection in one socket write; settles once all have answered. */
@@ -422,10 +408,6 @@ class RoutedConnection implements DatabaseConnection {
     // Checked out first: a rider is taken only when it will be sent, so that its check always runs.
     this.#client ??= await checkOut(this.#driver.pool);
     const riders = takeRiders(true) ?? [];
-    if (riders.length > 0 && this.#deferred.length === 0 && after.length === 0 && answersRows(query)) {
-      const folded = foldWithRiders(query, [], riders);
-      if (folded) return this.#sendWithFoldedRiders(query, folded, riders);
-    }
     const queries = [...(this.#begin ? [this.#begin] : []), ...riders.map((r) => r.query), ...this.#deferred, query, ...after];
     const ridersAt = this.#begin ? 1 : 0;
     this.#begin = undefined;
@@ -443,30 +425,6 @@ class RoutedConnection implements DatabaseConnection {
       throw translate ? translate(failure) : failure;
     }
     return settled.map((s) => (s as PromiseFulfilledResult<pg.QueryResult>).value);
-  }
-
-  /**
-   * The pending BEGIN and `query` with the request's riders folded into it (single-statement.ts): one statement
-   * instead of one each (a keyed write's first round trip: the organisation's check, the key's lock and the check
-   * that it has no record, then its first statement). Throws the refusal of the rider whose premise failed; a
-   * failure of `query` itself leaves the riders unchecked, to be sent again by whatever runs next.
-   */
-  async #sendWithFoldedRiders(query: CompiledQuery, folded: CompiledQuery, riders: Rider[]): Promise<pg.QueryResult[]> {
-    const queries = [...(this.#begin ? [this.#begin] : []), { ...folded, [STATEMENT_HINTS]: BY_TEXT } as CompiledQuery];
-    this.#begin = undefined;
-    this.#driver.onRoundTrip?.(queries.map((q) => q.sql));
-    const settled = await sendTogether(this.#client!, queries);
-    const failed = settled.find((s) => s.status === 'rejected');
-    if (failed === undefined) {
-      passed(riders);
-      return settled.map((s) => (s as PromiseFulfilledResult<pg.QueryResult>).value);
-    }
-    const failure = failed.reason as { code?: unknown };
-    if (typeof failure.code !== 'string') this.#broken = true;
-    const refusal = await this.#riderRefusal(failure, riders);
-    if (refusal !== failure) throw refusal;
-    const translate = hintsOf(query)?.translate;
-    throw translate ? translate(failure) : failure;
   }
 
   begin(settings: TransactionSettings): void {

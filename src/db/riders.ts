@@ -7,9 +7,7 @@
 // back. A request that sent nothing (or a database that takes no riders, SQLite) sends it by itself (sendRider).
 // A rider that states its premise in SQL (`atomic`: the statement itself fails when the check would, with
 // atrium_require, migration 20261126230000) may also travel with its transaction's COMMIT: a failure aborts the
-// transaction, so the COMMIT cannot commit what the check refuses. One that also names its premise (`premise`) may
-// be folded into the statement it rides with, as that statement's condition (single-statement.ts): one statement
-// instead of one each, its failure told from the statement's own by the premise's name in atrium_require's message.
+// transaction, so the COMMIT cannot commit what the check refuses.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CompiledQuery } from 'kysely';
 import type { Db } from './database-types.ts';

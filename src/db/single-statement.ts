@@ -4,8 +4,7 @@
 // the same write sent as BEGIN, check, change, audit entry, COMMIT costs the service about 2.5 times the CPU of
 // one statement doing all of it, and PostgreSQL a third more (bench/pg-statement-shapes.ts, bench/README.md).
 // One statement is atomic by itself (an implicit transaction): if any part fails, nothing of it is kept. A
-// prepared read is folded with its riders the same way, one statement instead of two, and so is the first
-// statement of a transaction that goes on (a keyed write's: its lock and key check are riders too), after BEGIN.
+// prepared read is folded with its riders the same way, one statement instead of two.
 //
 //   with <the final statement's own CTEs>, atrium_tail_0 as (<audit entry>),
 //        atrium_main as materialized (<its main query>)

@@ -72,7 +72,7 @@ export function createIdempotency(deps: { database: Database; clock: Clock }) {
   /** The check, with a keyed write's first statement, that its key has no live record (PostgreSQL). */
   function keyUnused(scope: IdempotencyScope): Rider {
     const query = idempotencyRepository.unusedQuery(database.db, scope, clock.now().toISOString());
-    return createRider(query, () => {}, { transactional: true, premise: 'idempotency record', refused: (failure) => (isPremiseFailure(failure) ? new KeyUsed() : failure) });
+    return createRider(query, () => {}, { transactional: true, refused: (failure) => (isPremiseFailure(failure) ? new KeyUsed() : failure) });
   }
 
   function replay(found: { fingerprint: string; response_status: number; response_body: string | null; response_body_packed: Uint8Array | null }, fingerprint: string): RecordedResponse {
