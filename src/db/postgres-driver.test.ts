@@ -311,12 +311,15 @@ describe('PostgreSQL driver', { skip }, () => {
       const table = `probe_${newId().replaceAll('-', '')}`;
       await sql`create table ${sql.table(table)} (id int primary key, note text)`.execute(db);
       await sql`insert into ${sql.table(table)} values (1, 'a')`.execute(db);
+      // Run as a request's write is (operation-runner.ts): again, whole, if a migration outdated its statement.
       const touch = (note: string) =>
-        offerFinalStatement(() => [], () =>
-          db.transaction().execute(async (tx) => {
-            const query = sql`with u as (update ${sql.table(table)} set note = ${note} where id = 1 returning *) select * from u`.compile(tx);
-            return (await tx.executeQuery({ ...query, [STATEMENT_HINTS]: { deferrable: false, final: true } } as typeof query)).rows;
-          }),
+        againIfPlansOutdated(() =>
+          offerFinalStatement(() => [], () =>
+            db.transaction().execute(async (tx) => {
+              const query = sql`with u as (update ${sql.table(table)} set note = ${note} where id = 1 returning *) select * from u`.compile(tx);
+              return (await tx.executeQuery({ ...query, [STATEMENT_HINTS]: { deferrable: false, final: true } } as typeof query)).rows;
+            }),
+          ),
         );
       // Prepared on several of the pool's connections (transactions at once take several).
       await Promise.all(Array.from({ length: 6 }, (_, i) => touch(`before ${i}`)));

@@ -363,18 +363,9 @@ class RoutedConnection implements DatabaseConnection {
     this.#driver.onRoundTrip?.([folded.sql]);
     const config = toConfig({ ...folded, [STATEMENT_HINTS]: hintsOf(query) } as CompiledQuery);
     try {
-      let result: pg.QueryResult;
-      try {
-        result = await this.#client.query(config);
-      } catch (err) {
-        // Refused before it ran: its prepared form outlived a migration of its table (outdated-plans.ts), and it did
-        // nothing. Its connection is replaced, and it runs once more on another.
-        if (!isStalePreparedStatement(err)) throw err;
-        this.#client.release(true);
-        this.#client = await checkOut(this.#driver.pool);
-        this.#driver.onRoundTrip?.([folded.sql]);
-        result = await this.#client.query(config);
-      }
+      // Refused as outdated by a migration (outdated-plans.ts), it did nothing: its caller runs the request's
+      // transaction again (againIfPlansOutdated), its riders with it, on a connection the pool opened since.
+      const result = await this.#client.query(config);
       passed(riders);
       return result;
     } catch (err) {

@@ -23,13 +23,18 @@ process.stdin.once('data', async (line) => {
 fetch('http://127.0.0.1:9/').catch(() => {}).finally(() => process.stdout.write('ready\\n'));
 `;
 
-test('a drain started in an I/O callback answers the connection that arrived while the process was busy, then closes', { timeout: 20_000 }, async () => {
+/**
+ * A listener serving GET /late, quiet for a while (nothing accepted lately), and a client in another process;
+ * once the client is ready, `onReady` sends it the URL and the drain starts, both in that I/O callback. Answers
+ * the client's lines.
+ */
+async function drainAgainstClient(onReady: (url: string, send: (line: string) => void) => void): Promise<string[]> {
   const listener = await openListener({ host: '127.0.0.1', port: 0, errorsUrl: 'http://localhost/docs/errors', log: { info() {}, warn() {} } });
   const app = Fastify();
   app.get('/late', async () => ({ ok: true }));
   await app.ready();
   listener.attach(app);
-  // Nothing accepted for a while: the drain finds the traffic quiet at once.
+  // Nothing accepted for a while: the drain finds the traffic quiet when it begins.
   await new Promise((resolve) => setTimeout(resolve, 300));
 
   const client = spawn(process.execPath, ['-e', CLIENT], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -39,41 +44,28 @@ test('a drain started in an I/O callback answers the connection that arrived whi
   client.stdout.on('data', (chunk: string) => {
     lines.push(...chunk.split('\n').filter(Boolean));
     if (drained === undefined && lines.includes('ready')) {
-      // In this I/O callback: tell the client to go, stay busy while it connects and sends, then start the drain.
-      client.stdin.write(`${listener.url}/late\n`);
-      const until = Date.now() + 500;
-      while (Date.now() < until);
+      onReady(listener.url, (line) => client.stdin.write(`${line}\n`));
       drained = listener.drain(5_000);
     }
   });
   await once(client, 'exit');
   await drained;
   await app.close();
+  return lines;
+}
+
+test('a drain started in an I/O callback answers the connection that arrived while the process was busy, then closes', { timeout: 20_000 }, async () => {
+  const lines = await drainAgainstClient((url, send) => {
+    // In this I/O callback: tell the client to go, stay busy while it connects and sends, then start the drain.
+    send(`${url}/late`);
+    const until = Date.now() + 500;
+    while (Date.now() < until);
+  });
   assert.deepEqual(lines, ['ready', 'status 200']);
 });
 
 test('a connection made just after a drain began, when all had been quiet, is served before the socket closes', { timeout: 20_000 }, async () => {
-  const listener = await openListener({ host: '127.0.0.1', port: 0, errorsUrl: 'http://localhost/docs/errors', log: { info() {}, warn() {} } });
-  const app = Fastify();
-  app.get('/late', async () => ({ ok: true }));
-  await app.ready();
-  listener.attach(app);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-
-  const client = spawn(process.execPath, ['-e', CLIENT], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines: string[] = [];
-  let drained: Promise<void> | undefined;
-  client.stdout.setEncoding('utf8');
-  client.stdout.on('data', (chunk: string) => {
-    lines.push(...chunk.split('\n').filter(Boolean));
-    if (drained === undefined && lines.includes('ready')) {
-      // The client connects 20 ms after the drain begins: refused if the socket closed at once.
-      client.stdin.write(`${listener.url}/late 20\n`);
-      drained = listener.drain(5_000);
-    }
-  });
-  await once(client, 'exit');
-  await drained;
-  await app.close();
+  // The client connects 20 ms after the drain begins: refused if the socket closed at once.
+  const lines = await drainAgainstClient((url, send) => send(`${url}/late 20`));
   assert.deepEqual(lines, ['ready', 'status 200']);
 });
