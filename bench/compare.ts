@@ -5,13 +5,15 @@
 // busy spell lands on both.
 // The other checkout needs its dependencies installed (or a node_modules link) and a bench/server.ts that
 // speaks this protocol. Settings as `npm run bench` (BENCH_SCENARIOS, BENCH_ROUNDS, BENCH_DATABASES, …);
-// only scenarios that send requests are compared.
+// only scenarios that send requests are compared. Beside the CPU ratios it prints the medians of the rounds' ratios of
+// throughput and of p50 and p99 latency (this over other).
 //
 //   BENCH_SCENARIOS=bare-patch,patch BENCH_ROUNDS=5 node bench/compare.ts /tmp/before
 import path from 'node:path';
 import { postgresTarget, sqliteTarget, type DatabaseTarget } from './databases.ts';
 import { httpScenarios } from './http-scenarios.ts';
 import { measure } from './load.ts';
+import type { Sample } from './measurement.ts';
 import { startServer, type ServerHandle } from './server-process.ts';
 import { readSettings } from './settings.ts';
 
@@ -45,8 +47,8 @@ for (const dialect of settings.databases) {
       { name: 'this checkout', server: await startServer(targets[1]) },
     ];
     servers.push(...versions.map((v) => v.server));
-    // µs of server CPU per request, per version and scenario, one figure a round.
-    const micros = versions.map(() => new Map(scenarios.map((s) => [s.name, [] as number[]])));
+    // Each version's samples per scenario, one a round.
+    const samples = versions.map(() => new Map(scenarios.map((s) => [s.name, [] as Sample[]])));
     for (let round = 1; round <= settings.rounds; round++) {
       for (const scenario of scenarios) {
         // Each round starts with the other version than the round before: the one measured first can leave work
@@ -57,17 +59,20 @@ for (const dialect of settings.databases) {
           log(`${dialect} round ${round}/${settings.rounds} ${scenario.name}: ${version.name}`);
           const sample = await measure(version.server, scenario.requests!(version.server.fixture), settings);
           if (sample.non2xx + sample.errors > 0) throw new Error(`${dialect} ${scenario.name} on ${version.name}: ${sample.non2xx} non-2xx, ${sample.errors} errors`);
-          micros[i].get(scenario.name)!.push(sample.serverMicrosPerRequest);
+          samples[i].get(scenario.name)!.push(sample);
         }
       }
     }
     for (const scenario of scenarios) {
-      const [a, b] = micros.map((m) => m.get(scenario.name)!);
+      const [a, b] = samples.map((m) => m.get(scenario.name)!);
       // Round by round, so that each ratio compares the two versions under the same load.
-      const ratios = a.map((x, r) => b[r] / x);
+      const ratiosOf = (figure: (sample: Sample) => number) => a.map((x, r) => figure(b[r]) / figure(x));
+      const cpu = ratiosOf((s) => s.serverMicrosPerRequest);
+      const figures = (label: string, figure: (sample: Sample) => number) => `${label} ${median(ratiosOf(figure)).toFixed(2)}`;
       lines.push(
-        `${dialect.padEnd(8)}  ${scenario.name.padEnd(24)}  other ${median(a).toFixed(0).padStart(5)} µs  this ${median(b).toFixed(0).padStart(5)} µs  ` +
-          `this/other median of rounds ${median(ratios).toFixed(3)} (rounds: ${ratios.map((r) => r.toFixed(2)).join(' ')})`,
+        `${dialect.padEnd(8)}  ${scenario.name.padEnd(24)}  other ${median(a.map((s) => s.serverMicrosPerRequest)).toFixed(0).padStart(5)} µs  this ${median(b.map((s) => s.serverMicrosPerRequest)).toFixed(0).padStart(5)} µs  ` +
+          `this/other median of rounds ${median(cpu).toFixed(3)} (rounds: ${cpu.map((r) => r.toFixed(2)).join(' ')}); ` +
+          `${figures('req/s', (s) => s.requestsPerSecond)}, ${figures('p50', (s) => s.p50Ms)}, ${figures('p99', (s) => s.p99Ms)}`,
       );
     }
   } finally {

@@ -20,6 +20,7 @@ import { isUniqueViolation } from './errors.ts';
 import { FinalStatementRefused, offerFinalStatement } from './final-statement.ts';
 import { STATEMENT_HINTS } from './statement-hints.ts';
 import { againIfPlansOutdated } from './outdated-plans.ts';
+import { WRITER_LOCK_TIMEOUT_MS } from './shared-connections.ts';
 import type { CompiledQuery } from 'kysely';
 
 /** The advisory lock Kysely's migrator takes on PostgreSQL (its key; ours holds it for a transaction: postgres-driver.ts). */
@@ -340,6 +341,81 @@ describe('PostgreSQL driver', { skip }, () => {
       await withRider(rider, () => counted.database.db.transaction().execute((tx) => tx.updateTable('organisations').set({ name: 'Full path' }).where('id', '=', org).execute()));
       await rider.outcome;
       assert.equal(await nameOf(org), 'Full path');
+    });
+  });
+
+  describe('one-statement writes on the shared writers (shared-connections.ts)', () => {
+    /** A rename folded into one statement (no rider, no tail), answering the backend that ran it. */
+    const renameAlone = (id: string, name: string) =>
+      offerFinalStatement(() => [], () =>
+        db.transaction().execute(async (tx) => {
+          const query = sql<{ pid: number }>`with u as (update organisations set name = ${name} where id = ${id} returning id) select pg_backend_pid() as pid from u`.compile(tx);
+          const rows = (await tx.executeQuery({ ...query, [STATEMENT_HINTS]: { deferrable: false, final: true } } as typeof query)).rows;
+          assert.equal(rows.length, 1, `renamed ${id}`);
+          return rows[0].pid;
+        }),
+      );
+    const nameOf = async (id: string) => (await db.selectFrom('organisations').select('name').where('id', '=', id).executeTakeFirstOrThrow()).name;
+    const organisations = async (n: number) => {
+      const ids = Array.from({ length: n }, () => newId());
+      for (const id of ids) await insertOrganisation(db, id);
+      return ids;
+    };
+
+    test('the writes of one turn leave together: one backend runs them, each committed on its own', async () => {
+      const ids = await organisations(4);
+      const pids = await Promise.all(ids.map((id, i) => renameAlone(id, `Together ${i}`)));
+      assert.equal(new Set(pids).size, 1, `one backend: ${pids.join(', ')}`);
+      for (const [i, id] of ids.entries()) assert.equal(await nameOf(id), `Together ${i}`);
+    });
+
+    test('a write that fails in a shared write fails alone: the others of its write commit', async () => {
+      const [first, second] = await organisations(2);
+      const taken = newId();
+      await deferredEvent(db, taken, first);
+      // An event with an id already taken, folded with a rename of the first organisation: a unique violation.
+      const failing = offerFinalStatement(() => [deferredEvent.compile(db, taken, first)], () =>
+        db.transaction().execute((tx) => renameFinally(tx, first, 'Not kept')),
+      );
+      const passing = renameAlone(second, 'Kept');
+      await assert.rejects(failing, (err: { code?: string }) => err.code === '23505');
+      await passing;
+      assert.equal(await nameOf(first), 'Driver test');
+      assert.equal(await nameOf(second), 'Kept');
+      assert.equal(await countEvents(db, first), 1);
+    });
+
+    test('a write that waits for a row lock gives way to the writes sent behind it, and runs on a pooled connection once the lock is free', async () => {
+      const [locked, free] = await organisations(2);
+      // A transaction elsewhere holds the row until it is told to end.
+      let end!: () => void;
+      const ended = new Promise<void>((resolve) => (end = resolve));
+      let lockTaken!: () => void;
+      const taken = new Promise<void>((resolve) => (lockTaken = resolve));
+      const holder = db.transaction().execute(async (tx) => {
+        await tx.selectFrom('organisations').select('id').where('id', '=', locked).forUpdate().execute();
+        lockTaken();
+        await ended;
+      });
+      await taken;
+      try {
+        // In one turn, so on one writer, the blocked write first.
+        let blockedDone = false;
+        const blocked = renameAlone(locked, 'After the lock').finally(() => (blockedDone = true));
+        // Held up until the lock is free, it would never answer: the lock is freed only after it.
+        const heldUp = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the write behind the blocked one was held up')), WRITER_LOCK_TIMEOUT_MS + 2_000).unref());
+        const writerPid = await Promise.race([renameAlone(free, 'Not held up'), heldUp]);
+        await new Promise((resolve) => setTimeout(resolve, 2 * WRITER_LOCK_TIMEOUT_MS));
+        assert.equal(blockedDone, false, 'the blocked write waits for the lock, on a connection of its own');
+        end();
+        const pooledPid = await blocked;
+        assert.notEqual(pooledPid, writerPid, 'it ran again on a connection of its own');
+      } finally {
+        end();
+        await holder;
+      }
+      assert.equal(await nameOf(locked), 'After the lock');
+      assert.equal(await nameOf(free), 'Not held up');
     });
   });
 

@@ -1,12 +1,11 @@
 // PostgreSQL through node-postgres with fewer round trips and fewer socket writes than Kysely's own driver,
 // which checks a pooled connection out for every statement and waits for each answer before sending on.
 // Each round trip costs the server process a write that wakes PostgreSQL (~30-40 µs of CPU on the benchmark
-// machine), more than the statement itself; this driver cuts them four ways (measured in bench/README.md):
+// machine), more than the statement itself; this driver cuts them five ways (measured in bench/README.md):
 //
 // 1. Plain reads share a connection. A SELECT outside a transaction (no locking clause, no WITH) goes to one of
-//    a few long-lived connections in node-postgres's pipeline mode, and every such read issued in one turn of
-//    the event loop leaves in a single write (the socket is corked until setImmediate), answered in order. A
-//    plain SELECT never waits for a lock, so one cannot hold the others up for longer than it runs.
+//    a few long-lived connections in node-postgres's pipeline mode (shared-connections.ts), and every such read
+//    issued in one turn of the event loop leaves in a single write, answered in order.
 // 2. A transaction sends BEGIN together with its first statement, not as a round trip of its own.
 // 3. A statement marked deferrable (prepared.ts: an outbox insert, whose result nobody reads; deferred-writes.ts:
 //    a row's UPDATE or INSERT) travels with the transaction's next statement or its COMMIT; should it fail,
@@ -15,14 +14,15 @@
 //    later than the release of its savepoint, so that its failure is that savepoint's.
 // 4. A request's riders (riders.ts: the check of its organisation, its Idempotency-Key's lock) go in the same
 //    write as the request's first statement, and their checks run before that statement's result is handed back.
+// 5. A transaction folded into one statement (single-statement.ts: a plain PATCH, create or delete) needs no
+//    connection of its own: it goes to a shared write connection, in one write with the others of its turn
+//    (shared-connections.ts says what bounds a write's wait for the others there).
 //
 // Statements compiled by prepared.ts carry a name, so each connection parses them once.
 // Everything else — other writes, locking reads, anything inside a transaction — runs on a connection of the
-// pool (pg-pool.ts: bounded in time, destroyed when it failed), as with Kysely's driver. The shared readers
-// get the pool's settings (timeouts included), log their failures the same way and are replaced when their
-// connection fails. Errors are node-postgres's own, unchanged.
+// pool (pg-pool.ts: bounded in time, destroyed when it failed), as with Kysely's driver. Errors are
+// node-postgres's own, unchanged.
 import net from 'node:net';
-import { setImmediate } from 'node:timers';
 import pg from 'pg';
 import {
   AbortedTransactionError,
@@ -38,23 +38,13 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
-import { isDatabaseUnavailable } from './availability.ts';
 import { hintsOf, STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
 import type { RoundTripObserver } from './database-types.ts';
 import { isPremiseFailure, riderWaitingBeforeCommit, takeRiders, type Rider } from './riders.ts';
 import { foldStatement } from './single-statement.ts';
 import { takeFinalOffer } from './final-statement.ts';
-import { isStalePreparedStatement } from './outdated-plans.ts';
+import { isLockTimeout, SharedConnections } from './shared-connections.ts';
 
-/** Shared read connections. */
-const SHARED_READERS = 2;
-/**
- * Reads stay on the reader already in use this turn, so that they leave in one write, until it has this many
- * in flight; then they go to the least busy one, so that a slow read holds up few others.
- */
-const BATCH_IN_FLIGHT = 16;
-
-type PgClient = pg.Client & { connection: { stream: net.Socket } };
 /**
  * A pooled connection (pg-pool.ts's wrapper, which passes node-postgres's query config through); its socket,
  * when it shows it, lets statements share a write.
@@ -154,101 +144,6 @@ function passed(riders: Rider[]): void {
   for (const rider of riders) rider.settle([]);
 }
 
-/** A long-lived pipelined connection for plain reads; reconnects on next use after losing its connection. */
-class SharedReader {
-  readonly #options: pg.ClientConfig;
-  readonly #onConnectionError: (err: Error) => void;
-  readonly #onRoundTrip: RoundTripObserver | undefined;
-  #ready: Promise<PgClient> | undefined;
-  #corked: PgClient | undefined;
-  /** A read of this turn of the event loop came here (set at once, before its connection is awaited). */
-  #turnOpen = false;
-  inFlight = 0;
-
-  /**
-   * Whether a read of this turn of the event loop already came here, so that another read of the turn joins its
-   * write: known from the read's first step, not from its cork (set only once its connection is awaited), or
-   * reads issued together (a request's row and the settings of its type) would go to two connections.
-   */
-  get batching(): boolean {
-    return this.#turnOpen;
-  }
-
-  constructor(options: pg.ClientConfig, onConnectionError: (err: Error) => void, onRoundTrip: RoundTripObserver | undefined) {
-    this.#options = options;
-    this.#onConnectionError = onConnectionError;
-    this.#onRoundTrip = onRoundTrip;
-  }
-
-  #connect(): Promise<PgClient> {
-    const client = new pg.Client({ ...this.#options, pipeline: true }) as PgClient;
-    const ready = client.connect().then(() => client);
-    this.#ready = ready;
-    // A lost connection fails the reads in flight (node-postgres rejects them); the next read reconnects.
-    client.on('error', (err) => {
-      this.#onConnectionError(err);
-      this.#drop(ready);
-    });
-    client.on('end', () => this.#drop(ready));
-    ready.catch(() => this.#drop(ready));
-    return ready;
-  }
-
-  /** Forgets a connection, so that the next read makes a new one; ends it if it is still open. */
-  #drop(ready: Promise<PgClient>): void {
-    if (this.#ready !== ready) return;
-    this.#ready = undefined;
-    void ready.then((client) => client.end()).catch(() => {});
-  }
-
-  async query(query: CompiledQuery): Promise<pg.QueryResult> {
-    try {
-      return await this.#query(query);
-    } catch (err) {
-      // Its connection was replaced (below): a read may simply run again, parsed afresh.
-      if (!isStalePreparedStatement(err)) throw err;
-      return this.#query(query);
-    }
-  }
-
-  async #query(query: CompiledQuery): Promise<pg.QueryResult> {
-    this.inFlight++;
-    if (!this.#turnOpen) {
-      this.#turnOpen = true;
-      setImmediate(() => (this.#turnOpen = false));
-    }
-    try {
-      const client = await (this.#ready ?? this.#connect());
-      if (this.#corked !== client) {
-        // The first read of this turn of the event loop: hold the socket until the turn ends, so that the
-        // reads of every request handled in it leave in one write.
-        this.#corked = client;
-        // The reads that join this one in the turn travel in the same write: one round trip for them all.
-        this.#onRoundTrip?.([query.sql]);
-        client.connection.stream.cork();
-        setImmediate(() => {
-          this.#corked = undefined;
-          client.connection.stream.uncork();
-        });
-      }
-      return await client.query(toConfig(query));
-    } catch (err) {
-      // Timed out or cut off: this connection may be stuck behind the lost statement (pg-pool.ts does the same).
-      // Or one of its prepared statements outlived a change of its table (outdated-plans.ts): it would fail again here.
-      if ((isDatabaseUnavailable(err) || isStalePreparedStatement(err)) && this.#ready) this.#drop(this.#ready);
-      throw err;
-    } finally {
-      this.inFlight--;
-    }
-  }
-
-  async end(): Promise<void> {
-    const ready = this.#ready;
-    this.#ready = undefined;
-    if (ready) await (await ready.catch(() => undefined))?.end();
-  }
-}
-
 /**
  * What Kysely sees as a connection: it decides per statement where the statement runs. Outside a transaction
  * a plain read goes to a shared reader, anything else to a pooled connection for that statement alone; inside
@@ -345,7 +240,7 @@ class RoutedConnection implements DatabaseConnection {
 
   /**
    * The transaction as one statement (single-statement.ts): `query`, its tail and the request's riders folded
-   * together, sent without BEGIN or COMMIT, when nothing of the transaction was sent yet and every rider waiting
+   * together, sent without BEGIN or COMMIT on a shared writer (writeAlone), when nothing of the transaction was sent yet and every rider waiting
    * may be folded; undefined (nothing sent, no rider taken) otherwise. Throws as #sendFinal does, and a rider's
    * own refusal when it is the rider's premise that failed.
    */
@@ -357,19 +252,15 @@ class RoutedConnection implements DatabaseConnection {
       for (const rider of riders) rider.taken = false;
       return undefined;
     }
-    this.#client = await checkOut(this.#driver.pool);
     this.#begin = undefined;
     this.#finished = true;
-    this.#driver.onRoundTrip?.([folded.sql]);
-    const config = toConfig({ ...folded, [STATEMENT_HINTS]: hintsOf(query) } as CompiledQuery);
     try {
-      // Refused as outdated by a migration (outdated-plans.ts), it did nothing: its caller runs the request's
-      // transaction again (againIfPlansOutdated), its riders with it, on a connection the pool opened since.
-      const result = await this.#client.query(config);
+      // Refused as outdated by a migration (outdated-plans.ts), it did nothing: it runs again on a new
+      // connection, or its caller runs the request's transaction again (againIfPlansOutdated), riders and all.
+      const result = await this.#driver.writeAlone({ ...folded, [STATEMENT_HINTS]: hintsOf(query) } as CompiledQuery);
       passed(riders);
       return result;
     } catch (err) {
-      if (typeof (err as { code?: unknown }).code !== 'string') this.#broken = true;
       // A rider's refusal, or the write's own failure as its caller translates it (the full path then sends the
       // riders with its first statement).
       const failure = await this.#riderRefusal(err, riders);
@@ -487,35 +378,55 @@ const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 class PipelinedPostgresDriver implements Driver {
   readonly pool: PostgresPool;
   readonly onRoundTrip: RoundTripObserver | undefined;
-  readonly #readers: SharedReader[];
+  readonly #shared: SharedConnections;
   /** Released connection objects, reused: Kysely asks for one per statement outside transactions. */
   readonly #idle: RoutedConnection[] = [];
 
   constructor(pool: PostgresPool & { options: pg.PoolConfig }, options: PipelinedPostgresOptions) {
     this.pool = pool;
-    // The pool's own settings (server, schema, type parsers, timeouts, keep-alive) apply to the shared readers too.
-    const onConnectionError = options.onConnectionError ?? (() => {});
     this.onRoundTrip = options.onRoundTrip;
-    this.#readers = Array.from({ length: SHARED_READERS }, () => new SharedReader(pool.options, onConnectionError, options.onRoundTrip));
+    // The pool's own settings (server, schema, type parsers, timeouts, keep-alive) apply to the shared connections too.
+    this.#shared = new SharedConnections(pool.options, { toConfig, onConnectionError: options.onConnectionError ?? (() => {}), onRoundTrip: options.onRoundTrip });
   }
 
   /** Reads on one shared connection, so that they leave in the same write. */
   readTogether(queries: CompiledQuery[]): Array<Promise<pg.QueryResult>> {
-    const reader = this.#pick();
+    const reader = this.#shared.reader();
     return queries.map((q) => reader.query(q));
   }
 
   read(query: CompiledQuery): Promise<pg.QueryResult> {
-    return this.#pick().query(query);
+    return this.#shared.reader().query(query);
   }
 
-  #pick(): SharedReader {
-    let reader = this.#readers.find((r) => r.batching && r.inFlight < BATCH_IN_FLIGHT);
-    if (reader === undefined) {
-      reader = this.#readers[0];
-      for (const r of this.#readers) if (r.inFlight < reader.inFlight) reader = r;
+  /**
+   * A write that is a whole transaction in one statement (single-statement.ts), counted as one round trip: on a
+   * shared writer, in one socket write with the others of its turn; on a pooled connection of its own when no
+   * writer has room, or when it waited on a writer for a lock longer than a writer allows (it did nothing there)
+   * and so runs again here, a second round trip.
+   */
+  async writeAlone(query: CompiledQuery): Promise<pg.QueryResult> {
+    this.onRoundTrip?.([query.sql]);
+    const writer = this.#shared.writer();
+    if (writer !== undefined) {
+      try {
+        return await writer.query(query);
+      } catch (err) {
+        if (!isLockTimeout(err)) throw err;
+        this.onRoundTrip?.([query.sql]);
+      }
     }
-    return reader;
+    const client = await checkOut(this.pool);
+    let broken = false;
+    try {
+      return await client.query(toConfig(query));
+    } catch (err) {
+      // A connection-level failure (no SQLSTATE) leaves the connection unusable: the pool must not reuse it.
+      broken = typeof (err as { code?: unknown }).code !== 'string';
+      throw err;
+    } finally {
+      client.release(broken);
+    }
   }
 
   async init(): Promise<void> {}
@@ -554,7 +465,7 @@ class PipelinedPostgresDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    await Promise.all(this.#readers.map((r) => r.end()));
+    await this.#shared.end();
     await this.pool.end();
   }
 }

@@ -97,7 +97,7 @@ export function registerDatabaseGauges(database: Database, clock: Clock): void {
 
   const pool = database.poolStats;
   if (!pool) return;
-  // The pool of pg-pool.ts; the driver's two shared read connections (postgres-driver.ts) are not in it.
+  // The pool of pg-pool.ts; the driver's shared read and write connections (shared-connections.ts) are not in it.
   const poolGauge = gaugeOf(pool);
   poolGauge('atrium_db_pool_connections', "This process's pooled PostgreSQL connections, by state: idle or in_use.", ['state'] as const, (g, p) => {
     g.set({ state: 'idle' }, p.idle);

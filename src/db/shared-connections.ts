@@ -1,0 +1,198 @@
+// The long-lived pipelined connections that requests share on PostgreSQL (postgres-driver.ts): statements issued
+// in one turn of the event loop leave on one of them in a single socket write, answered in order, so that ten
+// requests' statements cost the process one write and PostgreSQL one wake-up instead of ten (bench/README.md).
+// Each statement is sent with its own Sync, so that one that fails fails alone.
+//
+// Two sets, for two kinds of statement that may wait on one another's connection without harm:
+// - readers, for plain reads outside a transaction: a plain SELECT never waits for a lock, so one cannot hold the
+//   others up for longer than it runs;
+// - writers, for a write that is a whole transaction in one statement (single-statement.ts: autocommitted, no
+//   BEGIN or COMMIT). A write may wait for a row lock that a transaction elsewhere holds, and the writes behind it
+//   on its connection would wait too: so a writer's session has a lock timeout (WRITER_LOCK_TIMEOUT_MS), past
+//   which its write gives up having done nothing, and the driver sends it again on a pooled connection of its own
+//   (postgres-driver.ts). A writer takes only a few statements at a time (WRITES_IN_FLIGHT): their COMMITs follow
+//   one another on its backend, each waiting for its own flush, where writes on several connections share one;
+//   past that, a write goes to the pool as before.
+//
+// They get the pool's settings (server, schema, type parsers, timeouts, keep-alive), log their failures the same
+// way and are replaced when their connection fails or holds a prepared statement a migration outdated.
+import { setImmediate } from 'node:timers';
+import type net from 'node:net';
+import pg from 'pg';
+import type { CompiledQuery } from 'kysely';
+import { isDatabaseUnavailable } from './availability.ts';
+import { isStalePreparedStatement } from './outdated-plans.ts';
+import type { RoundTripObserver } from './database-types.ts';
+
+/** Shared read connections, and shared write connections. */
+export const SHARED_READERS = 2;
+export const SHARED_WRITERS = 2;
+/**
+ * Reads stay on the reader already in use this turn, so that they leave in one write, until it has this many
+ * in flight; then they go to the least busy one, so that a slow read holds up few others.
+ */
+const READS_IN_FLIGHT = 16;
+/**
+ * The writes a writer carries at once. Their commits run one after another on its backend, each waiting for its
+ * own WAL flush (about 0.2 ms on the benchmark machine's disk, more on a network disk): past a few, a write
+ * waits less on a pooled connection, whose commits share their flushes with the others'.
+ */
+const WRITES_IN_FLIGHT = 4;
+/**
+ * How long a write on a writer may wait for a row lock (PostgreSQL's `lock_timeout`, for the writers' sessions
+ * only): the writes sent behind it wait at most this long for it. A transaction holding the row (a bulk request,
+ * a keyed write) usually ends well within it; when it does not, the write runs on a pooled connection instead.
+ */
+export const WRITER_LOCK_TIMEOUT_MS = 50;
+
+/** PostgreSQL's lock_not_available: on a writer, its lock timeout expired, and the statement did nothing. */
+export const isLockTimeout = (err: unknown) => (err as { code?: unknown } | undefined)?.code === '55P03';
+
+type PgClient = pg.Client & { connection: { stream: net.Socket } };
+
+/** How a CompiledQuery goes to node-postgres (postgres-driver.ts: named when it is prepared). */
+export type ToConfig = (query: CompiledQuery) => pg.QueryConfig;
+
+/** A long-lived pipelined connection; reconnects on next use after losing its connection. */
+export class SharedConnection {
+  readonly #options: pg.ClientConfig;
+  readonly #toConfig: ToConfig;
+  readonly #onConnectionError: (err: Error) => void;
+  readonly #onRoundTrip: RoundTripObserver | undefined;
+  #ready: Promise<PgClient> | undefined;
+  #corked: PgClient | undefined;
+  /** A statement of this turn of the event loop came here (set at once, before its connection is awaited). */
+  #turnOpen = false;
+  inFlight = 0;
+
+  /**
+   * Whether a statement of this turn of the event loop already came here, so that another of the turn joins its
+   * write: known from the statement's first step, not from its cork (set only once its connection is awaited),
+   * or reads issued together (a request's row and the settings of its type) would go to two connections.
+   */
+  get batching(): boolean {
+    return this.#turnOpen;
+  }
+
+  /** `onRoundTrip`: told about each write, for the connections whose callers do not count their own. */
+  constructor(options: pg.ClientConfig, toConfig: ToConfig, onConnectionError: (err: Error) => void, onRoundTrip: RoundTripObserver | undefined) {
+    this.#options = options;
+    this.#toConfig = toConfig;
+    this.#onConnectionError = onConnectionError;
+    this.#onRoundTrip = onRoundTrip;
+  }
+
+  #connect(): Promise<PgClient> {
+    const client = new pg.Client({ ...this.#options, pipeline: true }) as PgClient;
+    const ready = client.connect().then(() => client);
+    this.#ready = ready;
+    // A lost connection fails the statements in flight (node-postgres rejects them); the next one reconnects.
+    client.on('error', (err) => {
+      this.#onConnectionError(err);
+      this.#drop(ready);
+    });
+    client.on('end', () => this.#drop(ready));
+    ready.catch(() => this.#drop(ready));
+    return ready;
+  }
+
+  /**
+   * Forgets a connection, so that the next statement makes a new one; ends it if it is still open, once the
+   * statements already sent on it have answered (node-postgres's pipeline mode waits for them).
+   */
+  #drop(ready: Promise<PgClient>): void {
+    if (this.#ready !== ready) return;
+    this.#ready = undefined;
+    void ready.then((client) => client.end()).catch(() => {});
+  }
+
+  async query(query: CompiledQuery): Promise<pg.QueryResult> {
+    try {
+      return await this.#query(query);
+    } catch (err) {
+      // Its connection was replaced (below): refused as outdated, the statement did nothing, and may simply run
+      // again, parsed afresh.
+      if (!isStalePreparedStatement(err)) throw err;
+      return this.#query(query);
+    }
+  }
+
+  async #query(query: CompiledQuery): Promise<pg.QueryResult> {
+    this.inFlight++;
+    if (!this.#turnOpen) {
+      this.#turnOpen = true;
+      setImmediate(() => (this.#turnOpen = false));
+    }
+    try {
+      const client = await (this.#ready ?? this.#connect());
+      if (this.#corked !== client) {
+        // The first statement of this turn of the event loop: hold the socket until the turn ends, so that the
+        // statements of every request handled in it leave in one write.
+        this.#corked = client;
+        // The statements that join this one in the turn travel in the same write: one round trip for them all.
+        this.#onRoundTrip?.([query.sql]);
+        client.connection.stream.cork();
+        setImmediate(() => {
+          this.#corked = undefined;
+          client.connection.stream.uncork();
+        });
+      }
+      return await client.query(this.#toConfig(query));
+    } catch (err) {
+      // Timed out or cut off: this connection may be stuck behind the lost statement (pg-pool.ts does the same).
+      // Or one of its prepared statements outlived a change of its table (outdated-plans.ts): it would fail again here.
+      if ((isDatabaseUnavailable(err) || isStalePreparedStatement(err)) && this.#ready) this.#drop(this.#ready);
+      throw err;
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  async end(): Promise<void> {
+    const ready = this.#ready;
+    this.#ready = undefined;
+    if (ready) await (await ready.catch(() => undefined))?.end();
+  }
+}
+
+/** The connection this turn's statements already use, while it has room; else the least busy one with room. */
+function pick(connections: readonly SharedConnection[], room: number): SharedConnection | undefined {
+  let chosen = connections.find((c) => c.batching && c.inFlight < room);
+  if (chosen !== undefined) return chosen;
+  for (const c of connections) if (c.inFlight < room && (chosen === undefined || c.inFlight < chosen.inFlight)) chosen = c;
+  return chosen;
+}
+
+export interface SharedConnectionsOptions {
+  toConfig: ToConfig;
+  onConnectionError: (err: Error) => void;
+  /** Told about each write of the readers (a writer's caller counts its own: postgres-driver.ts). */
+  onRoundTrip: RoundTripObserver | undefined;
+}
+
+/** The readers and the writers of one driver. */
+export class SharedConnections {
+  readonly #readers: SharedConnection[];
+  readonly #writers: SharedConnection[];
+
+  constructor(poolOptions: pg.ClientConfig, options: SharedConnectionsOptions) {
+    const { toConfig, onConnectionError, onRoundTrip } = options;
+    this.#readers = Array.from({ length: SHARED_READERS }, () => new SharedConnection(poolOptions, toConfig, onConnectionError, onRoundTrip));
+    const writerOptions = { ...poolOptions, lock_timeout: WRITER_LOCK_TIMEOUT_MS };
+    this.#writers = Array.from({ length: SHARED_WRITERS }, () => new SharedConnection(writerOptions, toConfig, onConnectionError, undefined));
+  }
+
+  /** A reader: always one (a read may wait behind others of its turn, never behind a lock). */
+  reader(): SharedConnection {
+    return pick(this.#readers, READS_IN_FLIGHT) ?? pick(this.#readers, Infinity)!;
+  }
+
+  /** A writer with room for one more write, or undefined: the write then takes a pooled connection. */
+  writer(): SharedConnection | undefined {
+    return pick(this.#writers, WRITES_IN_FLIGHT);
+  }
+
+  async end(): Promise<void> {
+    await Promise.all([...this.#readers, ...this.#writers].map((c) => c.end()));
+  }
+}
