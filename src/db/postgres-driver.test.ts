@@ -385,6 +385,23 @@ describe('PostgreSQL driver', { skip }, () => {
       assert.equal(await countEvents(db, first), 1);
     });
 
+    test('a shared write connection that was lost is replaced; writes go on', async () => {
+      const [id] = await organisations(1);
+      const before = await renameAlone(id, 'Before');
+      const admin = new pg.Client({ connectionString: testDatabaseUrl });
+      await admin.connect();
+      try {
+        await admin.query('select pg_terminate_backend($1)', [before]);
+      } finally {
+        await admin.end();
+      }
+      // The write in flight when the connection goes (if any) fails; the writes after it get a new connection.
+      let after: number | undefined;
+      for (let attempt = 0; attempt < 5 && after === undefined; attempt++) after = await renameAlone(id, `After ${attempt}`).catch(() => undefined);
+      assert.ok(after !== undefined && after !== before, `writes run on a new backend (before ${before}, after ${after})`);
+      assert.match(await nameOf(id), /^After \d$/);
+    });
+
     test('a write that waits for a row lock gives way to the writes sent behind it, and runs on a pooled connection once the lock is free', async () => {
       const [locked, free] = await organisations(2);
       // A transaction elsewhere holds the row until it is told to end.

@@ -15,7 +15,7 @@
 // `atrium_main`, so a rider is checked even when the final statement returns no row (driver test). Parameters
 // are renumbered after the final statement's own. A statement this cannot take apart (a comment, dollar
 // quoting, a `with` it cannot split) is not folded: the driver then sends the transaction as before.
-import { CompiledQuery } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 
 /** What this does not read: comments, and `$` not followed by a parameter's number (dollar quoting). */
 const UNREADABLE = /--|\/\*|\$(?!\d)/;
@@ -47,8 +47,13 @@ function splitWith(text: string): { ctes: string; main: string } | undefined {
 /** `text` with its parameters $1… renumbered from `offset` + 1 (quoted strings and names left as they are). */
 const shiftParameters = (text: string, offset: number) => text.replace(/'[^']*'|"[^"]*"|\$(\d+)/g, (match, n: string | undefined) => (n === undefined ? match : `$${Number(n) + offset}`));
 
-/** The folded text for each combination of texts seen (null: not foldable); parameters are concatenated in order. */
-const foldedTexts = new Map<string, string | null>();
+/**
+ * The folded text for each combination of texts seen (null: not foldable), by the final statement's text, then
+ * by the tail's and riders' (looked up without joining the long final text to the others: that copy and its hash
+ * were a fifth of a fold). Parameters are concatenated in order.
+ */
+const foldedTexts = new Map<string, Map<string, string | null>>();
+let foldedCount = 0;
 const MAX_FOLDED_TEXTS = 512;
 
 function foldTexts(final: CompiledQuery, tail: readonly CompiledQuery[], riders: readonly CompiledQuery[]): string | null {
@@ -78,13 +83,23 @@ function foldTexts(final: CompiledQuery, tail: readonly CompiledQuery[], riders:
  * texts repeat (one per shape of write), so each combination is taken apart once.
  */
 export function foldStatement(final: CompiledQuery, tail: readonly CompiledQuery[], riders: readonly CompiledQuery[]): CompiledQuery | undefined {
-  const key = [final, ...tail, ...riders].map((q) => q.sql).join('\u0000') + `\u0001${tail.length}`;
-  let sql = foldedTexts.get(key);
+  let rest = `${tail.length}`;
+  for (const q of tail) rest += `\u0000${q.sql}`;
+  for (const q of riders) rest += `\u0000${q.sql}`;
+  let byRest = foldedTexts.get(final.sql);
+  let sql = byRest?.get(rest);
   if (sql === undefined) {
     sql = foldTexts(final, tail, riders);
-    if (foldedTexts.size < MAX_FOLDED_TEXTS) foldedTexts.set(key, sql);
+    if (foldedCount < MAX_FOLDED_TEXTS) {
+      if (byRest === undefined) foldedTexts.set(final.sql, (byRest = new Map()));
+      byRest.set(rest, sql);
+      foldedCount++;
+    }
   }
   if (sql === null) return undefined;
-  const parameters = [...final.parameters, ...tail.flatMap((q) => q.parameters), ...riders.flatMap((q) => q.parameters)];
-  return { ...CompiledQuery.raw(sql, parameters), query: final.query };
+  const parameters = [...final.parameters];
+  for (const q of tail) parameters.push(...q.parameters);
+  for (const q of riders) parameters.push(...q.parameters);
+  // Built as Kysely's CompiledQuery.raw would, without its random query id (the final statement's serves).
+  return { sql, parameters, query: final.query, queryId: final.queryId };
 }

@@ -46,6 +46,27 @@ export interface OneStatementUpdateOptions {
 /** A CTE of a one-statement write: its name, and its statement, which may read the CTEs named before it. */
 export type NamedStatement = readonly [name: string, statement: RawBuilder<unknown>];
 
+/**
+ * `sql.ref(name)` and `sql.table(name)`, made once per name: Kysely parses the name each time it makes one, and
+ * the builders are immutable, so the names this module uses (tables and columns, from code) are parsed once, not
+ * on every request (the parsing was an eighth of building a PATCH's statement: bench/README.md). Bounded all the
+ * same: past MAX_NAMES, a name is parsed each time, as before.
+ */
+const MAX_NAMES = 2_000;
+function madeOnce(make: (name: string) => RawBuilder<unknown>): (name: string) => RawBuilder<unknown> {
+  const made = new Map<string, RawBuilder<unknown>>();
+  return (name) => {
+    let builder = made.get(name);
+    if (builder === undefined) {
+      builder = make(name);
+      if (made.size < MAX_NAMES) made.set(name, builder);
+    }
+    return builder;
+  };
+}
+const refOf = madeOnce((name) => sql.ref(name));
+const tableOf = madeOnce((name) => sql.table(name));
+
 /** `, name as (statement)` for each: CTEs after the change's own, before its event (which may read them). */
 export const namedStatementsSql = (statements: readonly NamedStatement[]) => sql.join(statements.map(([name, statement]) => sql`, ${sql.id(name)} as (${statement})`), sql``);
 
@@ -54,14 +75,14 @@ export const andPremisesSql = (premises: readonly RawBuilder<boolean>[]) => (pre
 
 /** A premise: the organisation's row `id` of `table` is there and not deleted (a course a new row names, say). */
 export const liveRowSql = (table: 'courses', organisationId: string, id: string): RawBuilder<boolean> =>
-  sql<boolean>`exists(select 1 from ${sql.table(table)} x where x.organisation_id = ${organisationId} and x.id = ${id} and x.deleted_at is null)`;
+  sql<boolean>`exists(select 1 from ${tableOf(table)} x where x.organisation_id = ${organisationId} and x.id = ${id} and x.deleted_at is null)`;
 
 /**
  * `case when <column> changed then '<column>' end` for each column, joined with `, `: the columns the statement
  * changed, named in the order given, for an event's summary (`u` the changed row, `b` the row before it).
  */
 export function changedColumnsSql(columns: readonly string[], separator = ', '): RawBuilder<string> {
-  const named = columns.map((c) => sql`case when ${sql.ref(`u.${c}`)} is distinct from ${sql.ref(`b.${c}`)} then ${c}::text end`);
+  const named = columns.map((c) => sql`case when ${refOf(`u.${c}`)} is distinct from ${refOf(`b.${c}`)} then ${c}::text end`);
   return sql<string>`concat_ws(${separator}::text, ${sql.join(named)})`;
 }
 
@@ -82,11 +103,11 @@ export async function updateLiveInOneStatement<Row>(
   if (changes.length === 0) throw new Error('updateLiveInOneStatement: nothing to change');
   const { identity = 'id', softDeleted = true, premises = [], effects = [], alsoSet = [], answer = [] } = options;
   // The table's own column, not the row before's (`b` has the same columns).
-  const own = (column: string) => sql.ref(`${table}.${column}`);
+  const own = (column: string) => refOf(`${table}.${column}`);
   const differs = (column: string, value: RawBuilder<unknown>, custom?: RawBuilder<boolean>) => custom ?? sql<boolean>`${own(column)} is distinct from ${value}`;
   const set = sql.join([
-    ...changes.map(([column, value, custom]) => (custom ? sql`${sql.ref(column)} = case when ${custom} then ${value} else ${own(column)} end` : sql`${sql.ref(column)} = ${value}`)),
-    ...alsoSet.map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
+    ...changes.map(([column, value, custom]) => (custom ? sql`${refOf(column)} = case when ${custom} then ${value} else ${own(column)} end` : sql`${refOf(column)} = ${value}`)),
+    ...alsoSet.map(([column, value]) => sql`${refOf(column)} = ${value}`),
   ]);
   const anyDiffers = sql.join(
     changes.map(([column, value, custom]) => differs(column, value, custom)),
@@ -96,11 +117,11 @@ export async function updateLiveInOneStatement<Row>(
   const held = andPremisesSql(premises);
   // `b` is the row as it is, locked, so that the row before and the row changed are one row's two states.
   const query = sql<Row>`with b as (
-      select * from ${sql.table(table)} where organisation_id = ${organisationId} and ${sql.ref(identity)} = ${id}${live} for update
+      select * from ${tableOf(table)} where organisation_id = ${organisationId} and ${refOf(identity)} = ${id}${live} for update
     ), u as (
-      update ${sql.table(table)} set ${set}, updated_at = ${event.occurredAt}::timestamptz
+      update ${tableOf(table)} set ${set}, updated_at = ${event.occurredAt}::timestamptz
       from b where ${own('id')} = b.id and (${anyDiffers})${held}
-      returning ${sql.table(table)}.*
+      returning ${tableOf(table)}.*
     )${namedStatementsSql(effects)}, e as (${eventOfChangedRow(organisationId, event, sql`u cross join b`)})
     ${rowOfU(`${table} row changed`, answer)}`.compile(db);
   const { rows } = await runFinalStatement(db, query);
@@ -112,7 +133,7 @@ export async function updateLiveInOneStatement<Row>(
  * `what` did not happen) when there is none.
  */
 const rowOfU = (what: string, answer: OneStatementUpdateOptions['answer'] = []) =>
-  sql`select u.*${sql.join(answer.map(([name, value]) => sql`, ${value} as ${sql.ref(name)}`), sql``)} from (select atrium_require(exists(select 1 from u), ${what}::text) as held) as premise left join u on true where premise.held`;
+  sql`select u.*${sql.join(answer.map(([name, value]) => sql`, ${value} as ${refOf(name)}`), sql``)} from (select atrium_require(exists(select 1 from u), ${what}::text) as held) as premise left join u on true where premise.held`;
 
 export interface OneStatementInsertOptions {
   /**
@@ -145,12 +166,12 @@ export async function insertInOneStatement<Row>(db: Db, table: CreatableTableNam
   const { computed = [], premises = [], effects = [], given = [] } = options;
   const columns = Object.keys(row);
   const computedOf = new Map(computed);
-  const values = columns.map((column) => computedOf.get(column) ?? sql.ref(`r.${column}`));
+  const values = columns.map((column) => computedOf.get(column) ?? refOf(`r.${column}`));
   const held = sql`true${andPremisesSql(premises)}`;
   // The values travel as one JSON object, typed by the table's own row type: no cast to spell per column.
   const query = sql<Row>`with ${sql.join(given.map(([name, statement]) => sql`${sql.id(name)} as (${statement}), `), sql``)}u as (
-      insert into ${sql.table(table)} (${sql.join(columns.map((column) => sql.id(column)))})
-      select ${sql.join(values)} from json_populate_record(null::${sql.table(table)}, ${JSON.stringify(row)}::json) as r
+      insert into ${tableOf(table)} (${sql.join(columns.map((column) => sql.id(column)))})
+      select ${sql.join(values)} from json_populate_record(null::${tableOf(table)}, ${JSON.stringify(row)}::json) as r
       where ${held}
       on conflict do nothing
       returning *
