@@ -41,6 +41,24 @@ const eventStatement = (db: Db, organisationId: string): CompiledQuery => deferr
 const countEvents = async (db: Db, organisationId: string) =>
   Number((await db.selectFrom('outbox_events').select((eb) => eb.fn.countAll<number>().as('n')).where('organisation_id', '=', organisationId).executeTakeFirstOrThrow()).n);
 
+/**
+ * Ends the backend that `run` answered it ran on (from a connection of our own), then runs `run` until it answers
+ * again (the statement in flight when the connection goes, if any, fails): the backends before and after.
+ */
+async function acrossLostConnection(run: (attempt: number) => Promise<number>): Promise<{ before: number; after: number | undefined }> {
+  const before = await run(-1);
+  const admin = new pg.Client({ connectionString: testDatabaseUrl });
+  await admin.connect();
+  try {
+    await admin.query('select pg_terminate_backend($1)', [before]);
+  } finally {
+    await admin.end();
+  }
+  let after: number | undefined;
+  for (let attempt = 0; attempt < 5 && after === undefined; attempt++) after = await run(attempt).catch(() => undefined);
+  return { before, after };
+}
+
 describe('PostgreSQL driver', { skip }, () => {
   let t: TestDatabase;
   let db: Db;
@@ -387,17 +405,7 @@ describe('PostgreSQL driver', { skip }, () => {
 
     test('a shared write connection that was lost is replaced; writes go on', async () => {
       const [id] = await organisations(1);
-      const before = await renameAlone(id, 'Before');
-      const admin = new pg.Client({ connectionString: testDatabaseUrl });
-      await admin.connect();
-      try {
-        await admin.query('select pg_terminate_backend($1)', [before]);
-      } finally {
-        await admin.end();
-      }
-      // The write in flight when the connection goes (if any) fails; the writes after it get a new connection.
-      let after: number | undefined;
-      for (let attempt = 0; attempt < 5 && after === undefined; attempt++) after = await renameAlone(id, `After ${attempt}`).catch(() => undefined);
+      const { before, after } = await acrossLostConnection((attempt) => renameAlone(id, attempt < 0 ? 'Before' : `After ${attempt}`));
       assert.ok(after !== undefined && after !== before, `writes run on a new backend (before ${before}, after ${after})`);
       assert.match(await nameOf(id), /^After \d$/);
     });
@@ -523,19 +531,9 @@ describe('PostgreSQL driver', { skip }, () => {
   });
 
   test('a shared read connection that was lost is replaced; reads go on', async () => {
-    // The backend serving plain reads, asked through a plain read; ended from a connection of our own.
+    // The backend serving plain reads, asked through a plain read.
     const pidOf = async () => (await db.selectNoFrom(sql<number>`pg_backend_pid()`.as('pid')).executeTakeFirstOrThrow()).pid;
-    const before = await pidOf();
-    const admin = new pg.Client({ connectionString: testDatabaseUrl });
-    await admin.connect();
-    try {
-      await admin.query('select pg_terminate_backend($1)', [before]);
-    } finally {
-      await admin.end();
-    }
-    // The read in flight when the connection goes (if any) fails; the reads after it get a new connection.
-    let after: number | undefined;
-    for (let attempt = 0; attempt < 5 && after === undefined; attempt++) after = await pidOf().catch(() => undefined);
+    const { before, after } = await acrossLostConnection(pidOf);
     assert.ok(after !== undefined && after !== before, `reads run on a new backend (before ${before}, after ${after})`);
   });
 });
