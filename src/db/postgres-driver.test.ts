@@ -1,6 +1,7 @@
-// The PostgreSQL driver's routing and deferral (postgres-driver.ts), on a real PostgreSQL: plain reads on the
-// shared pipelined connections, everything of a transaction on the transaction's own connection, deferrable
-// statements sent with the next statement or the COMMIT, and a shared connection that was lost replaced.
+// The PostgreSQL driver's routing and deferral (postgres-driver.ts), on a real PostgreSQL: plain reads and
+// one-statement writes on the shared pipelined connections (shared-connections.ts), everything of a transaction on
+// the transaction's own connection, deferrable statements sent with the next statement or the COMMIT, and a shared
+// connection that was lost replaced.
 // PostgreSQL only: these are properties of that driver (the suite runs them with TEST_DATABASE_URL).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

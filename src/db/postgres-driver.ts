@@ -180,13 +180,7 @@ class RoutedConnection implements DatabaseConnection {
       }
       // A write outside a transaction cannot be undone: its riders' checks must pass before it is sent.
       if (riders) await checkRiders(riders, await Promise.allSettled(this.#driver.readTogether(riders.map((r) => r.query))));
-      const client = await checkOut(this.#driver.pool);
-      try {
-        this.#driver.onRoundTrip?.([query.sql]);
-        return toResult(await client.query(toConfig(query)));
-      } finally {
-        client.release();
-      }
+      return toResult(await this.#driver.sendAlone(query));
     }
     if (this.#finished) throw new Error('a statement was sent after its transaction\'s final statement (final-statement.ts)');
     const hints = hintsOf(query);
@@ -403,22 +397,28 @@ class PipelinedPostgresDriver implements Driver {
    * A write that is a whole transaction in one statement (single-statement.ts), counted as one round trip: on a
    * shared writer, in one socket write with the others of its turn; on a pooled connection of its own when no
    * writer has room, or when it waited on a writer for a lock longer than a writer allows (it did nothing there)
-   * and so runs again here, a second round trip.
+   * and so runs again there, a second round trip. Other writes outside a transaction keep a pooled connection
+   * (sendAlone): nothing bounds how long they run (a clean-up's delete), and the writes behind them would wait.
    */
   async writeAlone(query: CompiledQuery): Promise<pg.QueryResult> {
-    this.onRoundTrip?.([query.sql]);
     const writer = this.#shared.writer();
     if (writer !== undefined) {
+      this.onRoundTrip?.([query.sql]);
       try {
         return await writer.query(query);
       } catch (err) {
         if (!isLockTimeout(err)) throw err;
-        this.onRoundTrip?.([query.sql]);
       }
     }
+    return this.sendAlone(query);
+  }
+
+  /** One statement on a pooled connection of its own, one round trip. */
+  async sendAlone(query: CompiledQuery): Promise<pg.QueryResult> {
     const client = await checkOut(this.pool);
     let broken = false;
     try {
+      this.onRoundTrip?.([query.sql]);
       return await client.query(toConfig(query));
     } catch (err) {
       // A connection-level failure (no SQLSTATE) leaves the connection unusable: the pool must not reuse it.

@@ -25,8 +25,8 @@ import { isStalePreparedStatement } from './outdated-plans.ts';
 import type { RoundTripObserver } from './database-types.ts';
 
 /** Shared read connections, and shared write connections. */
-export const SHARED_READERS = 2;
-export const SHARED_WRITERS = 2;
+const SHARED_READERS = 2;
+const SHARED_WRITERS = 2;
 /**
  * Reads stay on the reader already in use this turn, so that they leave in one write, until it has this many
  * in flight; then they go to the least busy one, so that a slow read holds up few others.
@@ -51,10 +51,10 @@ export const isLockTimeout = (err: unknown) => (err as { code?: unknown } | unde
 type PgClient = pg.Client & { connection: { stream: net.Socket } };
 
 /** How a CompiledQuery goes to node-postgres (postgres-driver.ts: named when it is prepared). */
-export type ToConfig = (query: CompiledQuery) => pg.QueryConfig;
+type ToConfig = (query: CompiledQuery) => pg.QueryConfig;
 
 /** A long-lived pipelined connection; reconnects on next use after losing its connection. */
-export class SharedConnection {
+class SharedConnection {
   readonly #options: pg.ClientConfig;
   readonly #toConfig: ToConfig;
   readonly #onConnectionError: (err: Error) => void;
@@ -163,7 +163,7 @@ function pick(connections: readonly SharedConnection[], room: number): SharedCon
   return chosen;
 }
 
-export interface SharedConnectionsOptions {
+interface SharedConnectionsOptions {
   toConfig: ToConfig;
   onConnectionError: (err: Error) => void;
   /** Told about each write of the readers (a writer's caller counts its own: postgres-driver.ts). */

@@ -98,7 +98,7 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
       let replayed = false;
       let payload: Payload | undefined;
       if (!op.writes) {
-        // A plain read on a shared connection runs again by itself (postgres-driver.ts); one in a transaction here.
+        // A plain read on a shared connection runs again by itself (db/shared-connections.ts); one in a transaction here.
         response = await againIfPlansOutdated(() => execute(db));
       } else if (call.idempotencyKey !== undefined) {
         const scope = { organisationId: base.organisation.id, credentialId: base.actor.credentialId, key: call.idempotencyKey };
