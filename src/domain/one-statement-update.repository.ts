@@ -10,6 +10,8 @@ import type { Db } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
 import { runFinalStatement } from '../db/final-statement.ts';
 import { eventOfChangedRow, type RowEvent } from '../events/outbox.ts';
+import { compileByShape } from '../db/statement-shapes.ts';
+import { newId } from '../ids.ts';
 
 /** A table of organisations' rows, each with an id and an updated_at (and a deleted_at, where soft-deleted). */
 export type UpdatableTableName = { [K in keyof Tables]: Tables[K] extends { organisation_id: string; id: string; updated_at: string } ? K : never }[keyof Tables];
@@ -102,28 +104,47 @@ export async function updateLiveInOneStatement<Row>(
 ): Promise<Row> {
   if (changes.length === 0) throw new Error('updateLiveInOneStatement: nothing to change');
   const { identity = 'id', softDeleted = true, premises = [], effects = [], alsoSet = [], answer = [] } = options;
-  // The table's own column, not the row before's (`b` has the same columns).
-  const own = (column: string) => refOf(`${table}.${column}`);
-  const differs = (column: string, value: RawBuilder<unknown>, custom?: RawBuilder<boolean>) => custom ?? sql<boolean>`${own(column)} is distinct from ${value}`;
-  const set = sql.join([
-    ...changes.map(([column, value, custom]) => (custom ? sql`${refOf(column)} = case when ${custom} then ${value} else ${own(column)} end` : sql`${refOf(column)} = ${value}`)),
-    ...alsoSet.map(([column, value]) => sql`${refOf(column)} = ${value}`),
-  ]);
-  const anyDiffers = sql.join(
-    changes.map(([column, value, custom]) => differs(column, value, custom)),
-    sql` or `,
-  );
-  const live = softDeleted ? sql` and deleted_at is null` : sql``;
-  const held = andPremisesSql(premises);
-  // `b` is the row as it is, locked, so that the row before and the row changed are one row's two states.
-  const query = sql<Row>`with b as (
-      select * from ${tableOf(table)} where organisation_id = ${organisationId} and ${refOf(identity)} = ${id}${live} for update
+  // Compiled once per shape (db/statement-shapes.ts): the key names everything but the values and the parts.
+  const key = `update\u0003${table}\u0003${identity}\u0003${softDeleted}\u0003${changes.map(([column, , custom]) => (custom ? `${column}~` : column))}\u0003${alsoSet.map(([column]) => column)}\u0003${premises.length}\u0003${effects.map(([name]) => name)}\u0003${answer.map(([name]) => name)}\u0003${event.members.map(([name]) => name)}`;
+  const parts = [
+    ...changes.flatMap(([, value, custom]) => (custom ? [value, custom] : [value])),
+    ...alsoSet.map(([, value]) => value),
+    ...premises,
+    ...effects.map(([, statement]) => statement),
+    ...answer.map(([, value]) => value),
+    ...event.members.map(([, value]) => value),
+  ];
+  const query = compileByShape<Row>(db, key, [organisationId, id, event.type, event.occurredAt, newId()], parts, (value, part) => {
+    let p = 0;
+    const asked = changes.map(([column, , custom]): ColumnChange => (custom ? [column, part(p++), part(p++) as RawBuilder<boolean>] : [column, part(p++)]));
+    const extra = alsoSet.map(([column]) => [column, part(p++)] as const);
+    const held = andPremisesSql(premises.map(() => part(p++) as RawBuilder<boolean>));
+    const named = effects.map(([name]): NamedStatement => [name, part(p++)]);
+    const answered = answer.map(([name]) => [name, part(p++)] as const);
+    const members = event.members.map(([name]): [string, RawBuilder<unknown>] => [name, part(p++)]);
+    const occurredAt = value(3) as string;
+    // The table's own column, not the row before's (`b` has the same columns).
+    const own = (column: string) => refOf(`${table}.${column}`);
+    const differs = (column: string, v: RawBuilder<unknown>, custom?: RawBuilder<boolean>) => custom ?? sql<boolean>`${own(column)} is distinct from ${v}`;
+    const set = sql.join([
+      ...asked.map(([column, v, custom]) => (custom ? sql`${refOf(column)} = case when ${custom} then ${v} else ${own(column)} end` : sql`${refOf(column)} = ${v}`)),
+      ...extra.map(([column, v]) => sql`${refOf(column)} = ${v}`),
+    ]);
+    const anyDiffers = sql.join(
+      asked.map(([column, v, custom]) => differs(column, v, custom)),
+      sql` or `,
+    );
+    const live = softDeleted ? sql` and deleted_at is null` : sql``;
+    // `b` is the row as it is, locked, so that the row before and the row changed are one row's two states.
+    return sql<Row>`with b as (
+      select * from ${tableOf(table)} where organisation_id = ${value(0)} and ${refOf(identity)} = ${value(1)}${live} for update
     ), u as (
-      update ${tableOf(table)} set ${set}, updated_at = ${event.occurredAt}::timestamptz
+      update ${tableOf(table)} set ${set}, updated_at = ${occurredAt}::timestamptz
       from b where ${own('id')} = b.id and (${anyDiffers})${held}
       returning ${tableOf(table)}.*
-    )${namedStatementsSql(effects)}, e as (${eventOfChangedRow(organisationId, event, sql`u cross join b`)})
-    ${rowOfU(`${table} row changed`, answer)}`.compile(db);
+    )${namedStatementsSql(named)}, e as (${eventOfChangedRow(value(0) as string, { type: value(2) as RowEvent['type'], occurredAt, members }, sql`u cross join b`, sql`${value(4)}::uuid`)})
+    ${rowOfU(`${table} row changed`, answered)}`;
+  });
   const { rows } = await runFinalStatement(db, query);
   return rows[0];
 }
@@ -165,18 +186,28 @@ export interface OneStatementInsertOptions {
 export async function insertInOneStatement<Row>(db: Db, table: CreatableTableName, row: Readonly<Record<string, unknown>> & { organisation_id: string; id: string }, event: RowEvent, options: OneStatementInsertOptions = {}): Promise<Row> {
   const { computed = [], premises = [], effects = [], given = [] } = options;
   const columns = Object.keys(row);
-  const computedOf = new Map(computed);
-  const values = columns.map((column) => computedOf.get(column) ?? refOf(`r.${column}`));
-  const held = sql`true${andPremisesSql(premises)}`;
+  // Compiled once per shape (db/statement-shapes.ts): the key names everything but the values and the parts.
+  const key = `insert\u0003${table}\u0003${columns}\u0003${computed.map(([column]) => column)}\u0003${premises.length}\u0003${effects.map(([name]) => name)}\u0003${given.map(([name]) => name)}\u0003${event.members.map(([name]) => name)}`;
+  const parts = [...given.map(([, statement]) => statement), ...computed.map(([, value]) => value), ...premises, ...effects.map(([, statement]) => statement), ...event.members.map(([, value]) => value)];
   // The values travel as one JSON object, typed by the table's own row type: no cast to spell per column.
-  const query = sql<Row>`with ${sql.join(given.map(([name, statement]) => sql`${sql.id(name)} as (${statement}), `), sql``)}u as (
+  const values = [JSON.stringify(row), row.organisation_id, event.type, event.occurredAt, newId()];
+  const query = compileByShape<Row>(db, key, values, parts, (value, part) => {
+    let p = 0;
+    const read = given.map(([name]): NamedStatement => [name, part(p++)]);
+    const computedOf = new Map(computed.map(([column]) => [column, part(p++)]));
+    const held = sql`true${andPremisesSql(premises.map(() => part(p++) as RawBuilder<boolean>))}`;
+    const named = effects.map(([name]): NamedStatement => [name, part(p++)]);
+    const members = event.members.map(([name]): [string, RawBuilder<unknown>] => [name, part(p++)]);
+    const made = columns.map((column) => computedOf.get(column) ?? refOf(`r.${column}`));
+    return sql<Row>`with ${sql.join(read.map(([name, statement]) => sql`${sql.id(name)} as (${statement}), `), sql``)}u as (
       insert into ${tableOf(table)} (${sql.join(columns.map((column) => sql.id(column)))})
-      select ${sql.join(values)} from json_populate_record(null::${tableOf(table)}, ${JSON.stringify(row)}::json) as r
+      select ${sql.join(made)} from json_populate_record(null::${tableOf(table)}, ${value(0)}::json) as r
       where ${held}
       on conflict do nothing
       returning *
-    )${namedStatementsSql(effects)}, e as (${eventOfChangedRow(row.organisation_id, event)})
-    ${rowOfU(`${table} row made`)}`.compile(db);
+    )${namedStatementsSql(named)}, e as (${eventOfChangedRow(value(1) as string, { type: value(2) as RowEvent['type'], occurredAt: value(3) as string, members }, sql`u`, sql`${value(4)}::uuid`)})
+    ${rowOfU(`${table} row made`)}`;
+  });
   const { rows } = await runFinalStatement(db, query, row.id);
   return rows[0];
 }
