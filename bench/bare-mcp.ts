@@ -23,7 +23,7 @@ export function registerBareMcp(app: FastifyInstance): void {
   app.addHook('onClose', async () => handler.close());
   app.post(BARE_MCP_PATH, async (request, reply) => {
     const abort = new AbortController();
-    const response = await handler.fetch(webRequestOf(request, JSON.stringify(request.body), abort.signal), { parsedBody: request.body });
+    const response = await handler.fetch(webRequestOf(request, abort.signal), { parsedBody: request.body });
     reply.hijack();
     await writeWebResponse(response, reply.raw, abort);
   });

@@ -167,9 +167,8 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     let admitted = first.admitted;
 
     let message: unknown;
-    let body: string | undefined;
     if (request.method === 'POST') {
-      body = typeof request.body === 'string' ? request.body : '';
+      const body = typeof request.body === 'string' ? request.body : '';
       try {
         message = JSON.parse(body);
       } catch {
@@ -206,7 +205,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
         ...(checking ? { confirmTenancy: () => sendRider(app.db, checking) } : {}),
       };
       const auth: AuthInfo = { token: caller.token, clientId: caller.actor.credentialId, scopes: [...caller.actor.scopes], extra: { call } };
-      const sdkRequest = webRequestOf(request, body, abort.signal);
+      const sdkRequest = webRequestOf(request, abort.signal);
       return checking ? withRider(checking, () => serve(sdkRequest, message, auth)) : serve(sdkRequest, message, auth);
     };
     let response = await answer(admitted, rides ? rider : undefined);

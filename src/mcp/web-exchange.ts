@@ -2,22 +2,26 @@
 // written back to Node's: what the SDK's Node adapter (toNodeHandler, in @modelcontextprotocol/node, no longer
 // a dependency) does, in two halves, so that /mcp can look at the answer before anything is sent
 // (mcp-routes.ts: a tool call that ran on a stale organisation is run again, or refused, and its first answer
-// dropped); and lighter: the request carries only the headers the SDK reads and the body Fastify already
-// holds, not a copy of every header and a re-serialised body.
+// dropped); and lighter: the request carries only the headers the SDK reads, and no body at all: the SDK is
+// handed the message already parsed (`parsedBody`), and then never reads one (a body made a web stream, its
+// controller and a copy of the bytes on every call).
 import type { ServerResponse } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 
 /** The request headers the SDK reads: content negotiation, the protocol revision and its routing headers, the 2025 session ones. */
 const FORWARDED_HEADERS = ['content-type', 'accept', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id', 'last-event-id'] as const;
 
-/** The web `Request` for the SDK; `signal` aborts when the client goes away (it ends an open event stream). */
-export function webRequestOf(request: FastifyRequest, body: string | undefined, signal: AbortSignal): Request {
+/**
+ * The web `Request` for the SDK, without a body: a POST's message goes to the SDK parsed, as `parsedBody`
+ * (mcp-routes.ts). `signal` aborts when the client goes away (it ends an open event stream).
+ */
+export function webRequestOf(request: FastifyRequest, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const name of FORWARDED_HEADERS) {
     const value = request.headers[name];
     if (typeof value === 'string') headers.set(name, value);
   }
-  return new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers, signal, ...(body !== undefined && body.length > 0 ? { body } : {}) });
+  return new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers, signal });
 }
 
 export const isEventStream = (response: Response) => response.headers.get('content-type')?.startsWith('text/event-stream') === true;
