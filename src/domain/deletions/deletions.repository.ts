@@ -10,6 +10,7 @@ import { eventOfChangedRow, type RowEvent } from '../../events/outbox.ts';
 import { newId } from '../../ids.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { insertMany } from '../../db/many-rows.ts';
+import { compileByShape } from '../../db/statement-shapes.ts';
 import { andPremisesSql, namedStatementsSql, type NamedStatement } from '../one-statement-update.repository.ts';
 
 export interface Tombstone {
@@ -52,19 +53,28 @@ export interface SoftDeleteOptions {
  * statement (PostgreSQL) that ends in `outcome`, over `u`, the rows it deleted.
  */
 function softDeleteStatement(db: Db, table: TenantTableName, resourceType: string, organisationId: string, id: string, event: RowEvent, options: SoftDeleteOptions, outcome: RawBuilder<unknown>) {
-  const at = event.occurredAt;
   const { premises = [], set = [], effects = [], tombstoneId = newId() } = options;
-  const alsoSet = sql.join(set.map(([column, value]) => sql`, ${sql.ref(column)} = ${value}`), sql``);
-  const held = andPremisesSql(premises);
-  return sql<{ held: boolean }>`with u as (
+  // Compiled once per shape (db/statement-shapes.ts): the key names everything but the values and the parts.
+  const key = `delete\u0003${table}\u0003${set.map(([column]) => column)}\u0003${premises.length}\u0003${effects.map(([name]) => name)}\u0003${event.members.map(([name]) => name)}`;
+  const parts = [...set.map(([, value]) => value), ...premises, ...effects.map(([, statement]) => statement), ...event.members.map(([, value]) => value), outcome];
+  const values = [event.occurredAt, organisationId, id, tombstoneId, resourceType, event.type, newId()];
+  return compileByShape<{ held: boolean }>(db, key, values, parts, (value, part) => {
+    let p = 0;
+    const alsoSet = sql.join(set.map(([column]) => sql`, ${sql.ref(column)} = ${part(p++)}`), sql``);
+    const held = andPremisesSql(premises.map(() => part(p++) as RawBuilder<boolean>));
+    const named = effects.map(([name]): NamedStatement => [name, part(p++)]);
+    const members = event.members.map(([name]): [string, RawBuilder<unknown>] => [name, part(p++)]);
+    const at = value(0) as string;
+    return sql<{ held: boolean }>`with u as (
       update ${sql.table(table)} set deleted_at = ${at}::timestamptz, updated_at = ${at}::timestamptz${alsoSet}
-      where organisation_id = ${organisationId} and id = ${id} and deleted_at is null${held}
+      where organisation_id = ${value(1)} and id = ${value(2)} and deleted_at is null${held}
       returning *
     ), d as (
       insert into deletions (id, organisation_id, resource_type, resource_id, external_id, deleted_at)
-      select ${tombstoneId}::uuid, ${organisationId}::uuid, ${resourceType}::text, u.id, u.external_id, ${at}::timestamptz from u
-    )${namedStatementsSql(effects)}, e as (${eventOfChangedRow(organisationId, event)})
-    select ${outcome} as held`.compile(db);
+      select ${value(3)}::uuid, ${value(1)}::uuid, ${value(4)}::text, u.id, u.external_id, ${at}::timestamptz from u
+    )${namedStatementsSql(named)}, e as (${eventOfChangedRow(value(1) as string, { type: value(5) as RowEvent['type'], occurredAt: at, members }, sql`u`, sql`${value(6)}::uuid`)})
+    select ${part(p++)} as held`;
+  });
 }
 
 export const deletionsRepository = {
