@@ -21,7 +21,8 @@ import { creates } from './bulk-scenarios.ts';
 import type { Fixture } from './seed.ts';
 import { fixed, table } from './report.ts';
 
-export const RELAY_DELAY_MS = 0.5;
+/** The relay's delay each way; BENCH_RELAY_DELAY_MS=0 measures what the relay costs by itself (its hops, its spinning core). */
+export const RELAY_DELAY_MS = process.env.BENCH_RELAY_DELAY_MS === undefined ? 0.5 : Number(process.env.BENCH_RELAY_DELAY_MS);
 const json = { 'content-type': 'application/json' };
 let count = 0;
 
