@@ -28,9 +28,9 @@ export function openDatabase(options: DatabaseOptions): Database {
   // Transactions on SQLite share commits (sqlite-group-commit.ts); everything else is Kysely's own.
   const db = new GroupCommitKysely(sqlite, log, onQuery);
   directStatements.set(db, (query, reads) => {
-    if (!reads || sqlite.raw.isTransaction) return undefined;
+    if (!reads || sqlite.inOwnTransaction) return undefined;
     onQuery?.(query);
-    return sqlite.prepare(query.sql).all(query.parameters);
+    return sqlite.readInTurn(query.sql, query.parameters);
   });
   return { db, dialect: 'sqlite', close: () => db.destroy(), commitStats: () => ({ ...db.commitStats }) };
 }

@@ -25,8 +25,11 @@ class Statement implements SqliteStatement {
   readonly reader: boolean;
   readonly #stmt: StatementSync;
   readonly #columns: string[];
-  constructor(stmt: StatementSync) {
+  /** Ends the turn's shared read transaction, if one is open, before this statement runs on its own. */
+  readonly #alone: () => void;
+  constructor(stmt: StatementSync, alone: () => void) {
     this.#stmt = stmt;
+    this.#alone = alone;
     this.#columns = stmt.columns().map((c) => c.name);
     this.reader = this.#columns.length > 0;
     if (this.reader) stmt.setReturnArrays(true);
@@ -38,16 +41,23 @@ class Statement implements SqliteStatement {
     return row;
   }
   all(parameters: ReadonlyArray<unknown>): unknown[] {
+    this.#alone();
+    return this.rows(parameters);
+  }
+  /** The rows, in whatever transaction the connection has open (the turn's read: NodeSqliteDatabase.readInTurn). */
+  rows(parameters: ReadonlyArray<unknown>): unknown[] {
     const rows = this.#stmt.all(...parameters.map(toParam)) as unknown as unknown[][];
     const out = new Array<unknown>(rows.length);
     for (let i = 0; i < rows.length; i++) out[i] = this.#row(rows[i]);
     return out;
   }
   run(parameters: ReadonlyArray<unknown>) {
+    this.#alone();
     const r = this.#stmt.run(...parameters.map(toParam));
     return { changes: r.changes, lastInsertRowid: r.lastInsertRowid };
   }
   *iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
+    this.#alone();
     for (const values of this.#stmt.iterate(...parameters.map(toParam))) yield this.#row(values as unknown as unknown[]);
   }
 }
@@ -64,6 +74,11 @@ const NOTHING_TO_ROLL_BACK: SqliteStatement = {
 export class NodeSqliteDatabase implements SqliteDatabase {
   readonly raw: DatabaseSync;
   readonly #cache = new Map<string, Statement>();
+  /** Whether the connection's open transaction is the turn's shared read (readInTurn), not a group's or Kysely's. */
+  #turnRead = false;
+  readonly #beginRead: StatementSync;
+  readonly #endRead: StatementSync;
+  readonly #endTurnRead = () => this.endTurnRead();
 
   constructor(file: string) {
     this.raw = new DatabaseSync(file);
@@ -74,23 +89,66 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     // each, 28 ms instead of 10 ms without them; 14 ms with the sub-journal in memory). It is dropped when the
     // savepoint is released, so memory holds at most one transaction's changed pages.
     this.raw.exec('PRAGMA temp_store = MEMORY;');
+    this.#beginRead = this.raw.prepare('begin');
+    this.#endRead = this.raw.prepare('commit');
   }
 
   prepare(sql: string): SqliteStatement {
     // SQLite rolls a transaction back by itself when a write fails for want of room or I/O (disk full,
     // SQLITE_FULL/IOERR). Kysely's ROLLBACK after it would then fail ("no transaction is active") and that
-    // error would replace the one that says what happened (and makes it a 502, not a 500): nothing to undo.
-    if (sql === 'rollback' && !this.raw.isTransaction) return NOTHING_TO_ROLL_BACK;
+    // error would replace the one that says what happened (and makes it a 502, not a 500): nothing to undo. Nor
+    // is there when the transaction open is the turn's read, which the rollback's caller never began.
+    if (sql === 'rollback' && (!this.raw.isTransaction || this.#turnRead)) return NOTHING_TO_ROLL_BACK;
+    return this.#statement(sql);
+  }
+
+  #statement(sql: string): Statement {
     let stmt = this.#cache.get(sql);
     if (stmt === undefined) {
-      stmt = new Statement(this.raw.prepare(sql));
+      stmt = new Statement(this.raw.prepare(sql), this.#endTurnRead);
       if (this.#cache.size >= STATEMENT_CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value as string);
       this.#cache.set(sql, stmt);
     }
     return stmt;
   }
 
+  /** A transaction is open that is not the turn's read: a group's write, or Kysely's (direct reads queue behind it). */
+  get inOwnTransaction(): boolean {
+    return this.raw.isTransaction && !this.#turnRead;
+  }
+
+  /**
+   * A read (direct-statements.ts: no other transaction open) in the read transaction that the reads of this turn
+   * of the event loop share. In WAL mode every transaction, a lone SELECT's too, takes and drops a lock on a read
+   * mark of the WAL index with two fcntl calls: about 6 µs here, where the lookup of a row by its key costs 1.5
+   * (bench/README.md). The turn's reads share one snapshot, taken at its first, and one lock. The transaction
+   * ends when the turn does (setImmediate), or before any other statement runs (every write, every BEGIN): so
+   * a read after this process's write sees it, and another process's commit is seen from the next turn on.
+   */
+  readInTurn(sql: string, parameters: ReadonlyArray<unknown>): unknown[] {
+    const statement = this.#statement(sql);
+    if (!this.#turnRead) {
+      this.#beginRead.run();
+      this.#turnRead = true;
+      setImmediate(this.#endTurnRead);
+    }
+    try {
+      return statement.rows(parameters);
+    } catch (err) {
+      this.endTurnRead();
+      throw err;
+    }
+  }
+
+  /** Ends the turn's read transaction, if one is open (it changed nothing: its COMMIT only lets the lock go). */
+  endTurnRead(): void {
+    if (!this.#turnRead) return;
+    this.#turnRead = false;
+    if (this.raw.isOpen && this.raw.isTransaction) this.#endRead.run();
+  }
+
   close(): void {
+    this.endTurnRead();
     this.#cache.clear();
     this.raw.close();
   }
