@@ -4,36 +4,25 @@
 // SQLite turns into a rollback of the whole transaction fails every caller of the group and loses no later one.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
-import { openDatabase, type Database, type Db } from './database.ts';
+import type { Database, Db } from './database.ts';
+import { openNotesFile, type NotesFile } from '../../test/support/sqlite-file.ts';
 import { inSavepoint } from './savepoints.ts';
 import { isDatabaseUnavailable } from './availability.ts';
 
 const note = (db: Db, text: string) => sql`insert into notes (text) values (${text})`.execute(db);
 
 describe('SQLite group commit', () => {
-  let dir: string;
+  let file: NotesFile;
   let database: Database;
-  let observer: DatabaseSync;
   /** The notes another connection sees: committed ones only. */
-  const committed = () => (observer.prepare('select text from notes order by text').all() as Array<{ text: string }>).map((r) => r.text);
+  const committed = () => (file.other.prepare('select text from notes order by text').all() as Array<{ text: string }>).map((r) => r.text);
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atrium-group-'));
-    const file = path.join(dir, 'group.sqlite');
-    database = openDatabase({ sqliteFile: file });
-    await sql`create table notes (text text primary key)`.execute(database.db);
-    observer = new DatabaseSync(file);
+    file = await openNotesFile('group');
+    database = file.database;
   });
-  after(async () => {
-    observer.close();
-    await database.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => file.dispose());
 
   test('a failing transaction in a group is undone alone; the others commit, once, before any caller hears', async () => {
     const { db } = database;

@@ -4,12 +4,10 @@
 // own writes; a read that fails ends it too.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
-import { openDatabase, type Database, type Db } from './database.ts';
+import type { Database, Db } from './database.ts';
+import { openNotesFile, type NotesFile } from '../../test/support/sqlite-file.ts';
 import { preparedQuery } from './prepared.ts';
 
 // Prepared reads run directly (direct-statements.ts): the path every hot read takes.
@@ -18,24 +16,15 @@ const texts = async (db: Db) => ((await readNotes(db)) as Array<{ text: string }
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('SQLite: the reads of one turn share one read transaction', () => {
-  let dir: string;
+  let file: NotesFile;
   let database: Database;
   let other: DatabaseSync;
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atrium-turn-reads-'));
-    const file = path.join(dir, 'turn.sqlite');
-    database = openDatabase({ sqliteFile: file });
-    await sql`create table notes (text text primary key)`.execute(database.db);
-    // Another process's connection, as the CLI or a worker would hold.
-    other = new DatabaseSync(file);
-    other.exec('PRAGMA busy_timeout = 5000');
+    file = await openNotesFile('turn-reads');
+    ({ database, other } = file);
   });
-  after(async () => {
-    other.close();
-    await database.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => file.dispose());
 
   test("a turn's reads see one snapshot; another connection's commit is seen from the next turn on", async () => {
     const { db } = database;
