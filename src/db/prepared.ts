@@ -10,8 +10,7 @@ import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
 import { STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
 import { directStatements } from './direct-statements.ts';
-
-const SENTINEL = '\u0000prepared-param:';
+import { sentinel, slotOf } from './sentinels.ts';
 
 export type PreparedArgument = string | number | boolean | Uint8Array | null;
 
@@ -38,9 +37,9 @@ export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: 
     const adapter = db.getExecutor().adapter.constructor;
     let entry = byAdapter.get(adapter);
     if (entry === undefined) {
-      const sentinels = args.map((_, i) => `${SENTINEL}${i}`) as Args;
+      const sentinels = args.map((_, i) => sentinel(i)) as Args;
       const compiled = build(db, ...sentinels).compile();
-      const slots = compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith(SENTINEL) ? Number(p.slice(SENTINEL.length)) : undefined));
+      const slots = compiled.parameters.map(slotOf);
       const missing = args.findIndex((_, i) => !slots.includes(i));
       if (missing !== -1) throw new Error(`preparedQuery: argument ${missing} is not a parameter of the query it builds`);
       // The arguments in the query's own order, and nothing else (an insert's values): they are its parameters as given.

@@ -32,7 +32,7 @@ const partsOf = (title: string, names: string[], limit: number): RawBuilder<unkn
 function both(key: string, values: unknown[], parts: RawBuilder<unknown>[]) {
   const build = statement(key);
   let built = 0;
-  const shaped = compileByShape(db, key, values, parts, (value, part) => (built++, build(value, part)));
+  const shaped = compileByShape(db, [key], values, parts, (value, part) => (built++, build(value, part)));
   const direct = build((i) => values[i], (i) => parts[i]).compile(db);
   return { shaped: { sql: shaped.sql, parameters: shaped.parameters }, direct: { sql: direct.sql, parameters: direct.parameters }, built };
 }

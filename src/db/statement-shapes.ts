@@ -7,12 +7,11 @@
 // A statement is given as its own values (the caller's plain ones), its parts (builders the caller made, whose
 // values are read out of them) and a key of everything else that decides its text (table, columns, flags). The
 // first time a shape is seen it is built with a sentinel in place of every value and compiled; the sentinels'
-// places in the compiled parameters say where each value goes from then on. preparedQuery (prepared.ts) does the
-// same for fixed queries whose arguments are all plain values.
+// places in the compiled parameters say where each value goes from then on (sentinels.ts). preparedQuery
+// (prepared.ts) does the same for fixed queries whose arguments are all plain values.
 import { RawNode, ValueNode, type CompiledQuery, type OperationNode, type OperationNodeSource, type RawBuilder } from 'kysely';
 import type { Db } from './database.ts';
-
-const SENTINEL = '\u0000shape-slot:';
+import { sentinel, slotOf } from './sentinels.ts';
 
 /** The builder for a statement: `value(i)` stands for the statement's own value i, `part(i)` for its part i. */
 export type ShapeBuild<R> = (value: (index: number) => unknown, part: (index: number) => RawBuilder<unknown>) => RawBuilder<R>;
@@ -66,20 +65,20 @@ function slotted(node: OperationNode, next: { slot: number }): OperationNode {
     const raw = node as RawNode;
     return RawNode.create(raw.sqlFragments, raw.parameters.map((p) => slotted(p, next)));
   }
-  if (node.kind === 'ValueNode') return ValueNode.create(`${SENTINEL}${next.slot++}`);
+  if (node.kind === 'ValueNode') return ValueNode.create(sentinel(next.slot++));
   return node;
 }
 
 const asBuilder = (node: OperationNode) => ({ toOperationNode: () => node }) as OperationNodeSource as RawBuilder<unknown>;
 
 /**
- * `build` compiled with `values` and `parts`: from its shape's text when `key` and the parts' shapes were seen
- * before, else built and compiled, and its shape kept. A part that cannot be keyed makes the statement built as
- * it is, every time.
+ * `build` compiled with `values` and `parts`: from its shape's text when `key` (what else decides the text: a
+ * table, its columns, flags; lists are joined with commas) and the parts' shapes were seen before, else built
+ * and compiled, and its shape kept. A part that cannot be keyed makes the statement built as it is, every time.
  */
-export function compileByShape<R>(db: Db, key: string, values: readonly unknown[], parts: readonly RawBuilder<unknown>[], build: ShapeBuild<R>): CompiledQuery<R> {
+export function compileByShape<R>(db: Db, key: readonly unknown[], values: readonly unknown[], parts: readonly RawBuilder<unknown>[], build: ShapeBuild<R>): CompiledQuery<R> {
   const all = [...values];
-  let fullKey = key;
+  let fullKey = key.join('\u0003');
   const nodes: OperationNode[] = [];
   for (const part of parts) {
     const node = part.toOperationNode();
@@ -95,8 +94,8 @@ export function compileByShape<R>(db: Db, key: string, values: readonly unknown[
   if (shape === undefined) {
     const next = { slot: values.length };
     const slottedParts = nodes.map((node) => asBuilder(slotted(node, next)));
-    const compiled = build((i) => `${SENTINEL}${i}`, (i) => slottedParts[i]).compile(db);
-    const order = compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith(SENTINEL) ? Number(p.slice(SENTINEL.length)) : { constant: p }));
+    const compiled = build(sentinel, (i) => slottedParts[i]).compile(db);
+    const order = compiled.parameters.map((p) => slotOf(p) ?? { constant: p });
     shape = { sql: compiled.sql, query: compiled.query, order };
     // Bounded: past MAX_SHAPES a new shape is compiled each time, as before.
     if (shapes.size < MAX_SHAPES) shapes.set(fullKey, shape);

@@ -105,7 +105,7 @@ export async function updateLiveInOneStatement<Row>(
   if (changes.length === 0) throw new Error('updateLiveInOneStatement: nothing to change');
   const { identity = 'id', softDeleted = true, premises = [], effects = [], alsoSet = [], answer = [] } = options;
   // Compiled once per shape (db/statement-shapes.ts): the key names everything but the values and the parts.
-  const key = `update\u0003${table}\u0003${identity}\u0003${softDeleted}\u0003${changes.map(([column, , custom]) => (custom ? `${column}~` : column))}\u0003${alsoSet.map(([column]) => column)}\u0003${premises.length}\u0003${effects.map(([name]) => name)}\u0003${answer.map(([name]) => name)}\u0003${event.members.map(([name]) => name)}`;
+  const key = ['update', table, identity, softDeleted, changes.map(([column, , custom]) => (custom ? `${column}~` : column)), alsoSet.map(([column]) => column), premises.length, effects.map(([name]) => name), answer.map(([name]) => name), event.members.map(([name]) => name)];
   const parts = [
     ...changes.flatMap(([, value, custom]) => (custom ? [value, custom] : [value])),
     ...alsoSet.map(([, value]) => value),
@@ -187,7 +187,7 @@ export async function insertInOneStatement<Row>(db: Db, table: CreatableTableNam
   const { computed = [], premises = [], effects = [], given = [] } = options;
   const columns = Object.keys(row);
   // Compiled once per shape (db/statement-shapes.ts): the key names everything but the values and the parts.
-  const key = `insert\u0003${table}\u0003${columns}\u0003${computed.map(([column]) => column)}\u0003${premises.length}\u0003${effects.map(([name]) => name)}\u0003${given.map(([name]) => name)}\u0003${event.members.map(([name]) => name)}`;
+  const key = ['insert', table, columns, computed.map(([column]) => column), premises.length, effects.map(([name]) => name), given.map(([name]) => name), event.members.map(([name]) => name)];
   const parts = [...given.map(([, statement]) => statement), ...computed.map(([, value]) => value), ...premises, ...effects.map(([, statement]) => statement), ...event.members.map(([, value]) => value)];
   // The values travel as one JSON object, typed by the table's own row type: no cast to spell per column.
   const values = [JSON.stringify(row), row.organisation_id, event.type, event.occurredAt, newId()];

@@ -55,7 +55,7 @@ export interface SoftDeleteOptions {
 function softDeleteStatement(db: Db, table: TenantTableName, resourceType: string, organisationId: string, id: string, event: RowEvent, options: SoftDeleteOptions, outcome: RawBuilder<unknown>) {
   const { premises = [], set = [], effects = [], tombstoneId = newId() } = options;
   // Compiled once per shape (db/statement-shapes.ts): the key names everything but the values and the parts.
-  const key = `delete\u0003${table}\u0003${set.map(([column]) => column)}\u0003${premises.length}\u0003${effects.map(([name]) => name)}\u0003${event.members.map(([name]) => name)}`;
+  const key = ['delete', table, set.map(([column]) => column), premises.length, effects.map(([name]) => name), event.members.map(([name]) => name)];
   const parts = [...set.map(([, value]) => value), ...premises, ...effects.map(([, statement]) => statement), ...event.members.map(([, value]) => value), outcome];
   const values = [event.occurredAt, organisationId, id, tombstoneId, resourceType, event.type, newId()];
   return compileByShape<{ held: boolean }>(db, key, values, parts, (value, part) => {
