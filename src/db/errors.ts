@@ -13,3 +13,6 @@ export function isConstraintViolation(err: unknown): boolean {
   // SQLite: SQLITE_CONSTRAINT (19) and its extended codes.
   return (typeof e?.errcode === 'number' && (e.errcode & 0xff) === 19) || /constraint failed/i.test(e?.message ?? '');
 }
+
+/** PostgreSQL's lock_not_available: a session's lock timeout expired (a shared writer's), and the statement did nothing. */
+export const isLockTimeout = (err: unknown) => (err as { code?: unknown } | undefined)?.code === '55P03';

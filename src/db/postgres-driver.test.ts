@@ -363,17 +363,23 @@ describe('PostgreSQL driver', { skip }, () => {
     });
   });
 
-  describe('one-statement writes on the shared writers (shared-connections.ts)', () => {
-    /** A rename folded into one statement (no rider, no tail), answering the backend that ran it. */
-    const renameAlone = (id: string, name: string) =>
+  describe('one-statement writes on the shared writers, committed in groups (shared-connections.ts, pg-group-commit.ts)', () => {
+    /**
+     * A rename folded into one statement (no rider, no tail), answering the backend and the transaction that ran
+     * it; after `sleepMs` in the statement, if given.
+     */
+    const renameRunning = async (id: string, name: string, sleepMs = 0) =>
       offerFinalStatement(() => [], () =>
         db.transaction().execute(async (tx) => {
-          const query = sql<{ pid: number }>`with u as (update organisations set name = ${name} where id = ${id} returning id) select pg_backend_pid() as pid from u`.compile(tx);
+          const query = sql<{ pid: number; xid: string }>`with s as (select pg_sleep(${sleepMs / 1000}::float8)), u as (update organisations set name = ${name} where id = ${id} returning id)
+            select pg_backend_pid() as pid, pg_current_xact_id()::text as xid from u cross join s`.compile(tx);
           const rows = (await tx.executeQuery({ ...query, [STATEMENT_HINTS]: { deferrable: false, final: true } } as typeof query)).rows;
           assert.equal(rows.length, 1, `renamed ${id}`);
-          return rows[0].pid;
+          return rows[0];
         }),
       );
+    /** The same, answering the backend alone. */
+    const renameAlone = async (id: string, name: string) => (await renameRunning(id, name)).pid;
     const nameOf = async (id: string) => (await db.selectFrom('organisations').select('name').where('id', '=', id).executeTakeFirstOrThrow()).name;
     const organisations = async (n: number) => {
       const ids = Array.from({ length: n }, () => newId());
@@ -381,14 +387,53 @@ describe('PostgreSQL driver', { skip }, () => {
       return ids;
     };
 
-    test('the writes of one turn leave together: one backend runs them, each committed on its own', async () => {
+    test('the writes of one turn are committed together: one backend, one transaction; a lone write has its own', async () => {
       const ids = await organisations(4);
-      const pids = await Promise.all(ids.map((id, i) => renameAlone(id, `Together ${i}`)));
-      assert.equal(new Set(pids).size, 1, `one backend: ${pids.join(', ')}`);
+      const ran = await Promise.all(ids.map((id, i) => renameRunning(id, `Together ${i}`)));
+      assert.equal(new Set(ran.map((r) => r.pid)).size, 1, `one backend: ${JSON.stringify(ran)}`);
+      assert.equal(new Set(ran.map((r) => r.xid)).size, 1, `one transaction: ${JSON.stringify(ran)}`);
       for (const [i, id] of ids.entries()) assert.equal(await nameOf(id), `Together ${i}`);
+      const later = await renameRunning(ids[0], 'Later');
+      assert.notEqual(later.xid, ran[0].xid);
     });
 
-    test('a write that fails in a shared write fails alone: the others of its write commit', async () => {
+    test("no write of a group is answered before the group's COMMIT: when the first answers, the slow one is committed too", async () => {
+      const [quick, slow] = await organisations(2);
+      const slowRename = renameRunning(slow, 'Slow, committed', 150);
+      const quickRan = await renameRunning(quick, 'Quick');
+      // Read as another process would: what is committed now.
+      const other = t.reopen();
+      try {
+        const { name } = await other.db.selectFrom('organisations').select('name').where('id', '=', slow).executeTakeFirstOrThrow();
+        assert.equal(name, 'Slow, committed', 'the slow write of the group was committed before the quick one was answered');
+      } finally {
+        await other.close();
+      }
+      assert.equal((await slowRename).xid, quickRan.xid);
+    });
+
+    test('a premise refused in a group is that write\'s refusal alone: the others of the group are committed', async () => {
+      const [kept, alsoKept] = await organisations(2);
+      const refused = offerFinalStatement(() => [], () => db.transaction().execute((tx) => renameFinally(tx, newId(), 'Nobody')));
+      const first = renameAlone(kept, 'Kept');
+      const second = renameAlone(alsoKept, 'Also kept');
+      await assert.rejects(refused, FinalStatementRefused);
+      await Promise.all([first, second]);
+      assert.equal(await nameOf(kept), 'Kept');
+      assert.equal(await nameOf(alsoKept), 'Also kept');
+    });
+
+    test('a write that takes a transaction lock is never grouped (never folded): in a transaction of its own, the lock is its alone', async () => {
+      const [a, b] = await organisations(2);
+      // Two keys, so that both may take theirs: in one transaction, either would also have the other's.
+      const under = (id: string) => withTransactionLock('postgres', `group-commit-${id}`, () => renameRunning(id, 'Under a lock'));
+      const [ranA, ranB] = await Promise.all([under(a), under(b)]);
+      assert.notEqual(ranA.xid, ranB.xid);
+      assert.equal(await nameOf(a), 'Under a lock');
+      assert.equal(await nameOf(b), 'Under a lock');
+    });
+
+    test('a write that fails in a group fails alone: the others of its group commit', async () => {
       const [first, second] = await organisations(2);
       const taken = newId();
       await deferredEvent(db, taken, first);

@@ -43,7 +43,8 @@ import type { RoundTripObserver } from './database-types.ts';
 import { isPremiseFailure, riderWaitingBeforeCommit, takeRiders, type Rider } from './riders.ts';
 import { foldStatement } from './single-statement.ts';
 import { takeFinalOffer } from './final-statement.ts';
-import { isLockTimeout, SharedConnections } from './shared-connections.ts';
+import { SharedConnections } from './shared-connections.ts';
+import { isLockTimeout } from './errors.ts';
 
 /**
  * A pooled connection (pg-pool.ts's wrapper, which passes node-postgres's query config through); its socket,

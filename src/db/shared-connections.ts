@@ -6,13 +6,13 @@
 // Two sets, for two kinds of statement that may wait on one another's connection without harm:
 // - readers, for plain reads outside a transaction: a plain SELECT never waits for a lock, so one cannot hold the
 //   others up for longer than it runs;
-// - writers, for a write that is a whole transaction in one statement (single-statement.ts: autocommitted, no
-//   BEGIN or COMMIT). A write may wait for a row lock that a transaction elsewhere holds, and the writes behind it
-//   on its connection would wait too: so a writer's session has a lock timeout (WRITER_LOCK_TIMEOUT_MS), past
+// - writers, for a write that is a whole transaction in one statement (single-statement.ts). The writes that
+//   reach a writer while it commits the previous ones are committed together, one transaction and one WAL flush
+//   for all of them (pg-group-commit.ts). A write may wait for a row lock that a transaction elsewhere holds, and
+//   the writes of its group would wait too: so a writer's session has a lock timeout (WRITER_LOCK_TIMEOUT_MS), past
 //   which its write gives up having done nothing, and the driver sends it again on a pooled connection of its own
-//   (postgres-driver.ts). A writer takes only a few statements at a time (WRITES_IN_FLIGHT): their COMMITs follow
-//   one another on its backend, each waiting for its own flush, where writes on several connections share one;
-//   past that, a write goes to the pool as before.
+//   (postgres-driver.ts). Past WRITES_IN_FLIGHT waiting or being committed on each writer, a write goes to the
+//   pool as before.
 //
 // They get the pool's settings (server, schema, type parsers, timeouts, keep-alive), log their failures the same
 // way and are replaced when their connection fails or holds a prepared statement a migration outdated.
@@ -23,6 +23,7 @@ import type { CompiledQuery } from 'kysely';
 import { isDatabaseUnavailable } from './availability.ts';
 import { isStalePreparedStatement } from './outdated-plans.ts';
 import type { RoundTripObserver } from './database-types.ts';
+import { GROUP_LIMIT, GroupCommit } from './pg-group-commit.ts';
 
 /** Shared read connections, and shared write connections. */
 const SHARED_READERS = 2;
@@ -33,11 +34,10 @@ const SHARED_WRITERS = 2;
  */
 const READS_IN_FLIGHT = 16;
 /**
- * The writes a writer carries at once. Their commits run one after another on its backend, each waiting for its
- * own WAL flush (about 0.2 ms on the benchmark machine's disk, more on a network disk): past a few, a write
- * waits less on a pooled connection, whose commits share their flushes with the others'.
+ * The writes a writer carries at once, waiting or being committed: one group commits while the next gathers, so
+ * past a group's worth of them waiting (GROUP_LIMIT), a write waits less on a pooled connection.
  */
-const WRITES_IN_FLIGHT = 4;
+const WRITES_IN_FLIGHT = GROUP_LIMIT * 2;
 /**
  * How long a write on a writer may wait for a row lock (PostgreSQL's `lock_timeout`, for the writers' sessions
  * only): the writes sent behind it wait at most this long for it. A transaction holding the row (a bulk request,
@@ -45,8 +45,6 @@ const WRITES_IN_FLIGHT = 4;
  */
 export const WRITER_LOCK_TIMEOUT_MS = 50;
 
-/** PostgreSQL's lock_not_available: on a writer, its lock timeout expired, and the statement did nothing. */
-export const isLockTimeout = (err: unknown) => (err as { code?: unknown } | undefined)?.code === '55P03';
 
 type PgClient = pg.Client & { connection: { stream: net.Socket } };
 
@@ -106,6 +104,24 @@ class SharedConnection {
     void ready.then((client) => client.end()).catch(() => {});
   }
 
+  /** The open connection, opened if need be. */
+  open(): Promise<PgClient> {
+    return this.#ready ?? this.#connect();
+  }
+
+  toConfig(query: CompiledQuery): pg.QueryConfig {
+    return this.#toConfig(query);
+  }
+
+  /**
+   * After a statement failed: a connection timed out or cut off may be stuck behind the lost statement (pg-pool.ts
+   * does the same), and one that holds a prepared statement a table's change outdated (outdated-plans.ts) would fail
+   * again; either is forgotten, for the next statement to open another.
+   */
+  failed(err: unknown): void {
+    if ((isDatabaseUnavailable(err) || isStalePreparedStatement(err)) && this.#ready) this.#drop(this.#ready);
+  }
+
   async query(query: CompiledQuery): Promise<pg.QueryResult> {
     try {
       return await this.#query(query);
@@ -124,7 +140,7 @@ class SharedConnection {
       setImmediate(() => (this.#turnOpen = false));
     }
     try {
-      const client = await (this.#ready ?? this.#connect());
+      const client = await this.open();
       if (this.#corked !== client) {
         // The first statement of this turn of the event loop: hold the socket until the turn ends, so that the
         // statements of every request handled in it leave in one write.
@@ -139,9 +155,7 @@ class SharedConnection {
       }
       return await client.query(this.#toConfig(query));
     } catch (err) {
-      // Timed out or cut off: this connection may be stuck behind the lost statement (pg-pool.ts does the same).
-      // Or one of its prepared statements outlived a change of its table (outdated-plans.ts): it would fail again here.
-      if ((isDatabaseUnavailable(err) || isStalePreparedStatement(err)) && this.#ready) this.#drop(this.#ready);
+      this.failed(err);
       throw err;
     } finally {
       this.inFlight--;
@@ -156,7 +170,7 @@ class SharedConnection {
 }
 
 /** The connection this turn's statements already use, while it has room; else the least busy one with room. */
-function pick(connections: readonly SharedConnection[], room: number): SharedConnection | undefined {
+function pick<C extends { batching: boolean; inFlight: number }>(connections: readonly C[], room: number): C | undefined {
   let chosen = connections.find((c) => c.batching && c.inFlight < room);
   if (chosen !== undefined) return chosen;
   for (const c of connections) if (c.inFlight < room && (chosen === undefined || c.inFlight < chosen.inFlight)) chosen = c;
@@ -173,13 +187,16 @@ interface SharedConnectionsOptions {
 /** The readers and the writers of one driver. */
 export class SharedConnections {
   readonly #readers: SharedConnection[];
-  readonly #writers: SharedConnection[];
+  readonly #writers: GroupCommit[];
+  readonly #connections: SharedConnection[];
 
   constructor(poolOptions: pg.ClientConfig, options: SharedConnectionsOptions) {
     const { toConfig, onConnectionError, onRoundTrip } = options;
     this.#readers = Array.from({ length: SHARED_READERS }, () => new SharedConnection(poolOptions, toConfig, onConnectionError, onRoundTrip));
     const writerOptions = { ...poolOptions, lock_timeout: WRITER_LOCK_TIMEOUT_MS };
-    this.#writers = Array.from({ length: SHARED_WRITERS }, () => new SharedConnection(writerOptions, toConfig, onConnectionError, undefined));
+    const writers = Array.from({ length: SHARED_WRITERS }, () => new SharedConnection(writerOptions, toConfig, onConnectionError, undefined));
+    this.#writers = writers.map((connection) => new GroupCommit(connection));
+    this.#connections = [...this.#readers, ...writers];
   }
 
   /** A reader: always one (a read may wait behind others of its turn, never behind a lock). */
@@ -188,11 +205,13 @@ export class SharedConnections {
   }
 
   /** A writer with room for one more write, or undefined: the write then takes a pooled connection. */
-  writer(): SharedConnection | undefined {
+  writer(): GroupCommit | undefined {
     return pick(this.#writers, WRITES_IN_FLIGHT);
   }
 
   async end(): Promise<void> {
-    await Promise.all([...this.#readers, ...this.#writers].map((c) => c.end()));
+    // A write given before the end is still committed and answered.
+    await Promise.all(this.#writers.map((w) => w.drained()));
+    await Promise.all(this.#connections.map((c) => c.end()));
   }
 }
