@@ -45,7 +45,6 @@ const WRITES_IN_FLIGHT = GROUP_LIMIT * 2;
  */
 export const WRITER_LOCK_TIMEOUT_MS = 50;
 
-
 type PgClient = pg.Client & { connection: { stream: net.Socket } };
 
 /** How a CompiledQuery goes to node-postgres (postgres-driver.ts: named when it is prepared). */
