@@ -7,7 +7,8 @@
 // whatever else that turn sent, so a lone write waits no longer than it did before.
 //
 // What each write still gets, as if it had run alone:
-// - Nothing is answered before the group's COMMIT has answered: a write's result is handed back only then.
+// - Nothing is answered before the group's COMMIT has answered: a write's result is handed back only then. A
+//   write node-postgres could not send (a value it cannot serialise) fails alone there, having done nothing.
 // - Atomic together: if any part of the group fails, PostgreSQL rolls all of it back, and none of it is kept. Then:
 //   - a write refused by its own premise (atrium_require, riders.ts) gets its refusal: its caller takes its full
 //     path, which reads everything afresh, so it does not matter that the refusal was seen after the others' writes;
@@ -140,16 +141,25 @@ export class GroupCommit {
     const committed = outcomeOf(client.query(COMMIT));
     stream.uncork();
     const [begin, commit, ...outcomes] = await Promise.all([begun, committed, ...written]);
-    if (begin.ok && commit.ok && commit.result.command === 'COMMIT' && outcomes.every((o) => o.ok)) {
-      for (const [i, write] of group.entries()) write.resolve((outcomes[i] as { result: pg.QueryResult }).result);
+    // Committed: each write has its own outcome. One can have failed here only before it reached PostgreSQL
+    // (node-postgres could not send a value), having done nothing; a failure in PostgreSQL rolls the group back.
+    if (commit.ok && commit.result.command === 'COMMIT') {
+      for (const [i, write] of group.entries()) {
+        const outcome = outcomes[i];
+        if (outcome.ok) write.resolve(outcome.result);
+        else write.reject(outcome.err);
+      }
       return;
     }
     // Rolled back, all of it. A lost connection fails every write, as it failed the statements in flight before.
     const failures = [begin, commit, ...outcomes].flatMap((o) => (o.ok ? [] : [o.err]));
     for (const err of failures) this.#connection.failed(err);
-    const lost = failures.find((err) => isDatabaseUnavailable(err) || typeof (err as { code?: unknown }).code !== 'string');
+    const lost = failures.find(isDatabaseUnavailable);
     if (lost !== undefined) {
-      for (const [i, write] of group.entries()) write.reject(outcomes[i].ok ? lost : (outcomes[i] as { err: unknown }).err);
+      for (const [i, write] of group.entries()) {
+        const outcome = outcomes[i];
+        write.reject(outcome.ok ? lost : outcome.err);
+      }
       return;
     }
     await Promise.all(

@@ -449,6 +449,21 @@ describe('PostgreSQL driver', { skip }, () => {
       assert.equal(await countEvents(db, first), 1);
     });
 
+    test('a write that fails before it reaches PostgreSQL fails alone; the others of its group are committed once', async () => {
+      const [kept, notKept] = await organisations(2);
+      // A value node-postgres cannot send (it fails to serialise it while it binds the statement).
+      const unsendable: Record<string, unknown> = {};
+      unsendable.self = unsendable;
+      const failing = offerFinalStatement(() => [], () => db.transaction().execute((tx) => renameFinally(tx, notKept, unsendable as unknown as string)));
+      // Its event has an id of its own: were the write sent twice, the second would fail on it.
+      const passing = offerFinalStatement(() => [eventStatement(db, kept)], () => db.transaction().execute((tx) => renameFinally(tx, kept, 'Kept once')));
+      await assert.rejects(failing, /circular/i);
+      await passing;
+      assert.equal(await nameOf(kept), 'Kept once');
+      assert.equal(await nameOf(notKept), 'Driver test');
+      assert.equal(await countEvents(db, kept), 1);
+    });
+
     test('a shared write connection that was lost is replaced; writes go on', async () => {
       const [id] = await organisations(1);
       const { before, after } = await acrossLostConnection((attempt) => renameAlone(id, attempt < 0 ? 'Before' : `After ${attempt}`));
