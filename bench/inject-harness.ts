@@ -20,8 +20,11 @@ export interface InjectHarness {
   close(): Promise<void>;
 }
 
-/** The app on a fresh database of `dialect` (PostgreSQL: BENCH_DATABASE_URL, as npm run bench), limits out of the way. */
-export async function bootInjectHarness(dialect: string, extraRoutes: (app: FastifyInstance) => void): Promise<InjectHarness> {
+/**
+ * The app on a fresh database of `dialect` (PostgreSQL: BENCH_DATABASE_URL, as npm run bench), limits out of the
+ * way; `checkpointThread` as the serving process opens it (src/runtime.ts).
+ */
+export async function bootInjectHarness(dialect: string, extraRoutes: (app: FastifyInstance) => void, options: { checkpointThread?: boolean } = {}): Promise<InjectHarness> {
   if (dialect !== 'sqlite' && dialect !== 'postgres') throw new Error(`no database called ${JSON.stringify(dialect)} (sqlite, postgres)`);
   const target = dialect === 'sqlite' ? sqliteTarget() : await postgresTarget(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
   if ('unavailable' in target) throw new Error(target.unavailable);
@@ -35,7 +38,7 @@ export async function bootInjectHarness(dialect: string, extraRoutes: (app: Fast
     RATE_LIMIT_PER_MINUTE: '1000000',
     CONCURRENCY_LIMIT: '100000',
   });
-  const database = openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFileFor(config), pgSchema: target.env.BENCH_PG_SCHEMA });
+  const database = openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFileFor(config), pgSchema: target.env.BENCH_PG_SCHEMA, ...options });
   await migrateToLatest(database.db);
   const app = await buildApp({ config, database, clock: systemClock, extraRoutes });
   const fixture = await seed(app.services, database.db);

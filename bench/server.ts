@@ -46,7 +46,9 @@ const config = loadConfig({
   CONCURRENCY_LIMIT: '100000',
 });
 
-const databaseOptions = { databaseUrl: config.databaseUrl, sqliteFile: sqliteFileFor(config), pgSchema: process.env.BENCH_PG_SCHEMA };
+// As the service opens it (src/runtime.ts, openServingDatabase): on SQLite, checkpoints in a thread while writes
+// are sustained; BENCH_CHECKPOINT_THREAD=0 leaves them to SQLite, to compare.
+const databaseOptions = { databaseUrl: config.databaseUrl, sqliteFile: sqliteFileFor(config), pgSchema: process.env.BENCH_PG_SCHEMA, checkpointThread: process.env.BENCH_CHECKPOINT_THREAD !== '0' };
 const database = openDatabase(databaseOptions);
 await migrateToLatest(database.db);
 // The baselines: Fastify answering in this same app, behind the same app-wide hooks, with no auth, tenancy or

@@ -27,7 +27,11 @@ export async function serve(config: Config, roles: ReadonlySet<Role> = config.ro
     running.listener = await openListener({ host: config.host, port: config.port, errorsUrl: config.errorsUrl, log });
     log.info({ address: running.listener.url, roles: [...roles] }, 'atrium listening');
   }
-  const database = openServingDatabase(config, (err) => log.warn({ error: describeDatabaseError(err) }, 'database connection failed'));
+  const database = openServingDatabase(
+    config,
+    (err) => log.warn({ error: describeDatabaseError(err) }, 'database connection failed'),
+    (running) => log.info(running ? 'SQLite checkpoints in a thread while writes are sustained' : 'SQLite checkpoints by itself again'),
+  );
   running.database = database;
   if (config.metricsPort !== undefined) {
     // prom-client and the metrics modules are loaded only by a process that serves metrics.

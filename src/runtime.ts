@@ -46,10 +46,11 @@ export async function servicesFor(
 
 /**
  * The database of a serving process: PostgreSQL connecting and queries bounded in time (db/pg-pool.ts), so a
- * database that goes away turns into 502s within 5 s, and each failed connection reported.
+ * database that goes away turns into 502s within 5 s, and each failed connection reported; SQLite checkpointing
+ * in a thread while writes are sustained (db/sqlite-checkpoints.ts).
  */
-export function openServingDatabase(config: Config, onConnectionError?: (err: Error) => void): Database {
-  return openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFileFor(config), timeouts: true, onConnectionError });
+export function openServingDatabase(config: Config, onConnectionError?: (err: Error) => void, onCheckpointThread?: (running: boolean) => void): Database {
+  return openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFileFor(config), timeouts: true, onConnectionError, checkpointThread: true, onCheckpointThread });
 }
 
 /** Applies pending migrations over connections of their own, without that time bound: a migration may rightly take longer. */

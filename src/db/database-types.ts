@@ -3,6 +3,7 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { PoolStats } from './pg-pool.ts';
 import type { CommitStats } from './sqlite-group-commit.ts';
+import type { CheckpointThread, CheckpointThreadOptions } from './sqlite-checkpoints.ts';
 import type { Tables } from './tables.ts';
 
 /** PostgreSQL: told the statements of each round trip, a socket write the caller then waits on (postgres-driver.ts). */
@@ -19,6 +20,8 @@ export interface Database {
   poolStats?: () => PoolStats;
   /** SQLite: the commits so far and the transactions they carried (sqlite-group-commit.ts). */
   commitStats?: () => Readonly<CommitStats>;
+  /** SQLite, with `checkpointThread`: the thread that checkpoints while writes are sustained (sqlite-checkpoints.ts). */
+  checkpoints?: CheckpointThread;
 }
 
 export interface DatabaseOptions {
@@ -30,8 +33,15 @@ export interface DatabaseOptions {
   pgSchema?: string;
   /** PostgreSQL: bound connecting and each query in time (pg-pool.ts), so a lost database answers 502 quickly. */
   timeouts?: boolean;
-  /** PostgreSQL: told about each connection that failed. */
+  /** Told about each connection that failed (PostgreSQL), or a checkpoint thread that did (SQLite). */
   onConnectionError?: (err: Error) => void;
+  /**
+   * SQLite: checkpoint in a thread of its own while writes are sustained (sqlite-checkpoints.ts). For the
+   * serving process; a short-lived one (the CLI, a test) leaves checkpoints to SQLite.
+   */
+  checkpointThread?: boolean | CheckpointThreadOptions;
+  /** SQLite, with `checkpointThread`: told when the thread starts (true) and when it ends (false). */
+  onCheckpointThread?: (running: boolean) => void;
   /** Sees every statement run (the query-plan test explains them); unset in production, where it would cost. */
   onQuery?: (query: CompiledQuery) => void;
   /** PostgreSQL: sees every round trip to the server (postgres-driver.ts); unset in production. */

@@ -8,6 +8,7 @@ import type { KyselyConfig } from 'kysely';
 import { NodeSqliteDatabase } from './sqlite-adapter.ts';
 import { directStatements } from './direct-statements.ts';
 import { GroupCommitKysely } from './sqlite-group-commit.ts';
+import { CHECKPOINT_THREAD, watchCheckpoints } from './sqlite-checkpoints.ts';
 import type { Database, DatabaseOptions } from './database-types.ts';
 
 // PostgreSQL's half, driver and all, is loaded only when DATABASE_URL asks for it (postgres-database.ts).
@@ -32,5 +33,24 @@ export function openDatabase(options: DatabaseOptions): Database {
     onQuery?.(query);
     return sqlite.readInTurn(query.sql, query.parameters);
   });
-  return { db, dialect: 'sqlite', close: () => db.destroy(), commitStats: () => ({ ...db.commitStats }) };
+  const thread = options.checkpointThread === true ? CHECKPOINT_THREAD : options.checkpointThread || undefined;
+  const checkpoints =
+    thread && file !== ':memory:'
+      ? watchCheckpoints(
+          { connection: sqlite.raw, file, commits: () => db.commitStats.commits, holdWrites: () => db.holdConnection() },
+          { error: options.onConnectionError ?? (() => {}), ...(options.onCheckpointThread ? { running: options.onCheckpointThread } : {}) },
+          thread,
+        )
+      : undefined;
+  return {
+    db,
+    dialect: 'sqlite',
+    async close() {
+      // The thread's connection goes first: the service's, closed last, checkpoints what is left.
+      await checkpoints?.close();
+      await db.destroy();
+    },
+    commitStats: () => ({ ...db.commitStats }),
+    ...(checkpoints ? { checkpoints } : {}),
+  };
 }

@@ -287,11 +287,13 @@ export class SqliteGroupCommit {
 /** The SQLite database's Kysely: its `transaction()` joins a group; everything else is Kysely's own. */
 export class GroupCommitKysely extends Kysely<Tables> {
   readonly #group: SqliteGroupCommit;
+  readonly #lock: ConnectionLock;
 
   constructor(sqlite: NodeSqliteDatabase, config: Omit<KyselyConfig, 'dialect'>, onQuery?: (query: CompiledQuery) => void) {
     const lock = new ConnectionLock();
     const full: KyselyConfig = { ...config, dialect: new LockedSqliteDialect({ database: sqlite }, lock) };
     super(full);
+    this.#lock = lock;
     this.#group = new SqliteGroupCommit(sqlite, this, lock, full, onQuery);
   }
 
@@ -306,5 +308,20 @@ export class GroupCommitKysely extends Kysely<Tables> {
 
   get commitStats(): Readonly<CommitStats> {
     return this.#group.stats;
+  }
+
+  /**
+   * Holds the connection against every group and every query through Kysely until the returned function is
+   * called (sqlite-checkpoints.ts: while the log starts over). They wait for it as for any other holder, without
+   * blocking the event loop; the reads of a turn (readInTurn) do not take it and go on.
+   */
+  async holdConnection(): Promise<() => void> {
+    await this.#lock.take();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#lock.release();
+    };
   }
 }
