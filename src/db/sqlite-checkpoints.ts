@@ -8,11 +8,11 @@
 // checkpoints every `intervalMs` (PASSIVE: it neither waits for a writer nor blocks one), and the service's
 // connection checkpoints nothing itself (`wal_autocheckpoint = 0`). PASSIVE alone would let the log grow without
 // end (writes that go on during a checkpoint keep it from starting over), so once it holds `restartAtFrames`
-// the thread's checkpoint is a RESTART: new writers wait while it copies the little that is left and starts
-// the log over. When the commits have stayed below the rate for `idleSeconds`, the thread is stopped and
-// SQLite's own checkpoint is back. A thread costs memory (its isolate: about 20 MB), so a process that writes
-// little never starts one, and one at rest has none. A thread that fails gives the checkpoints back to SQLite
-// at once.
+// the service holds its writes (they wait on the group commit's lock, off the event loop; SQLite's busy handler
+// would sleep on it) while the thread's RESTART copies the little that is left and starts the log over. When the
+// commits have stayed below the rate for `idleSeconds`, the thread is stopped and SQLite's own checkpoint is
+// back. A thread costs memory (its isolate: about 20 MB), so a process that writes little never starts one, and
+// one at rest has none. A thread that fails gives the checkpoints back to SQLite at once.
 import { Worker } from 'node:worker_threads';
 import type { DatabaseSync } from 'node:sqlite';
 
