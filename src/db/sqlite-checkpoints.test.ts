@@ -97,7 +97,7 @@ describe('SQLite: checkpoints in a thread while writes are sustained', () => {
     // (11-19 MB here without the RESTART). Before the thread starts, SQLite's own checkpoint lets it reach 1,000
     // pages; after, it stays far below that.
     const logBytes = fs.statSync(`${busy.file}-wal`).size;
-    assert.ok(commits > 1000, `enough commits to tell (${commits})`);
+    assert.ok(commits > 500, `enough commits to tell (${commits})`);
     assert.ok(logBytes < 2000 * 4096, `the log (${logBytes} bytes, after ${commits} commits) stays within twice SQLite's own mark`);
     assert.ok(checkpoints!.stats.restarts > 0);
     await busy.dispose();
