@@ -18,7 +18,7 @@ export interface Nginx {
   httpsPort: number;
   /** Plain HTTP, which only redirects. */
   httpPort: number;
-  /** Lines of the access log so far. */
+  /** The complete lines of the access log so far. */
   accessLog(): string[];
   /** The error log so far (why nginx answered a request itself: an upstream refused, reset, timed out). */
   errorLog(): string;
@@ -95,7 +95,7 @@ export async function startNginx(options: { upstreams: number[]; httpPort: numbe
   return {
     httpsPort,
     httpPort,
-    accessLog: () => fs.readFileSync(path.join(dir, 'atrium-access.log'), 'utf8').split('\n').filter(Boolean),
+    accessLog: () => completeLines(fs.readFileSync(path.join(dir, 'atrium-access.log'), 'utf8')),
     errorLog,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGQUIT');
@@ -105,4 +105,12 @@ export async function startNginx(options: { upstreams: number[]; httpPort: numbe
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The lines nginx has finished writing: a long one (a 20 KB request line) may be read while it is being written,
+ * and its first part is not the line.
+ */
+function completeLines(text: string): string[] {
+  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean);
 }
