@@ -1,4 +1,4 @@
-// What bench/inject-load.ts and bench/mcp-in-process.ts share: the app on a fresh database of the bench's
+// What bench/inject-load.ts, bench/mcp-in-process.ts and bench/sqlite-stalls.ts share: the app on a fresh database of the bench's
 // (databases.ts), seeded as the socket suites' is, and requests through app.inject measured as server CPU per
 // request, several at a time, in interleaved rounds whose median is kept. No sockets and no load generator on
 // the machine: steadier than the socket figures. To compare two commits, copy the scripts and this file there.
@@ -53,27 +53,41 @@ export async function bootInjectHarness(dialect: string, extraRoutes: (app: Fast
   };
 }
 
+/** `count` calls of `call`, `concurrency` at a time; every answer must be a 200. */
+export function injectMany(name: string, call: InjectCall, count: number, concurrency: number): Promise<void> {
+  return Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = 0; i < count / concurrency; i++) {
+        const res = await call();
+        if (res.statusCode !== 200) throw new Error(`${name} answered ${res.statusCode}: ${res.body}`);
+      }
+    }),
+  ).then(() => {});
+}
+
+/** `PATCH /sections/{id}` of the seeded spread sections in turn, each with a title of its own. */
+export function spreadPatch(app: FastifyInstance, fixture: Fixture): InjectCall {
+  const headers = { host: fixture.host, authorization: `Bearer ${fixture.apiKey}`, 'content-type': 'application/json' };
+  let written = 0;
+  return () => {
+    written += 1;
+    const id = fixture.spreadSectionIds[written % fixture.spreadSectionIds.length];
+    return app.inject({ method: 'PATCH', url: `/api/v1/sections/${id}`, headers, payload: JSON.stringify({ title: `Injected #${process.pid}-${written}` }) });
+  };
+}
+
 /**
  * Server µs per request of each call (the median of `rounds` interleaved rounds of `count`, after a warm-up of
  * `warmUp`), `concurrency` at a time; every answer must be a 200.
  */
 export async function measureInjected(calls: Record<string, InjectCall>, options: { count: number; concurrency: number; warmUp: number; rounds?: number }): Promise<Record<string, number>> {
   const { count, concurrency, warmUp, rounds = 5 } = options;
-  const load = (name: string, call: InjectCall, n: number) =>
-    Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        for (let i = 0; i < n / concurrency; i++) {
-          const res = await call();
-          if (res.statusCode !== 200) throw new Error(`${name} answered ${res.statusCode}: ${res.body}`);
-        }
-      }),
-    );
   const micros: Record<string, number[]> = {};
   for (let round = 0; round < rounds; round++) {
     for (const [name, call] of Object.entries(calls)) {
-      await load(name, call, warmUp);
+      await injectMany(name, call, warmUp, concurrency);
       const before = process.cpuUsage();
-      await load(name, call, count);
+      await injectMany(name, call, count, concurrency);
       const used = process.cpuUsage(before);
       (micros[name] ??= []).push((used.user + used.system) / count);
     }

@@ -6,20 +6,15 @@
 //
 //   node bench/inject-load.ts sqlite|postgres      # BENCH_DATABASE_URL for PostgreSQL, as npm run bench
 //   CONCURRENCY=1 node bench/inject-load.ts postgres
-import { bootInjectHarness, measureInjected, type InjectCall } from './inject-harness.ts';
+import { bootInjectHarness, measureInjected, spreadPatch, type InjectCall } from './inject-harness.ts';
 
 const dialect = process.argv[2] ?? '';
 const { app, fixture: f, close } = await bootInjectHarness(dialect, (a) => void a.patch('/bench/bare', async () => ({ status: 'ok' })));
 
 const headers = { host: f.host, authorization: `Bearer ${f.apiKey}`, 'content-type': 'application/json' };
-let written = 0;
 const calls: Record<string, InjectCall> = {
   'bare PATCH': () => app.inject({ method: 'PATCH', url: '/bench/bare', headers, payload: '{"title":"Bare"}' }),
-  'PATCH /sections/{id}': () => {
-    written += 1;
-    const id = f.spreadSectionIds[written % f.spreadSectionIds.length];
-    return app.inject({ method: 'PATCH', url: `/api/v1/sections/${id}`, headers, payload: JSON.stringify({ title: `Injected #${process.pid}-${written}` }) });
-  },
+  'PATCH /sections/{id}': spreadPatch(app, f),
   'GET /sections/{id}': () => app.inject({ method: 'GET', url: `/api/v1/sections/${f.sectionId}`, headers: { host: f.host, authorization: headers.authorization } }),
 };
 

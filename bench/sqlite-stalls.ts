@@ -9,7 +9,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { StatementSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { bootInjectHarness } from './inject-harness.ts';
+import { bootInjectHarness, injectMany, spreadPatch } from './inject-harness.ts';
 
 const patches = Number(process.env.PATCHES ?? 30_000);
 const rounds = Number(process.env.ROUNDS ?? 2);
@@ -32,19 +32,9 @@ StatementSync.prototype.run = function timedRun(this: StatementSync, ...paramete
 } as StatementSync['run'];
 
 async function measure(checkpointThread: boolean): Promise<string> {
-  const { app, fixture: f, close } = await bootInjectHarness('sqlite', () => {}, { checkpointThread });
-  const headers = { host: f.host, authorization: `Bearer ${f.apiKey}`, 'content-type': 'application/json' };
-  let written = 0;
-  const load = (count: number) =>
-    Promise.all(
-      Array.from({ length: 10 }, async () => {
-        for (let i = 0; i < count / 10; i++) {
-          const id = f.spreadSectionIds[++written % f.spreadSectionIds.length];
-          const res = await app.inject({ method: 'PATCH', url: `/api/v1/sections/${id}`, headers, payload: JSON.stringify({ title: `Stall #${written}` }) });
-          if (res.statusCode !== 200) throw new Error(`PATCH answered ${res.statusCode}: ${res.body}`);
-        }
-      }),
-    );
+  const { app, fixture, close } = await bootInjectHarness('sqlite', () => {}, { checkpointThread });
+  const patch = spreadPatch(app, fixture);
+  const load = (count: number) => injectMany('PATCH', patch, count, 10);
   // Long enough for the thread to start (it samples the commit rate once a second).
   await load(5000);
   await sleep(1100);
