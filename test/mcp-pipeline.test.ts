@@ -194,6 +194,11 @@ describe('a tool call runs its operation inside the /mcp request (src/mcp/tool-c
     // One HTTP request: the tool result names the /mcp request's own id, as its audit entry would.
     assert.match(String(mcpAnswer.headers['request-id']), /^req_[0-9a-f]{32}$/);
     assert.equal(mcpAnswer.json().result._meta['atrium/request_id'], mcpAnswer.headers['request-id']);
+    // The SDK's answer goes out with what /mcp set before it (src/mcp/web-exchange.ts), its own headers over them.
+    assert.equal(mcpAnswer.headers['access-control-allow-origin'], '*');
+    assert.match(String(mcpAnswer.headers['access-control-expose-headers']), /Mcp-Protocol-Version/);
+    assert.equal(mcpAnswer.headers['cache-control'], 'no-store');
+    assert.match(String(mcpAnswer.headers['content-type']), /^application\/json/);
   });
 
   test('no REST request can pose as a tool call: a bearer token shaped like the old in-process dispatch credential is a 401', async () => {

@@ -218,8 +218,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     }
     // The SDK's answer goes out as it wrote it, with what Fastify holds for the reply so far.
     reply.hijack();
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);
-    await writeWebResponse(response, reply.raw, abort);
+    await writeWebResponse(response, reply.raw, abort, reply.getHeaders());
   }
 
   /** RFC 9728: the resource `{origin}/mcp`, its authorization server `{origin}`, the scopes. */

@@ -30,7 +30,7 @@ const pointer = (name: string) => `/${name.replace(/~/g, '~0').replace(/\//g, '~
 export function restRequestFor(tool: Tool, args: Record<string, unknown>): RestRequest {
   const errors: FieldError[] = [];
   const fail = (name: string, code: string, detail: string) => errors.push({ path: pointer(name), code, detail });
-  const query = new URLSearchParams();
+  let query: URLSearchParams | undefined;
   const queryValues: Record<string, string | string[]> = {};
   const params: Record<string, string> = {};
   const body: Array<[string, unknown]> = [];
@@ -45,6 +45,7 @@ export function restRequestFor(tool: Tool, args: Record<string, unknown>): RestR
       const values = Array.isArray(value) ? value : [value];
       if (values.every(isScalar)) {
         const texts = values.map(String);
+        query ??= new URLSearchParams();
         for (const v of texts) query.append(name, v);
         if (texts.length > 0) queryValues[name] = texts.length === 1 ? texts[0] : texts;
       } else fail(name, 'invalid_type', `\`${name}\` must be a string, a number or a boolean.`);
@@ -65,7 +66,7 @@ export function restRequestFor(tool: Tool, args: Record<string, unknown>): RestR
   });
 
   if (errors.length > 0) throw new ApiError('mcp.invalid_arguments', `The arguments of ${tool.name} are invalid; see \`errors\`.`, { errors });
-  const search = query.toString();
+  const search = query?.toString();
   return {
     method: tool.op.method,
     url: `${API_PREFIX}${path}${search ? `?${search}` : ''}`,

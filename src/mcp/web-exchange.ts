@@ -31,12 +31,21 @@ export async function buffered(response: Response): Promise<Response> {
   return new Response(await response.arrayBuffer(), { status: response.status, headers: response.headers });
 }
 
+/** Header names as Node's `getHeaders()` gives them (lower case), and their values. */
+export type HeldHeaders = Record<string, number | string | string[] | undefined>;
+
 /**
- * Writes the SDK's answer: its status and headers (over those already set on `res`), then its body, streamed
- * with back-pressure when it is an event stream. `abort` is the request's: fired when the client goes away first.
+ * Writes the SDK's answer: its status, the headers `held` for the reply so far (Fastify's: the request id, CORS,
+ * the rate limit's) under the SDK's own, in one `writeHead` (Node checks each header once, not once when set and
+ * again when written), then its body, streamed with back-pressure when it is an event stream. `abort` is the
+ * request's: fired when the client goes away first.
  */
-export async function writeWebResponse(response: Response, res: ServerResponse, abort: AbortController): Promise<void> {
-  const headers: Record<string, string> = {};
+export async function writeWebResponse(response: Response, res: ServerResponse, abort: AbortController, held: HeldHeaders = {}): Promise<void> {
+  const headers: Record<string, number | string | string[]> = {};
+  for (const name in held) {
+    const value = held[name];
+    if (value !== undefined) headers[name] = value;
+  }
   for (const [name, value] of response.headers) headers[name] = value;
   res.writeHead(response.status, headers);
   if (response.body === null) {
