@@ -30,7 +30,10 @@ export async function serve(config: Config, roles: ReadonlySet<Role> = config.ro
   const database = openServingDatabase(
     config,
     (err) => log.warn({ error: describeDatabaseError(err) }, 'database connection failed'),
-    (running) => log.info(running ? 'SQLite checkpoints in a thread while writes are sustained' : 'SQLite checkpoints by itself again'),
+    {
+      running: (running) => log.info(running ? 'SQLite checkpoints in a thread while writes are sustained' : 'SQLite checkpoints by itself again'),
+      failed: (err) => log.warn({ error: describeDatabaseError(err) }, 'the SQLite checkpoint thread failed: SQLite checkpoints by itself, and no thread starts for a minute'),
+    },
   );
   running.database = database;
   if (config.metricsPort !== undefined) {

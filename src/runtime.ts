@@ -6,6 +6,7 @@ import tls from 'node:tls';
 import type { Config } from './config.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { openDatabase, type Database } from './db/database.ts';
+import type { CheckpointReports } from './db/sqlite-checkpoints.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createServices, type Services } from './services.ts';
 import { createCursorCodec } from './operations/pagination.ts';
@@ -49,7 +50,7 @@ export async function servicesFor(
  * database that goes away turns into 502s within 5 s, and each failed connection reported; SQLite checkpointing
  * in a thread while writes are sustained (db/sqlite-checkpoints.ts).
  */
-export function openServingDatabase(config: Config, onConnectionError?: (err: Error) => void, onCheckpointThread?: (running: boolean) => void): Database {
+export function openServingDatabase(config: Config, onConnectionError?: (err: Error) => void, onCheckpointThread?: CheckpointReports): Database {
   return openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFileFor(config), timeouts: true, onConnectionError, checkpointThread: true, onCheckpointThread });
 }
 

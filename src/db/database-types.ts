@@ -3,7 +3,7 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { PoolStats } from './pg-pool.ts';
 import type { CommitStats } from './sqlite-group-commit.ts';
-import type { CheckpointThread, CheckpointThreadOptions } from './sqlite-checkpoints.ts';
+import type { CheckpointReports, CheckpointThread, CheckpointThreadOptions } from './sqlite-checkpoints.ts';
 import type { Tables } from './tables.ts';
 
 /** PostgreSQL: told the statements of each round trip, a socket write the caller then waits on (postgres-driver.ts). */
@@ -33,15 +33,18 @@ export interface DatabaseOptions {
   pgSchema?: string;
   /** PostgreSQL: bound connecting and each query in time (pg-pool.ts), so a lost database answers 502 quickly. */
   timeouts?: boolean;
-  /** Told about each connection that failed (PostgreSQL), or a checkpoint thread that did (SQLite). */
+  /** Told about each connection that failed (PostgreSQL). */
   onConnectionError?: (err: Error) => void;
   /**
    * SQLite: checkpoint in a thread of its own while writes are sustained (sqlite-checkpoints.ts). For the
    * serving process; a short-lived one (the CLI, a test) leaves checkpoints to SQLite.
    */
   checkpointThread?: boolean | CheckpointThreadOptions;
-  /** SQLite, with `checkpointThread`: told when the thread starts (true) and when it ends (false). */
-  onCheckpointThread?: (running: boolean) => void;
+  /**
+   * SQLite, with `checkpointThread`: told when the thread starts and ends, and when it failed (SQLite then
+   * checkpoints by itself, and no thread starts for a minute).
+   */
+  onCheckpointThread?: CheckpointReports;
   /** Sees every statement run (the query-plan test explains them); unset in production, where it would cost. */
   onQuery?: (query: CompiledQuery) => void;
   /** PostgreSQL: sees every round trip to the server (postgres-driver.ts); unset in production. */

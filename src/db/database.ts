@@ -38,7 +38,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     thread && file !== ':memory:'
       ? watchCheckpoints(
           { connection: sqlite.raw, file, commits: () => db.commitStats.commits, holdWrites: () => db.holdConnection() },
-          { error: options.onConnectionError ?? (() => {}), ...(options.onCheckpointThread ? { running: options.onCheckpointThread } : {}) },
+          options.onCheckpointThread ?? {},
           thread,
         )
       : undefined;

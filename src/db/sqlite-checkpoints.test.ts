@@ -51,7 +51,7 @@ describe('SQLite: checkpoints in a thread while writes are sustained', () => {
   const reported: boolean[] = [];
 
   before(async () => {
-    file = await openNotesFile('checkpoints', { checkpointThread: quick, onCheckpointThread: (running) => reported.push(running) });
+    file = await openNotesFile('checkpoints', { checkpointThread: quick, onCheckpointThread: { running: (running) => reported.push(running) } });
   });
   after(() => file.dispose());
 
@@ -137,7 +137,7 @@ describe('SQLite: a checkpoint thread that fails', () => {
     // The thread cannot open this file (its directory does not exist), so it fails as it starts.
     const watcher = watchCheckpoints(
       { connection, file: path.join(dir, 'missing', 'db.sqlite'), commits: () => (commits += 1000), holdWrites: async () => () => {} },
-      { error: (err) => failures.push(err) },
+      { failed: (err) => failures.push(err) },
       quick,
     );
     try {

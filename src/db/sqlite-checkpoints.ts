@@ -118,7 +118,7 @@ export interface CheckpointThread {
 
 /** Who hears of the thread: a thread that failed (SQLite checkpoints again meanwhile), and when one runs or ends. */
 export interface CheckpointReports {
-  error(err: Error): void;
+  failed?(err: Error): void;
   running?(running: boolean): void;
 }
 
@@ -195,7 +195,7 @@ export function watchCheckpoints(database: CheckpointedConnection, reports: Chec
         return;
       }
       if (message === 'restart') {
-        restartFor(started).catch((err: Error) => reports.error(err));
+        restartFor(started).catch((err: Error) => reports.failed?.(err));
         return;
       }
       const { log, checkpointed, restarted } = message as { log: number; checkpointed: number; restarted: boolean };
@@ -212,7 +212,7 @@ export function watchCheckpoints(database: CheckpointedConnection, reports: Chec
     started.on('error', (err) => {
       if (worker !== started) return;
       startsAfter = Date.now() + RETRY_AFTER_FAILURE_MS;
-      reports.error(err);
+      reports.failed?.(err);
     });
     started.on('exit', () => {
       if (worker === started) handBack();
