@@ -192,9 +192,11 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     if (rider !== undefined && !rides && (await isStale(rider))) admitted = await admitFresh(request);
     const exchange: Exchange = { request, reply };
     const serve = await loadServe();
-    // Fired when the client goes away before the answer is written: the SDK ends what it was streaming.
+    // Fired when the client goes away before the answer is written: the SDK ends what it was streaming. Once the
+    // whole answer was handed to Node (`writableEnded`) there is nothing left to end, whether or not the socket has
+    // flushed it yet (an aborted signal costs a DOMException with its stack; app.inject's replies never flush).
     const abort = new AbortController();
-    reply.raw.once('close', () => reply.raw.writableFinished || abort.abort());
+    reply.raw.once('close', () => reply.raw.writableEnded || abort.abort());
     const answer = (caller: Admitted, checking?: Rider) => {
       const call: McpCall = {
         organisation: caller.org,
