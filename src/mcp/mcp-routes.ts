@@ -35,6 +35,7 @@ import { sendRider, withRider, type Rider } from '../db/riders.ts';
 import type { Exchange } from '../http/pipeline.ts';
 import { turnedStale, type TenancyCache } from '../http/tenancy-cache.ts';
 import { buffered, isEventStream, webRequestOf, writeWebResponse } from './web-exchange.ts';
+import { createCallRegistry } from './call-registry.ts';
 
 /** The caller /mcp admitted, on the organisation it was admitted on. */
 interface Admitted {
@@ -82,6 +83,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
   // The SDK and the tools are loaded and built on the first /mcp request: a process that serves none never
   // pays their memory (docs/operating.md#memory).
   let handler: { close(): Promise<void> } | undefined;
+  const calls = createCallRegistry();
   const loadServe = loadOnce(async () => {
     const [{ createMcpHandler }, { createToolServerFactory }] = await Promise.all([import('@modelcontextprotocol/server'), import('./tool-server.ts')]);
     const made = createMcpHandler(
@@ -91,6 +93,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
         callOperation: createToolCaller({ pipeline: deps.pipeline, revision: deps.revisions.current, errorsUrl: config.errorsUrl }),
         errorsUrl: config.errorsUrl,
         version: SERVER_VERSION,
+        calls,
       }),
       { onerror: (err) => app.log.debug({ err }, 'MCP request refused') },
     );
@@ -197,6 +200,8 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     // flushed it yet (an aborted signal costs a DOMException with its stack; app.inject's replies never flush).
     const abort = new AbortController();
     reply.raw.once('close', () => reply.raw.writableEnded || abort.abort());
+    // The calls this request opened, closed once its answer is written (a streamed one's handlers run until then).
+    const opened: number[] = [];
     const answer = (caller: Admitted, checking?: Rider) => {
       const call: McpCall = {
         organisation: caller.org,
@@ -206,21 +211,27 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
         exchange,
         ...(checking ? { confirmTenancy: () => sendRider(app.db, checking) } : {}),
       };
-      const auth: AuthInfo = { token: caller.token, clientId: caller.actor.credentialId, scopes: [...caller.actor.scopes], extra: { call } };
+      const key = calls.open(call);
+      opened.push(key);
+      const auth: AuthInfo = { token: caller.token, clientId: caller.actor.credentialId, scopes: [...caller.actor.scopes], extra: { call: key } };
       const sdkRequest = webRequestOf(request, abort.signal);
       return checking ? withRider(checking, () => serve(sdkRequest, message, auth)) : serve(sdkRequest, message, auth);
     };
-    let response = await answer(admitted, rides ? rider : undefined);
-    // Our tools send nothing before their result, so a 2026-07-28 call is answered as JSON once it has ended;
-    // were one to stream, its stream is read to its end (the call's) before the check decides.
-    if (rides && isEventStream(response)) response = await buffered(response);
-    if (rides && (await isStale(rider!))) {
-      await response.body?.cancel();
-      response = await answer(await admitFresh(request));
+    try {
+      let response = await answer(admitted, rides ? rider : undefined);
+      // Our tools send nothing before their result, so a 2026-07-28 call is answered as JSON once it has ended;
+      // were one to stream, its stream is read to its end (the call's) before the check decides.
+      if (rides && isEventStream(response)) response = await buffered(response);
+      if (rides && (await isStale(rider!))) {
+        await response.body?.cancel();
+        response = await answer(await admitFresh(request));
+      }
+      // The SDK's answer goes out as it wrote it, with what Fastify holds for the reply so far.
+      reply.hijack();
+      await writeWebResponse(response, reply.raw, abort, reply.getHeaders());
+    } finally {
+      for (const key of opened) calls.close(key);
     }
-    // The SDK's answer goes out as it wrote it, with what Fastify holds for the reply so far.
-    reply.hijack();
-    await writeWebResponse(response, reply.raw, abort, reply.getHeaders());
   }
 
   /** RFC 9728: the resource `{origin}/mcp`, its authorization server `{origin}`, the scopes. */

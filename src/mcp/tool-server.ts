@@ -23,8 +23,9 @@ import type { ConfirmationBinding, Confirmations } from './confirmations.ts';
 import { problemResult as problemOf, type Caller, type ToolCaller } from './tool-call.ts';
 import { restRequestFor, type RestRequest } from './tool-arguments.ts';
 import { CONFIRMATION_ARGUMENT, isToolOn, type Tool } from './tools.ts';
+import type { CallRegistry } from './call-registry.ts';
 
-/** Who is calling, as /mcp established it, and over which request; handed to the per-request server through the SDK's authInfo. */
+/** Who is calling, as /mcp established it, and over which request; named to the per-request server by its number in `calls` (call-registry.ts). */
 export interface McpCall extends Caller {
   settings: McpSettings;
 }
@@ -36,6 +37,8 @@ export interface ToolServerDeps {
   callOperation: ToolCaller;
   errorsUrl: string;
   version: string;
+  /** The calls under way, which the SDK's authInfo names by number. */
+  calls: CallRegistry;
 }
 
 const INSTRUCTIONS =
@@ -121,12 +124,14 @@ export function createToolServerFactory(deps: ToolServerDeps) {
   }
 
   return function serverFor(ctx: McpRequestContext): Server {
-    const call = ctx.authInfo?.extra?.call as McpCall;
+    // Looked up when a handler runs: the server and its handlers keep the number, never the call.
+    const key = ctx.authInfo?.extra?.call;
     const server = new Server({ name: 'atrium', title: 'Atrium', version: deps.version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
-    server.setRequestHandler('tools/list', async () => ({
-      tools: deps.tools.filter((t) => isToolOn(t, call.settings) && inScope(t, call.actor)).map((t) => t.listing),
-    }));
-    server.setRequestHandler('tools/call', (request, handlerCtx) => callTool(call, ctx.era, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, handlerCtx));
+    server.setRequestHandler('tools/list', async () => {
+      const call = deps.calls.get(key);
+      return { tools: deps.tools.filter((t) => isToolOn(t, call.settings) && inScope(t, call.actor)).map((t) => t.listing) };
+    });
+    server.setRequestHandler('tools/call', (request, handlerCtx) => callTool(deps.calls.get(key), ctx.era, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, handlerCtx));
     return server;
   };
 }
