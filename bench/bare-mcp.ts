@@ -13,13 +13,18 @@ export const BARE_MCP_PATH = '/bench/mcp';
 const section = { id: '0195f0a0-0000-7000-8000-000000000000', course_id: '0195f0a0-0000-7000-8000-000000000001', title: 'Section', position: 1, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
 const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(section) }], structuredContent: section };
 
-export function registerBareMcp(app: FastifyInstance): void {
-  const handler = createMcpHandler(() => {
+/** The SDK's handler with a low-level Server made per request, as /mcp makes it, and one constant tool. */
+export function createBareMcpHandler() {
+  return createMcpHandler(() => {
     const server = new Server({ name: 'bench', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } } });
     server.setRequestHandler('tools/list', async () => ({ tools: [] }));
     server.setRequestHandler('tools/call', async () => result);
     return server;
   });
+}
+
+export function registerBareMcp(app: FastifyInstance): void {
+  const handler = createBareMcpHandler();
   app.addHook('onClose', async () => handler.close());
   app.post(BARE_MCP_PATH, async (request, reply) => {
     const abort = new AbortController();

@@ -10,6 +10,7 @@ import type { ServerHandle } from './server-process.ts';
 import type { BenchSettings } from './settings.ts';
 import { measure } from './load.ts';
 import { BARE_MCP_PATH } from './bare-mcp.ts';
+import { GET_SECTION_HEADERS, getSectionMessage } from './mcp-call.ts';
 import type { InProcessResult, InProcessWork } from './in-process.ts';
 
 export interface HttpScenario {
@@ -270,13 +271,9 @@ const readWithToken: HttpScenario = {
 // MCP (issue 12): tools/call of the read tool (revision 2026-07-28, stateless) against the same REST read.
 // Goal: at most 1.5 × the REST read's server CPU. Issue 23 judges it against `bare-mcp` plus one REST read,
 // a sum this table's ratio cannot show: bench/README.md, "Where things stand", works it out.
-const mcpEnvelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_section' };
-
 /** tools/call get_section of the seeded section, posted to `path` with `headers`. */
 export function getSectionCall(fixture: Fixture, path: string, headers: Record<string, string>): Request[] {
-  const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_section', arguments: { id: fixture.sectionId }, _meta: mcpEnvelope } };
-  return [{ method: 'POST', path, headers: { ...headers, ...mcpHeaders }, body: JSON.stringify(body) }];
+  return [{ method: 'POST', path, headers: { ...headers, ...GET_SECTION_HEADERS }, body: JSON.stringify(getSectionMessage(fixture.sectionId)) }];
 }
 
 const mcpRead: HttpScenario = {

@@ -14,6 +14,7 @@ import readline from 'node:readline';
 import autocannon, { type RequestData } from 'autocannon';
 import { postgresTarget, sqliteTarget, type DatabaseTarget } from './databases.ts';
 import { readSettings } from './settings.ts';
+import { mcpHeaders, mcpMessage } from './mcp-call.ts';
 import { PROBE_ARGS, askProbe, type ProbeReply } from '../testkit/probe.ts';
 import { productionNodeFlags } from '../testkit/start-commands.ts';
 
@@ -87,16 +88,14 @@ function send(port: number, method: string, url: string, headers: Record<string,
 
 const bearer = (f: Fixture) => ({ authorization: `Bearer ${f.key}` });
 const json = { 'content-type': 'application/json' };
-const mcpHeaders = { ...json, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28' };
-const mcpMeta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-const mcpBody = (method: string, params: Record<string, unknown> = {}) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: mcpMeta } });
+const mcpBody = (method: string, params: Record<string, unknown> = {}) => JSON.stringify(mcpMessage(method, params));
 
 /** The first request to each surface after a start; each must answer 200. */
 const surfaces: Array<{ name: string; request: (port: number, f: Fixture) => Promise<Answer> }> = [
   { name: 'REST `GET /api/v1/sections/{id}`', request: (port, f) => send(port, 'GET', `/api/v1/sections/${f.sectionIds[0]}`, bearer(f)) },
   { name: 'page `GET /login`', request: (port) => send(port, 'GET', '/login') },
   { name: 'OAuth `GET /.well-known/oauth-authorization-server`', request: (port) => send(port, 'GET', '/.well-known/oauth-authorization-server') },
-  { name: 'MCP `tools/list`', request: (port, f) => send(port, 'POST', '/mcp', { ...bearer(f), ...mcpHeaders, 'mcp-method': 'tools/list' }, mcpBody('tools/list')) },
+  { name: 'MCP `tools/list`', request: (port, f) => send(port, 'POST', '/mcp', { ...bearer(f), ...mcpHeaders('tools/list') }, mcpBody('tools/list')) },
   { name: 'reference `GET /api/v1/docs`', request: (port) => send(port, 'GET', '/api/v1/docs') },
   { name: 'OpenAPI `GET /api/v1/openapi.json`', request: (port) => send(port, 'GET', '/api/v1/openapi.json') },
   { name: 'error page `GET /docs/errors/auth.missing_credential`', request: (port) => send(port, 'GET', '/docs/errors/auth.missing_credential') },
@@ -175,8 +174,8 @@ async function warmUp(port: number, f: Fixture): Promise<void> {
   await ok('OAuth metadata', send(port, 'GET', '/.well-known/oauth-authorization-server'));
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(f.clientId)}:${encodeURIComponent(f.clientSecret)}`).toString('base64')}`;
   await ok('OAuth token', send(port, 'POST', '/oauth/token', { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials&scope=courses:read'));
-  await ok('MCP tools/list', send(port, 'POST', '/mcp', { ...bearer(f), ...mcpHeaders, 'mcp-method': 'tools/list' }, mcpBody('tools/list')));
-  await ok('MCP tools/call', send(port, 'POST', '/mcp', { ...bearer(f), ...mcpHeaders, 'mcp-method': 'tools/call', 'mcp-name': 'get_section' }, mcpBody('tools/call', { name: 'get_section', arguments: { id: f.sectionIds[0] } })));
+  await ok('MCP tools/list', send(port, 'POST', '/mcp', { ...bearer(f), ...mcpHeaders('tools/list') }, mcpBody('tools/list')));
+  await ok('MCP tools/call', send(port, 'POST', '/mcp', { ...bearer(f), ...mcpHeaders('tools/call', 'get_section') }, mcpBody('tools/call', { name: 'get_section', arguments: { id: f.sectionIds[0] } })));
   const reference = await ok('reference', send(port, 'GET', '/api/v1/docs'));
   for (const [, asset] of reference.body.matchAll(/(?:src|href)="(\/docs\/assets\/[^"]+)"/g)) await ok(`asset ${asset}`, send(port, 'GET', asset, { 'accept-encoding': 'gzip' }));
   await ok('OpenAPI', send(port, 'GET', '/api/v1/openapi.json'));
