@@ -1,13 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCallRegistry } from './call-registry.ts';
-import type { McpCall } from './tool-server.ts';
-
-const callFor = (requestId: string) => ({ requestId }) as McpCall;
+const callFor = (requestId: string) => ({ requestId });
 
 describe('the /mcp calls under way, by number (call-registry.ts)', () => {
   test('each call gets a number of its own, names it until it is closed, and nothing after', () => {
-    const calls = createCallRegistry();
+    const calls = createCallRegistry<{ requestId: string }>();
     const first = calls.open(callFor('req_1'));
     const second = calls.open(callFor('req_2'));
     assert.notEqual(first, second);
@@ -22,7 +20,7 @@ describe('the /mcp calls under way, by number (call-registry.ts)', () => {
   });
 
   test('a number the SDK did not get from it names nothing', () => {
-    const calls = createCallRegistry();
+    const calls = createCallRegistry<{ requestId: string }>();
     calls.open(callFor('req_1'));
     for (const key of [undefined, 'one', 0, 99]) assert.throws(() => calls.get(key));
   });

@@ -7,28 +7,31 @@
 // refer to is then copied by every scavenge meanwhile and promoted: with the call in authInfo, that was the
 // organisation, the actor, and Fastify's request and reply with their sockets' objects, on every tool call. A
 // number keeps nothing alive.
-import type { McpCall } from './tool-server.ts';
 
-export function createCallRegistry() {
-  const calls = new Map<number, McpCall>();
+export interface CallRegistry<Call> {
+  /** Registers `call` until `close(key)`; the number returned names it to the SDK. */
+  open(call: Call): number;
+  close(key: number): void;
+  /** The call the SDK's request names; only ever asked while its HTTP request is under way. */
+  get(key: unknown): Call;
+}
+
+export function createCallRegistry<Call>(): CallRegistry<Call> {
+  const calls = new Map<number, Call>();
   let last = 0;
   return {
-    /** Registers `call` until `close(key)`; the number returned names it to the SDK. */
-    open(call: McpCall): number {
+    open(call) {
       last = last === Number.MAX_SAFE_INTEGER ? 1 : last + 1;
       calls.set(last, call);
       return last;
     },
-    close(key: number): void {
+    close(key) {
       calls.delete(key);
     },
-    /** The call the SDK's request names; only ever asked while its HTTP request is under way. */
-    get(key: unknown): McpCall {
+    get(key) {
       const call = calls.get(key as number);
       if (call === undefined) throw new Error('an MCP exchange ran after the /mcp request that carried it had ended');
       return call;
     },
   };
 }
-
-export type CallRegistry = ReturnType<typeof createCallRegistry>;

@@ -83,7 +83,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
   // The SDK and the tools are loaded and built on the first /mcp request: a process that serves none never
   // pays their memory (docs/operating.md#memory).
   let handler: { close(): Promise<void> } | undefined;
-  const calls = createCallRegistry();
+  const calls = createCallRegistry<McpCall>();
   const loadServe = loadOnce(async () => {
     const [{ createMcpHandler }, { createToolServerFactory }] = await Promise.all([import('@modelcontextprotocol/server'), import('./tool-server.ts')]);
     const made = createMcpHandler(

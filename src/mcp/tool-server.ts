@@ -38,7 +38,7 @@ export interface ToolServerDeps {
   errorsUrl: string;
   version: string;
   /** The calls under way, which the SDK's authInfo names by number. */
-  calls: CallRegistry;
+  calls: CallRegistry<McpCall>;
 }
 
 const INSTRUCTIONS =
