@@ -199,6 +199,8 @@ describe('a tool call runs its operation inside the /mcp request (src/mcp/tool-c
     assert.match(String(mcpAnswer.headers['access-control-expose-headers']), /Mcp-Protocol-Version/);
     assert.equal(mcpAnswer.headers['cache-control'], 'no-store');
     assert.match(String(mcpAnswer.headers['content-type']), /^application\/json/);
+    assert.equal(Number(mcpAnswer.headers['content-length']), Buffer.byteLength(mcpAnswer.body), 'a JSON answer goes with its length');
+    assert.equal(mcpAnswer.headers['transfer-encoding'], undefined);
   });
 
   test('no REST request can pose as a tool call: a bearer token shaped like the old in-process dispatch credential is a 401', async () => {

@@ -37,8 +37,8 @@ export type HeldHeaders = Record<string, number | string | string[] | undefined>
 /**
  * Writes the SDK's answer: its status, the headers `held` for the reply so far (Fastify's: the request id, CORS,
  * the rate limit's) under the SDK's own, in one `writeHead` (Node checks each header once, not once when set and
- * again when written), then its body, streamed with back-pressure when it is an event stream. `abort` is the
- * request's: fired when the client goes away first.
+ * again when written), then its body: a JSON answer whole, with its Content-Length; an event stream as it comes,
+ * with back-pressure. `abort` is the request's: fired when the client goes away first.
  */
 export async function writeWebResponse(response: Response, res: ServerResponse, abort: AbortController, held: HeldHeaders = {}): Promise<void> {
   const headers: Record<string, number | string | string[]> = {};
@@ -47,13 +47,16 @@ export async function writeWebResponse(response: Response, res: ServerResponse, 
     if (value !== undefined) headers[name] = value;
   }
   for (const [name, value] of response.headers) headers[name] = value;
+  if (response.body !== null && !isEventStream(response)) {
+    // The whole answer is here before anything is written: sent with its length, not in chunks.
+    const body = Buffer.from(await response.arrayBuffer());
+    headers['content-length'] = body.length;
+    res.writeHead(response.status, headers).end(body);
+    return;
+  }
   res.writeHead(response.status, headers);
   if (response.body === null) {
     res.end();
-    return;
-  }
-  if (!isEventStream(response)) {
-    res.end(Buffer.from(await response.arrayBuffer()));
     return;
   }
   const closed = new Promise<void>((resolve) => abort.signal.addEventListener('abort', () => resolve(), { once: true }));
