@@ -11,6 +11,7 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { sqliteFileFor } from '../src/runtime.ts';
 import { postgresTarget, sqliteTarget } from './databases.ts';
 import { seed, type Fixture } from './seed.ts';
+import { concurrently } from './concurrently.ts';
 
 export type InjectCall = () => Promise<{ statusCode: number; body: string }>;
 
@@ -55,14 +56,10 @@ export async function bootInjectHarness(dialect: string, extraRoutes: (app: Fast
 
 /** `count` calls of `call`, `concurrency` at a time; every answer must be a 200. */
 export function injectMany(name: string, call: InjectCall, count: number, concurrency: number): Promise<void> {
-  return Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      for (let i = 0; i < count / concurrency; i++) {
-        const res = await call();
-        if (res.statusCode !== 200) throw new Error(`${name} answered ${res.statusCode}: ${res.body}`);
-      }
-    }),
-  ).then(() => {});
+  return concurrently(count, concurrency, async () => {
+    const res = await call();
+    if (res.statusCode !== 200) throw new Error(`${name} answered ${res.statusCode}: ${res.body}`);
+  });
 }
 
 /** `PATCH /sections/{id}` of the seeded spread sections in turn, each with a title of its own. */

@@ -2,7 +2,7 @@
 // 2026-07-28 client sends with it, and `tools/call get_section`, in one place for every script that sends it.
 
 /** The `_meta` envelope a 2026-07-28 request carries. */
-export const MCP_ENVELOPE = {
+const MCP_ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
   'io.modelcontextprotocol/clientCapabilities': {},

@@ -9,6 +9,7 @@
 //   node --trace-gc bench/sdk-alone.ts        # each scavenge, with what it kept
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { createBareMcpHandler } from './bare-mcp.ts';
+import { concurrently } from './concurrently.ts';
 import { GET_SECTION_HEADERS, getSectionMessage } from './mcp-call.ts';
 
 const calls = Number(process.env.CALLS ?? 20_000);
@@ -39,22 +40,14 @@ new PerformanceObserver((list) => {
   }
 }).observe({ entryTypes: ['gc'] });
 
-async function run(call: Call, count: number, concurrency: number): Promise<void> {
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      for (let i = 0; i < count / concurrency; i++) await call();
-    }),
-  );
-}
-
 process.stdout.write(`Node ${process.version}, ${calls} calls per line, after a warm-up of ${calls / 4}\n`);
 for (const concurrency of [1, 10]) {
   for (const [name, call] of Object.entries(loops)) {
-    await run(call, calls / 4, concurrency);
+    await concurrently(calls / 4, concurrency, call);
     await new Promise((resolve) => setTimeout(resolve, 50));
     Object.assign(pauses, { minor: 0, major: 0, scavenges: 0 });
     const before = process.cpuUsage();
-    await run(call, calls, concurrency);
+    await concurrently(calls, concurrency, call);
     const used = process.cpuUsage(before);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const perCall = (ms: number) => ((ms * 1000) / calls).toFixed(1);

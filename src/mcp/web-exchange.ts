@@ -32,7 +32,7 @@ export async function buffered(response: Response): Promise<Response> {
 }
 
 /** Header names as Node's `getHeaders()` gives them (lower case), and their values. */
-export type HeldHeaders = Record<string, number | string | string[] | undefined>;
+type HeldHeaders = Record<string, number | string | string[] | undefined>;
 
 /**
  * Writes the SDK's answer: its status, the headers `held` for the reply so far (Fastify's: the request id, CORS,
