@@ -8,9 +8,14 @@
 //          sections service and `db.transaction()`, over the same 1,000 sections; every title is new, so each writes
 //   patch-audited: the same transaction with the audit entry the pipeline adds to it (src/audit/audit-log.ts), so
 //          that beside `patch`, in the same run, it shows what the entry costs a write with no HTTP noise around it
+// Both PATCHes offer their transaction a final statement, as the request does (http/operation-runner.ts): on
+// PostgreSQL the UPDATE, its event and (patch-audited) the entry then go as one statement, group-committed on a
+// shared writer, the request's own path. Without the offer they took the full path instead (BEGIN and the
+// statements in one write, the COMMIT in a second, on a pooled connection) and measured a write no PATCH makes.
 import type { Services } from '../src/services.ts';
 import type { Db } from '../src/db/database.ts';
-import { recordAudit, type AuditEntry } from '../src/audit/audit-log.ts';
+import { auditEntryStatement, recordAudit, type AuditEntry } from '../src/audit/audit-log.ts';
+import { offerFinalStatement, type FinalStatementOffer } from '../src/db/final-statement.ts';
 import type { Fixture } from './seed.ts';
 
 export type InProcessWork = 'read' | 'patch' | 'patch-audited';
@@ -56,11 +61,16 @@ function workOf(kind: InProcessWork, services: Services, db: Db, fixture: Fixtur
     written += 1;
     const id = fixture.spreadSectionIds[written % fixture.spreadSectionIds.length];
     const title = `In process #${process.pid}-${written}`;
-    return db.transaction().execute(async (tx) => {
-      const section = await services.sections.update(tx, fixture.organisationId, id, { title });
-      if (kind === 'patch-audited') await recordAudit(tx, entryFor(id));
-      return section;
-    });
+    const entry = entryFor(id);
+    // The entry goes with the final statement where one went (PostgreSQL), as the pipeline's does; else in the transaction.
+    const tail = () => (kind === 'patch-audited' ? [auditEntryStatement(db, entry)] : []);
+    const transaction = (offer?: FinalStatementOffer) =>
+      db.transaction().execute(async (tx) => {
+        const section = await services.sections.update(tx, fixture.organisationId, id, { title });
+        if (kind === 'patch-audited' && !offer?.used) await recordAudit(tx, entry);
+        return section;
+      });
+    return offerFinalStatement(tail, transaction);
   };
 }
 
