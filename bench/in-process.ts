@@ -8,12 +8,13 @@
 //          sections service and `db.transaction()`, over the same 1,000 sections; every title is new, so each writes
 //   patch-audited: the same transaction with the audit entry the pipeline adds to it (src/audit/audit-log.ts), so
 //          that beside `patch`, in the same run, it shows what the entry costs a write with no HTTP noise around it
-// Both PATCHes offer their transaction a final statement, as the request does (http/operation-runner.ts): on
-// PostgreSQL the UPDATE, its event and (patch-audited) the entry then go as one statement, group-committed on a
-// shared writer, the request's own path. Without the offer they took the full path instead (BEGIN and the
-// statements in one write, the COMMIT in a second, on a pooled connection) and measured a write no PATCH makes.
+// On PostgreSQL both PATCHes offer their transaction a final statement, as the request does there
+// (http/operation-runner.ts, `finalStatements`): the UPDATE, its event and (patch-audited) the entry then go as one
+// statement, group-committed on a shared writer, the request's own path. Without the offer they took the full path
+// instead (BEGIN and the statements in one write, the COMMIT in a second, on a pooled connection) and measured a
+// write no PATCH makes.
 import type { Services } from '../src/services.ts';
-import type { Db } from '../src/db/database.ts';
+import type { Database, Db } from '../src/db/database.ts';
 import { auditEntryStatement, recordAudit, type AuditEntry } from '../src/audit/audit-log.ts';
 import { offerFinalStatement, type FinalStatementOffer } from '../src/db/final-statement.ts';
 import type { Fixture } from './seed.ts';
@@ -34,7 +35,7 @@ const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : s
 
 let written = 0;
 
-function workOf(kind: InProcessWork, services: Services, db: Db, fixture: Fixture): () => Promise<unknown> {
+function workOf(kind: InProcessWork, services: Services, db: Db, finalStatements: boolean, fixture: Fixture): () => Promise<unknown> {
   if (kind === 'read') {
     return async () => {
       const org = await services.organisations.findByAddress(fixture.host);
@@ -70,13 +71,14 @@ function workOf(kind: InProcessWork, services: Services, db: Db, fixture: Fixtur
         if (kind === 'patch-audited' && !offer?.used) await recordAudit(tx, entry);
         return section;
       });
-    return offerFinalStatement(tail, transaction);
+    return finalStatements ? offerFinalStatement(tail, transaction) : transaction();
   };
 }
 
 /** Does `kind` of work for `seconds` from `concurrency` loops. */
-export async function runInProcess(kind: InProcessWork, services: Services, db: Db, fixture: Fixture, seconds: number, concurrency: number): Promise<InProcessResult> {
-  const work = workOf(kind, services, db, fixture);
+export async function runInProcess(kind: InProcessWork, services: Services, database: Database, fixture: Fixture, seconds: number, concurrency: number): Promise<InProcessResult> {
+  // The app offers final statements on PostgreSQL only (app.ts).
+  const work = workOf(kind, services, database.db, database.dialect === 'postgres', fixture);
   const latencies: number[] = [];
   const cpuBefore = process.cpuUsage();
   const started = performance.now();

@@ -98,7 +98,7 @@ const commands: Record<string, (args: string[]) => Promise<Record<string, unknow
   // `raw-lesson-pages <count> <round>`: the bulk suite's baseline (bench/raw-lesson-pages.ts).
   'raw-lesson-pages': async ([count, round]) => ({ rawMs: await insertRawLessonPages(database.db, fixture, Number(count), round) }),
   // `in-process <read|patch> <seconds> <concurrency>`: a request's database work without the request (bench/in-process.ts).
-  'in-process': async ([kind, seconds, concurrency]) => ({ ...(await runInProcess(kind as InProcessWork, app.services, database.db, fixture, Number(seconds), Number(concurrency))) }),
+  'in-process': async ([kind, seconds, concurrency]) => ({ ...(await runInProcess(kind as InProcessWork, app.services, database, fixture, Number(seconds), Number(concurrency))) }),
 };
 
 const lines = readline.createInterface({ input: process.stdin });
