@@ -29,6 +29,8 @@ export interface HttpScenario {
   prepare?(server: ServerHandle): Promise<void>;
   /** Checks after a round that the scenario really did its work; returns what is wrong, if anything. */
   verify?(server: ServerHandle, round: Round): Promise<string | undefined>;
+  /** Measured only when BENCH_SCENARIOS names it. */
+  onlyWhenNamed?: boolean;
 }
 
 /** A measured round, as a scenario's check sees it. */
@@ -90,6 +92,15 @@ const barePatch: HttpScenario = {
   isBaseline: true,
   requests: () => [{ method: 'PATCH', path: '/bench/bare', headers: json, body: JSON.stringify({ title: 'Week A #1234' }) }],
 };
+
+// The bare route plus a fixed amount of pure CPU in its handler (`BENCH_SCENARIOS=bare,bare-work-10,bare-work-20,…`):
+// what a request that does N µs of work more than the bare route costs in this run, against which a ratio goal
+// can be read. The server pays more than N for it: the slower the answer, the more the load generator idles, and
+// each answer then wakes it (bench/README.md, "The price of a microsecond").
+const BARE_WORK_MICROS = [5, 10, 15, 20, 25, 30, 40];
+const bareWork = BARE_WORK_MICROS.map(
+  (us): HttpScenario => ({ name: `bare-work-${us}`, route: `GET /bench/work (${us} µs of CPU)`, baseline: 'bare', onlyWhenNamed: true, requests: () => [{ method: 'GET', path: `/bench/work?us=${us}` }] }),
+);
 
 const readSection: HttpScenario = {
   name: 'read',
@@ -308,7 +319,7 @@ function rawPost(server: ServerHandle, path: string, headers: Record<string, str
   });
 }
 
-export const httpScenarios: HttpScenario[] = [bare, barePatch, readSection, readInProcess, patchSpread, patchInProcess, patchAuditedInProcess, patchOneRow, patchWithFreshKey, replayedPatch, tokenEndpoint, readWithToken, mcpRead, bareMcp];
+export const httpScenarios: HttpScenario[] = [bare, ...bareWork, barePatch, readSection, readInProcess, patchSpread, patchInProcess, patchAuditedInProcess, patchOneRow, patchWithFreshKey, replayedPatch, tokenEndpoint, readWithToken, mcpRead, bareMcp];
 
 const okResponses = (sample: Sample) => Object.entries(sample.statusCounts).reduce((n, [status, count]) => n + (status.startsWith('2') ? count : 0), 0);
 
@@ -324,7 +335,7 @@ export function withRatios(results: Measurement[]): Measurement[] {
 export const httpSuite: Suite = {
   name: 'http',
   async run(server: ServerHandle, settings: BenchSettings, progress: (text: string) => void): Promise<Measurement[]> {
-    const selected = httpScenarios.filter((s) => !settings.scenarios || settings.scenarios.has(s.name));
+    const selected = httpScenarios.filter((s) => (settings.scenarios ? settings.scenarios.has(s.name) : !s.onlyWhenNamed));
     const samples = new Map<HttpScenario, Sample[]>(selected.map((s) => [s, []]));
     const problems = new Map<HttpScenario, string>();
     // Rounds interleave the scenarios (bare, read, patch, bare, read, …) so that a slow spell of a shared

@@ -53,13 +53,19 @@ const database = openDatabase(databaseOptions);
 await migrateToLatest(database.db);
 // The baselines: Fastify answering in this same app, behind the same app-wide hooks, with no auth, tenancy or
 // database. `GET /healthz` is the app's own; a PATCH with a JSON body gets this bare route; the MCP SDK alone
-// answers at /bench/mcp (bare-mcp.ts).
+// answers at /bench/mcp (bare-mcp.ts); /bench/work is the bare GET that burns a given CPU time.
 const app = await buildApp({
   config,
   database,
   clock: systemClock,
   extraRoutes: (a) => {
     a.patch('/bench/bare', async () => ({ status: 'ok' }));
+    // The bare GET plus `us` µs of CPU in its handler (http-scenarios.ts, bare-work-N).
+    a.get('/bench/work', async (request) => {
+      const until = process.hrtime.bigint() + BigInt(Math.round(Number((request.query as { us?: string }).us ?? 0) * 1000));
+      while (process.hrtime.bigint() < until);
+      return { status: 'ok' };
+    });
     registerBareMcp(a);
   },
 });
