@@ -172,7 +172,7 @@ async function measureInProcess(server: ServerHandle, settings: BenchSettings, k
 
 const readInProcess: HttpScenario = {
   name: 'read-in-process',
-  route: "the read's two statements alone, in the server (no HTTP)",
+  route: "the read's database work alone, in the server (no HTTP)",
   baseline: 'bare',
   inServer: (server, settings) => measureInProcess(server, settings, 'read'),
 };
