@@ -5,15 +5,17 @@ import pg from 'pg';
 import type { Database, DatabaseOptions } from './database-types.ts';
 import { createGuardedPool } from './pg-pool.ts';
 import { PipelinedPostgresDialect } from './postgres-driver.ts';
+import { timestamptzToIso } from './pg-timestamps.ts';
 import type { Tables } from './tables.ts';
 
 const TIMESTAMPTZ_OID = 1184;
 const INT8_OID = 20;
 
-// Timestamps leave the database as RFC 3339 UTC strings on both engines, so no layer above converts them.
+// Timestamps leave the database as RFC 3339 UTC strings on both engines, so no layer above converts them
+// (pg-timestamps.ts).
 const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === TIMESTAMPTZ_OID) return (v: string) => new Date(v).toISOString();
+    if (oid === TIMESTAMPTZ_OID) return timestamptzToIso;
     if (oid === INT8_OID) return (v: string) => Number(v);
     return pg.types.getTypeParser(oid, format);
   },
