@@ -232,6 +232,16 @@ describe('PATCH and DELETE of enrolment methods, enrolments and webhook subscrip
       assert.equal((await eventsOf(enrolment.id)).at(-1)!.data, JSON.stringify({ id: enrolment.id, course_id: enrolment.course_id, user_id: enrolment.user_id, summary: 'Enrolment changed: ends_at.' }));
     });
 
+    test('an instant of the first century reads back as itself (PostgreSQL\'s form of it once read as 1950-2049)', async () => {
+      const enrolment = await t.make.enrolment(caller.org);
+      const res = await request('PATCH', `/enrolments/${enrolment.id}`, { starts_at: '0050-03-01T12:00:00.250Z', ends_at: '0099-12-31T23:00:00-01:00' });
+      assert.equal(res.status, 200, res.raw);
+      const asWritten = { starts_at: '0050-03-01T12:00:00.250Z', ends_at: '0100-01-01T00:00:00.000Z' };
+      assert.deepEqual({ starts_at: res.body.starts_at, ends_at: res.body.ends_at }, asWritten);
+      const read = (await request('GET', `/enrolments/${enrolment.id}`)).body;
+      assert.deepEqual({ starts_at: read.starts_at, ends_at: read.ends_at }, asWritten);
+    });
+
     test('a PATCH that changes nothing answers the enrolment as it is, with no event and no new updated_at', async () => {
       const enrolment = await t.make.enrolment(caller.org, { role: 'teacher' });
       await changesNothing(`/enrolments/${enrolment.id}`, { role: 'teacher', status: 'active', starts_at: null }, enrolment, 'enrolment.created', 'updateEnrolment');
