@@ -18,17 +18,19 @@ const WHOLE_SECONDS = 22;
 /** `YYYY-MM-DD HH:MM:SS.ffffff+00`: microseconds, PostgreSQL's finest. */
 const MICROSECONDS = 29;
 
+/** `YYYY-MM-DD HH:MM:SS[.f…]±HH[:MM]`: the date, the time, the offset's hours and minutes. */
+const OTHER_OFFSET = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)([+-]\d{2})(?::(\d{2}))?$/;
+
 export function timestamptzToIso(text: string): string {
   const n = text.length;
-  const utc = n >= WHOLE_SECONDS && n <= MICROSECONDS && text.charCodeAt(10) === SPACE && text.charCodeAt(n - 3) === PLUS && text.charCodeAt(n - 2) === ZERO && text.charCodeAt(n - 1) === ZERO;
-  if (utc && n === WHOLE_SECONDS) return `${text.slice(0, 10)}T${text.slice(11, 19)}.000Z`;
-  // A fraction: one to six digits (PostgreSQL drops trailing zeros); milliseconds are its first three, cut, not
-  // rounded, as Date does.
-  if (utc && n > WHOLE_SECONDS + 1 && text.charCodeAt(19) === DOT) return `${text.slice(0, 10)}T${text.slice(11, 19)}.${(text.slice(20, n - 3) + '00').slice(0, 3)}Z`;
+  if (n >= WHOLE_SECONDS && n <= MICROSECONDS && text.charCodeAt(10) === SPACE && text.charCodeAt(n - 3) === PLUS && text.charCodeAt(n - 2) === ZERO && text.charCodeAt(n - 1) === ZERO) {
+    const dateAndTime = `${text.slice(0, 10)}T${text.slice(11, 19)}`;
+    if (n === WHOLE_SECONDS) return `${dateAndTime}.000Z`;
+    // A fraction: one to six digits (PostgreSQL drops trailing zeros); milliseconds are its first three, cut, not
+    // rounded, as Date does.
+    if (n > WHOLE_SECONDS + 1 && text.charCodeAt(19) === DOT) return `${dateAndTime}.${(text.slice(20, n - 3) + '00').slice(0, 3)}Z`;
+  }
   const offset = OTHER_OFFSET.exec(text);
   if (offset !== null) return new Date(`${offset[1]}T${offset[2]}${offset[3]}:${offset[4] ?? '00'}`).toISOString();
   return new Date(text).toISOString();
 }
-
-/** `YYYY-MM-DD HH:MM:SS[.f…]±HH[:MM]`: the date, the time, the offset's hours and minutes. */
-const OTHER_OFFSET = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)([+-]\d{2})(?::(\d{2}))?$/;
