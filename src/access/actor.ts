@@ -1,6 +1,7 @@
 // Who is calling: the credential that authenticated the request and the person it acts for.
 // API keys are the first kind; OAuth access tokens plug in as a second `kind` with the same shape.
 import type { Capability, Scope } from './capabilities.ts';
+import type { MaybeAsync } from '../maybe-async.ts';
 
 export interface Actor {
   kind: 'api_key' | 'oauth_token';
@@ -21,7 +22,8 @@ export interface Authenticator {
   /**
    * `credentialsEpoch` is the organisation's epoch as this request read it with the organisation. An
    * authenticator that caches what it verified keeps it only while the epoch is unchanged
-   * (createCredentialCache in credential-epoch.ts); one that does not cache may ignore it.
+   * (createCredentialCache in credential-epoch.ts); one that does not cache may ignore it. A credential found
+   * in that cache is answered at once (src/maybe-async.ts).
    */
-  authenticate(token: string, organisationId: string, credentialsEpoch: number): Promise<Actor>;
+  authenticate(token: string, organisationId: string, credentialsEpoch: number): MaybeAsync<Actor>;
 }

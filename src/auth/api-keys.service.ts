@@ -13,6 +13,7 @@ import { apiKeysRepository } from './api-keys.repository.ts';
 import { bumpCredentialEpoch, createCredentialCache } from '../access/credential-epoch.ts';
 import type { EventRecorder } from '../events/outbox.ts';
 import { requireApiEntitlement } from '../domain/organisations/entitlement.ts';
+import type { MaybeAsync } from '../maybe-async.ts';
 
 /** last_used_at is advisory: writing it at most once a minute keeps the hot path free of writes. */
 const LAST_USED_GRANULARITY_MS = 60_000;
@@ -106,25 +107,30 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; revisions: Rev
 
   const authenticator: Authenticator = {
     accepts: looksLikeApiKey,
-    async authenticate(token: string, organisationId: string, credentialsEpoch: number): Promise<Actor> {
-      let entry = verified.get(token, organisationId, credentialsEpoch);
-      if (entry === undefined) {
-        entry = await verify(token);
+    authenticate(token: string, organisationId: string, credentialsEpoch: number): MaybeAsync<Actor> {
+      const entry = verified.get(token, organisationId, credentialsEpoch);
+      if (entry !== undefined) return actorOf(entry);
+      return verify(token).then((found) => {
         // docs/authentication.md#credentials-scopes-capabilities-and-roles: a key of another organisation gets no hint that it exists elsewhere.
-        if (!entry || entry.actor.organisationId !== organisationId) throw new ApiError('auth.invalid_credential', 'The API key is not valid for this organisation.');
+        if (!found || found.actor.organisationId !== organisationId) throw new ApiError('auth.invalid_credential', 'The API key is not valid for this organisation.');
         // The epoch this request read before the key was looked up: a revocation committed since then has
         // moved it, and the next request verifies again.
-        verified.set(token, organisationId, credentialsEpoch, entry);
-      }
-      const now = clock.now().getTime();
-      if (entry.expiresAt !== null && entry.expiresAt <= now) throw new ApiError('auth.expired_credential', 'The API key has expired.');
-      if (now - entry.lastUsedAt >= LAST_USED_GRANULARITY_MS) {
-        entry.lastUsedAt = now;
-        apiKeysRepository.touchLastUsed(db, entry.actor.credentialId, new Date(now).toISOString()).catch((err) => deps.onBackgroundError?.(err));
-      }
-      return entry.actor;
+        verified.set(token, organisationId, credentialsEpoch, found);
+        return actorOf(found);
+      });
     },
   };
+
+  /** A verified key's actor, unless it has expired; its last use is written at most once a granularity. */
+  function actorOf(entry: VerifiedKey): Actor {
+    const now = clock.now().getTime();
+    if (entry.expiresAt !== null && entry.expiresAt <= now) throw new ApiError('auth.expired_credential', 'The API key has expired.');
+    if (now - entry.lastUsedAt >= LAST_USED_GRANULARITY_MS) {
+      entry.lastUsedAt = now;
+      apiKeysRepository.touchLastUsed(db, entry.actor.credentialId, new Date(now).toISOString()).catch((err) => deps.onBackgroundError?.(err));
+    }
+    return entry.actor;
+  }
 
   /** Refused on the very next request, by every process: the revocation bumps the credentials epoch with it. */
   async function revoke(organisationId: string, id: string): Promise<boolean> {

@@ -5,6 +5,7 @@
 // so the whole transaction may simply run again, on a connection that has parsed nothing yet: the pool
 // (pg-pool.ts) lends no connection parsed before the refusal was seen. SQLite re-prepares by itself.
 // Kept apart from pg-pool.ts so that what runs writes (src/http/) need not load node-postgres to ask.
+import type { MaybeAsync } from '../maybe-async.ts';
 
 export function isStalePreparedStatement(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
@@ -16,11 +17,17 @@ export function isStalePreparedStatement(err: unknown): boolean {
  * `transaction` must be whole: it opens its transaction and everything that rides with it (a fresh rider), and
  * keeps nothing outside the database that its second run would repeat.
  */
-export async function againIfPlansOutdated<T>(transaction: () => Promise<T>): Promise<T> {
-  try {
-    return await transaction();
-  } catch (err) {
+export function againIfPlansOutdated<T>(transaction: () => MaybeAsync<T>): MaybeAsync<T> {
+  const again = (err: unknown) => {
     if (!isStalePreparedStatement(err)) throw err;
     return transaction();
+  };
+  let result: MaybeAsync<T>;
+  try {
+    result = transaction();
+  } catch (err) {
+    return again(err);
   }
+  // An answer here at once came from SQLite, which re-prepares by itself: nothing to run again.
+  return result instanceof Promise ? result.catch(again) : result;
 }

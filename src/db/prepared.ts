@@ -11,6 +11,7 @@ import type { Db } from './database.ts';
 import { STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
 import { directStatements } from './direct-statements.ts';
 import { sentinel, slotOf } from './sentinels.ts';
+import type { MaybeAsync } from '../maybe-async.ts';
 
 export type PreparedArgument = string | number | boolean | Uint8Array | null;
 
@@ -27,6 +28,12 @@ let statements = 0;
 
 export interface PreparedQuery<Args extends PreparedArgument[], Row> {
   (db: Db, ...args: Args): Promise<Row[]>;
+  /**
+   * The rows at once where the database answers at once (a read on SQLite's idle connection), else their
+   * promise; a failure may be thrown at once. For the layers of a read that stay synchronous while nothing
+   * waits (src/maybe-async.ts).
+   */
+  now(db: Db, ...args: Args): MaybeAsync<Row[]>;
   /** The statement with these arguments, to be sent by other means (a rider, riders.ts). */
   compile(db: Db, ...args: Args): CompiledQuery<Row>;
 }
@@ -63,6 +70,12 @@ export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: 
     const result = await db.executeQuery<Row>(query);
     return result.rows;
   }
+  run.now = (db: Db, ...args: Args): MaybeAsync<Row[]> => {
+    const entry = entryFor(db, args);
+    const query = bind(entry, args);
+    const rows = directStatements.get(db)?.(query, entry.reads);
+    return rows !== undefined ? (rows as Row[]) : db.executeQuery<Row>(query).then((result) => result.rows);
+  };
   run.compile = (db: Db, ...args: Args) => bind(entryFor(db, args), args);
   return run;
 }

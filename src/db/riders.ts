@@ -75,7 +75,7 @@ export function createRider(query: CompiledQuery, check: (rows: unknown[]) => vo
 const current = new AsyncLocalStorage<readonly Rider[]>();
 
 /** Runs `fn` with `rider` waiting to go with its first statement, after any rider of the context around it. */
-export function withRider<T>(rider: Rider, fn: () => Promise<T>): Promise<T> {
+export function withRider<R>(rider: Rider, fn: () => R): R {
   return current.run([...(current.getStore() ?? []), rider], fn);
 }
 

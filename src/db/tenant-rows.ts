@@ -5,6 +5,7 @@ import type { Db } from './database.ts';
 import { preparedQuery } from './prepared.ts';
 import { deferredWrite, type FailureTranslation } from './deferred-writes.ts';
 import type { Tables } from './tables.ts';
+import { andThen, type MaybeAsync } from '../maybe-async.ts';
 
 /** What a repository's page query receives (from listPage, src/operations/listing.ts). `after` is the last row's sort key values. */
 export interface RowPageQuery {
@@ -26,8 +27,9 @@ export function tenantRows<T extends TenantTableName>(table: T) {
   const from = (db: Db) => (db as Db).selectFrom(table as TenantTableName).selectAll() as any;
   const byId = preparedQuery((db: Db, organisationId: string, id: string) => from(db).where('organisation_id', '=', organisationId).where('id', '=', id));
   return {
-    async findById(db: Db, organisationId: string, id: string): Promise<Row | undefined> {
-      return (await byId(db, organisationId, id))[0] as Row | undefined;
+    /** At once where the database answers at once (src/maybe-async.ts): every resource's read by id starts here. */
+    findById(db: Db, organisationId: string, id: string): MaybeAsync<Row | undefined> {
+      return andThen(byId.now(db, organisationId, id), (rows) => rows[0] as Row | undefined);
     },
     async findByExternalId(db: Db, organisationId: string, externalId: string): Promise<Row | undefined> {
       return from(db).where('organisation_id', '=', organisationId).where('external_id', '=', externalId).executeTakeFirst();

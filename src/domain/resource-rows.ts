@@ -3,6 +3,7 @@
 import { ApiError } from '../errors/api-error.ts';
 import type { ErrorCode } from '../errors/error-catalog.ts';
 import { newId } from '../ids.ts';
+import { andThen, type MaybeAsync } from '../maybe-async.ts';
 
 export interface ResourceRowColumns {
   id: string;
@@ -18,9 +19,10 @@ export function newResourceRow(organisationId: string, externalId: string | null
   return { id: newId(), organisation_id: organisationId, external_id: externalId ?? null, created_at: at, updated_at: at, deleted_at: null };
 }
 
-/** The row `find` reads, or the 404 `code` with `detail` when there is none. */
-export async function foundOr404<R>(find: Promise<R | undefined>, code: ErrorCode, detail: string): Promise<R> {
-  const row = await find;
-  if (!row) throw new ApiError(code, detail);
-  return row;
+/** The row `find` reads, or the 404 `code` with `detail` when there is none; at once if the row is (src/maybe-async.ts). */
+export function foundOr404<R>(find: MaybeAsync<R | undefined>, code: ErrorCode, detail: string): MaybeAsync<R> {
+  return andThen(find, (row) => {
+    if (!row) throw new ApiError(code, detail);
+    return row;
+  });
 }

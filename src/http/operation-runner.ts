@@ -16,6 +16,7 @@ import { recordRefusedWrite, recordWrite, successEntryStatement, type RefusalLog
 import { FinalStatementRefused, offerFinalStatement, type FinalStatementOffer } from '../db/final-statement.ts';
 import { againIfPlansOutdated } from '../db/outdated-plans.ts';
 import { MINIMAL_RETURN_APPLIED, prefersMinimalReturn } from './prefer.ts';
+import { andThen, type MaybeAsync } from '../maybe-async.ts';
 
 /** An operation's answer, before any transport: the status, its headers, its body as it goes out. */
 export interface OperationAnswer extends Payload {
@@ -46,7 +47,8 @@ export interface RunnerDeps {
   revisions: Revisions;
 }
 
-export type RunOperation = (call: OperationCall) => Promise<OperationAnswer>;
+/** A read's answer comes at once when nothing it reads waits (src/maybe-async.ts); a write's is a promise. */
+export type RunOperation = (call: OperationCall) => MaybeAsync<OperationAnswer>;
 
 export interface OperationRunner {
   /** The call of `op`, admitted, run to its answer. Refusals and failures are thrown. */
@@ -76,7 +78,15 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
     // Only operations some revision change touches pay for looking their changes up.
     const upgrades = revisions.changesSince(FIRST_REVISION, op.id).some((c) => c.upgradeRequest);
 
-    return async function run(call) {
+    /** The answer as it goes out: serialised for the caller's revision, with the headers its preference earns. */
+    function answer(call: OperationCall, response: ResponseData, minimal: boolean, replayed: boolean, payload?: Payload): OperationAnswer {
+      const written = payload ? payloads.forRevision(payload, response.status, call.revision!) : payloads.write(response.status, response.body, call.revision!, minimal);
+      // Said on a replay too: the record's fingerprint holds the preference, so its body is the minimal one.
+      const headers = minimal && response.status < 300 ? { ...response.headers, 'Preference-Applied': MINIMAL_RETURN_APPLIED } : response.headers;
+      return { status: response.status, headers, replayed, ...written };
+    }
+
+    return function run(call) {
       // Callers on an earlier revision: the request is brought to the current shape before validation.
       if (upgrades && call.body !== undefined) {
         for (const change of revisions.changesSince(call.revision!, op.id)) if (change.upgradeRequest) call.body = change.upgradeRequest(call.body);
@@ -86,21 +96,28 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
       const minimal = op.minimal !== undefined && prefersMinimalReturn(call.headers.prefer);
       const base: Omit<OperationContext, 'db'> = { organisation: call.organisation!, actor: call.actor!, services, revision: call.revision!, requestId: call.id, returnMinimal: minimal };
       const input: { params: unknown; query: unknown; body: unknown; prepared?: unknown } = { params: call.params, query: call.query, body: call.body };
+      if (!op.writes) {
+        // A plain read on a shared connection runs again by itself (db/shared-connections.ts); one in a
+        // transaction here. On SQLite it answers at once: no layer of it waits (src/maybe-async.ts).
+        const read = againIfPlansOutdated(() => andThen(op.handler({ ...base, db }, input as never), (result) => toResponse(op, result)));
+        return andThen(read, (response) => answer(call, response, minimal, false));
+      }
+      return runWrite(call, base, input, minimal);
+    };
+
+    async function runWrite(call: OperationCall, base: Omit<OperationContext, 'db'>, input: { params: unknown; query: unknown; body: unknown; prepared?: unknown }, minimal: boolean): Promise<OperationAnswer> {
       const prepare = op.prepare && (op.prepares?.(input as never) ?? true) ? async () => void (input.prepared = await op.prepare!({ ...base, db }, input as never)) : undefined;
       const execute = async (tx: Db, finished?: FinalStatementOffer) => {
         const response = toResponse(op, await op.handler({ ...base, db: tx }, input as never));
         // Every write's audit entry commits in its transaction, with its events and idempotency record (with the
         // final statement's COMMIT, if one went: successEntryStatement is this entry).
-        if (op.writes && !finished?.used) await recordWrite(tx, op, call, response);
+        if (!finished?.used) await recordWrite(tx, op, call, response);
         return response;
       };
       let response: ResponseData;
       let replayed = false;
       let payload: Payload | undefined;
-      if (!op.writes) {
-        // A plain read on a shared connection runs again by itself (db/shared-connections.ts); one in a transaction here.
-        response = await againIfPlansOutdated(() => execute(db));
-      } else if (call.idempotencyKey !== undefined) {
+      if (call.idempotencyKey !== undefined) {
         const scope = { organisationId: base.organisation.id, credentialId: base.actor.credentialId, key: call.idempotencyKey };
         // The answer is serialised once, in the transaction: the same text is the record and what is sent.
         const executeAndSerialise = async (tx: Db) => {
@@ -121,11 +138,8 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
         await prepare?.();
         response = await againIfPlansOutdated(() => (oneStatement ? runOfferingFinal(op, call, execute) : db.transaction().execute((tx) => execute(tx))));
       }
-      const written = payload ? payloads.forRevision(payload, response.status, call.revision!) : payloads.write(response.status, response.body, call.revision!, minimal);
-      // Said on a replay too: the record's fingerprint holds the preference, so its body is the minimal one.
-      const headers = minimal && response.status < 300 ? { ...response.headers, 'Preference-Applied': MINIMAL_RETURN_APPLIED } : response.headers;
-      return { status: response.status, headers, replayed, ...written };
-    };
+      return answer(call, response, minimal, replayed, payload);
+    }
   }
 
   async function runOfferingFinal(op: Operation, call: OperationCall, execute: (tx: Db, finished?: FinalStatementOffer) => Promise<ResponseData>): Promise<ResponseData> {

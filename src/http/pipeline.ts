@@ -5,7 +5,9 @@
 // credential learns nothing about the body it sent. A REST request runs them as one onRequest hook (a hook of
 // its own per step cost a promise and Fastify's hook iteration each, on every request); an MCP tool call runs
 // the same functions from authorization on, its door (/mcp) having read the organisation and authenticated the
-// credential for that very HTTP request (src/mcp/tool-call.ts).
+// credential for that very HTTP request (src/mcp/tool-call.ts). Each step returns at once when it has nothing to
+// wait for (src/maybe-async.ts): on SQLite, with the API key's check cached, a request is admitted within the
+// hook's call, and Fastify goes on without a promise.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor, Authenticator } from '../access/actor.ts';
@@ -20,6 +22,7 @@ import type { Db } from '../db/database.ts';
 import type { Rider } from '../db/riders.ts';
 import { isDatabaseUnavailable } from '../db/availability.ts';
 import { turnedStale, type TenancyCache } from './tenancy-cache.ts';
+import { andThen, type MaybeAsync } from '../maybe-async.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -85,8 +88,8 @@ export function operationOf(request: FastifyRequest): Operation {
  * The request's one tenancy read: the organisation, its plan and its credentials epoch as they are now. With a
  * cache (tenancy-cache.ts), a known address starts from the cached copy and reads it with its first statement.
  */
-export function createTenancyHook(organisations: OrganisationService, cache?: TenancyCache) {
-  return async function resolveTenant(request: FastifyRequest): Promise<void> {
+function createTenancyStep(organisations: OrganisationService, cache?: TenancyCache) {
+  return function resolveTenant(request: FastifyRequest): MaybeAsync<void> {
     const address = request.hostname.toLowerCase();
     const cached = cache?.get(address);
     if (cached) {
@@ -94,11 +97,18 @@ export function createTenancyHook(organisations: OrganisationService, cache?: Te
       request.tenancyRider = cache!.riderFor(address, cached);
       return;
     }
-    const org = await organisations.findByAddress(address);
-    if (!org) throw new ApiError('tenancy.unknown_organisation', `No organisation is served at ${request.hostname}.`);
-    cache?.set(address, org);
-    request.organisation = org;
+    return andThen(organisations.findByAddress(address), (org) => {
+      if (!org) throw new ApiError('tenancy.unknown_organisation', `No organisation is served at ${request.hostname}.`);
+      cache?.set(address, org);
+      request.organisation = org;
+    });
   };
+}
+
+/** The tenancy step as an `onRequest` hook of its own, for routes outside the pipeline (the documentation's). */
+export function createTenancyHook(organisations: OrganisationService, cache?: TenancyCache) {
+  const resolveTenant = createTenancyStep(organisations, cache);
+  return async (request: FastifyRequest): Promise<void> => resolveTenant(request);
 }
 
 function unauthenticated(err: ApiError, challenge: string): ApiError {
@@ -106,7 +116,7 @@ function unauthenticated(err: ApiError, challenge: string): ApiError {
 }
 
 function createAuthenticationStep(authenticators: Authenticator[]) {
-  return async function authenticate(request: FastifyRequest): Promise<void> {
+  return function authenticate(request: FastifyRequest): MaybeAsync<void> {
     const header = request.headers.authorization;
     if (header === undefined || header === '') {
       throw new ApiError('auth.missing_credential', 'Send `Authorization: Bearer <API key or access token>`.', { headers: { 'WWW-Authenticate': REALM } });
@@ -117,11 +127,22 @@ function createAuthenticationStep(authenticators: Authenticator[]) {
     if (token === undefined || authenticator === undefined) {
       throw new ApiError('auth.invalid_credential', 'The Authorization header is not a bearer credential this service issued.', { headers: { 'WWW-Authenticate': invalid } });
     }
+    const challenged = (err: unknown) => (err instanceof ApiError && err.status === 401 ? unauthenticated(err, invalid) : err);
+    let actor: MaybeAsync<Actor>;
     try {
-      request.actor = await authenticator.authenticate(token, request.organisation!.id, request.organisation!.credentials_epoch);
+      actor = authenticator.authenticate(token, request.organisation!.id, request.organisation!.credentials_epoch);
     } catch (err) {
-      throw err instanceof ApiError && err.status === 401 ? unauthenticated(err, invalid) : err;
+      throw challenged(err);
     }
+    if (actor instanceof Promise) {
+      return actor.then(
+        (found) => void (request.actor = found),
+        (err: unknown) => {
+          throw challenged(err);
+        },
+      );
+    }
+    request.actor = actor;
   };
 }
 
@@ -176,10 +197,13 @@ export interface AdmissionDeps {
 }
 
 export interface Admission {
-  /** The REST door's onRequest hook: every step, in order. */
-  admitRequest(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /**
+   * The REST door's onRequest hook: every step, in order. It calls `done` when it admitted the request at once,
+   * and returns the admission's promise otherwise (Fastify takes either).
+   */
+  admitRequest(request: FastifyRequest, reply: FastifyReply, done: () => void): Promise<void> | undefined;
   /** The steps after tenancy and authentication, for a call whose organisation and actor are already set. */
-  admitCaller(call: OperationCall, op: Operation, exchange: Exchange): Promise<void>;
+  admitCaller(call: OperationCall, op: Operation, exchange: Exchange): MaybeAsync<void>;
   /**
    * The steps that depend on the organisation, again, for a request that started from a cached copy that has
    * changed since (tenancy-cache.ts): limits are not counted twice. Throws the refusal the fresh one earns.
@@ -188,19 +212,31 @@ export interface Admission {
 }
 
 export function createAdmission(deps: AdmissionDeps): Admission {
-  const resolveTenant = createTenancyHook(deps.organisations, deps.tenancyCache);
+  const resolveTenant = createTenancyStep(deps.organisations, deps.tenancyCache);
   const authenticate = createAuthenticationStep(deps.authenticators);
   const { limits, revisions, db } = deps;
-  async function admitCaller(call: OperationCall, op: Operation, exchange: Exchange): Promise<void> {
+
+  function admitCaller(call: OperationCall, op: Operation, exchange: Exchange): MaybeAsync<void> {
     authorize(call, op);
     if (!exchange.limitsCounted) {
       exchange.limitsCounted = true;
-      for (const limit of limits) {
-        const pending = limit(exchange.request, exchange.reply);
-        if (pending) await pending;
-      }
+      const waiting = countLimits(exchange, 0);
+      if (waiting) return waiting.then(() => afterLimits(call, op, exchange.reply));
     }
-    applyRevision(revisions, call, exchange.reply);
+    afterLimits(call, op, exchange.reply);
+  }
+
+  /** The limits from the `from`-th on, in order; once one has to wait (Redis), the rest are counted after it. */
+  function countLimits(exchange: Exchange, from: number): Promise<void> | undefined {
+    for (let i = from; i < limits.length; i++) {
+      const pending = limits[i]!(exchange.request, exchange.reply);
+      if (pending) return pending.then(() => countLimits(exchange, i + 1));
+    }
+    return undefined;
+  }
+
+  function afterLimits(call: OperationCall, op: Operation, reply: FastifyReply): void {
+    applyRevision(revisions, call, reply);
     readIdempotencyKey(call, op);
   }
 
@@ -235,16 +271,32 @@ export function createAdmission(deps: AdmissionDeps): Admission {
     return true;
   }
 
+  /** Authentication and the steps after it; a refusal is settled against the organisation as it is now. */
+  function admitTenant(request: FastifyRequest, reply: FastifyReply): MaybeAsync<void> {
+    let admitted: MaybeAsync<void>;
+    try {
+      admitted = andThen(authenticate(request), () => admitCaller(request, operationOf(request), { request, reply }));
+    } catch (err) {
+      return refused(request, reply, err);
+    }
+    return admitted instanceof Promise ? admitted.catch((err: unknown) => refused(request, reply, err)) : admitted;
+  }
+
+  /** Throws `err`, unless it was decided from a cached organisation that has changed since (settleTenancy). */
+  function refused(request: FastifyRequest, reply: FastifyReply, err: unknown): Promise<void> {
+    // A database that is away answers 502 whoever asks.
+    if (request.tenancyRider === undefined || isDatabaseUnavailable(err)) throw err;
+    return settleTenancy(request, reply).then((readmitted) => {
+      if (!readmitted) throw err;
+    });
+  }
+
   return {
-    async admitRequest(request, reply) {
-      await resolveTenant(request);
-      try {
-        await authenticate(request);
-        await admitCaller(request, operationOf(request), { request, reply });
-      } catch (err) {
-        // A database that is away answers 502 whoever asks.
-        if (isDatabaseUnavailable(err) || !(await settleTenancy(request, reply))) throw err;
-      }
+    admitRequest(request, reply, done) {
+      const admitted = andThen(resolveTenant(request), () => admitTenant(request, reply));
+      if (admitted instanceof Promise) return admitted;
+      done();
+      return undefined;
     },
     admitCaller,
     readmit,

@@ -9,7 +9,8 @@ import { createAdmission, operationOf, type Admission } from './pipeline.ts';
 import { createOperationRunner, type OperationAnswer, type OperationRunner, type RunOperation } from './operation-runner.ts';
 import { toApiError } from './error-handler.ts';
 import { StaleTenancy, turnedStale, type TenancyCache } from './tenancy-cache.ts';
-import { sendRider, withRider } from '../db/riders.ts';
+import { sendRider, withRider, type Rider } from '../db/riders.ts';
+import type { MaybeAsync } from '../maybe-async.ts';
 import { isDatabaseUnavailable } from '../db/availability.ts';
 import type { Limit } from './rate-limits.ts';
 import type { Revisions } from '../operations/revisions.ts';
@@ -83,7 +84,12 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
       // The input is validated by the pipeline (operation-runner.ts), not by a route schema: one check for every door.
       onRequest: admission.admitRequest,
       ...(op.writes ? { onError: recordRefusedWrite } : {}),
-      handler: async (request: FastifyRequest, reply: FastifyReply) => send(reply, await runChecked(request, reply, run)),
+      // A read on SQLite is answered before this returns (src/maybe-async.ts); Fastify waits for a promise.
+      handler: (request: FastifyRequest, reply: FastifyReply) => {
+        const answer = runChecked(request, reply, run);
+        if (answer instanceof Promise) return answer.then((done) => send(reply, done));
+        send(reply, answer);
+      },
     });
   }
   return { admission, runner, runs };
@@ -94,9 +100,12 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
    * admitted again with the organisation as it is now and runs again (its first run's transaction rolled back
    * with the failed check). A refusal (422 validation included) stands only for the organisation as it is now.
    */
-  async function runChecked(request: FastifyRequest, reply: FastifyReply, run: RunOperation): Promise<OperationAnswer> {
+  function runChecked(request: FastifyRequest, reply: FastifyReply, run: RunOperation): MaybeAsync<OperationAnswer> {
     const rider = request.tenancyRider;
-    if (rider === undefined) return run(request);
+    return rider === undefined ? run(request) : runCheckedWith(rider, request, reply, run);
+  }
+
+  async function runCheckedWith(rider: Rider, request: FastifyRequest, reply: FastifyReply, run: RunOperation): Promise<OperationAnswer> {
     try {
       const answer = await withRider(rider, () => run(request));
       await sendRider(app.db, rider);

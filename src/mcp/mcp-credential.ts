@@ -4,12 +4,13 @@
 import type { Actor, Authenticator } from '../access/actor.ts';
 import type { AccessTokenAuthenticator } from '../auth/oauth/access-tokens.ts';
 import { ApiError } from '../errors/api-error.ts';
+import type { MaybeAsync } from '../maybe-async.ts';
 
 const notIssued = () => new ApiError('auth.invalid_credential', 'The Authorization header is not a bearer credential this service issued.');
 
 export function createMcpCredentials(deps: { apiKeys: Authenticator; accessTokens: AccessTokenAuthenticator }) {
   /** The credential a caller of /mcp presented, checked under the organisation's credentials epoch. */
-  function authenticateForMcp(token: string, organisationId: string, credentialsEpoch: number): Promise<Actor> {
+  function authenticateForMcp(token: string, organisationId: string, credentialsEpoch: number): MaybeAsync<Actor> {
     if (deps.apiKeys.accepts(token)) return deps.apiKeys.authenticate(token, organisationId, credentialsEpoch);
     if (deps.accessTokens.authenticator.accepts(token)) return deps.accessTokens.authenticate(token, organisationId, credentialsEpoch, 'mcp');
     return Promise.reject(notIssued());

@@ -7,6 +7,7 @@ import type { Db } from '../db/database.ts';
 import type { OrganisationsTable } from '../db/tables.ts';
 import type { ErrorCode } from '../errors/error-catalog.ts';
 import type { EventType } from '../events/catalog.ts';
+import type { MaybeAsync } from '../maybe-async.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -112,7 +113,8 @@ export interface Operation<P extends TSchema | undefined = any, Q extends TSchem
    * in a round trip before the transaction (a PATCH of a webhook subscription that keeps its URL pings nothing).
    */
   prepares?(input: OperationInput<P, Q, B>): boolean;
-  handler(ctx: OperationContext, input: OperationInput<P, Q, B>): Promise<unknown>;
+  /** A read may answer at once when nothing it reads waits (src/maybe-async.ts); a write answers a promise. */
+  handler(ctx: OperationContext, input: OperationInput<P, Q, B>): MaybeAsync<unknown>;
 }
 
 /** Identity function that gives the handler typed input from the declared schemas. */

@@ -9,6 +9,7 @@ import type { Capability, Scope } from '../access/capabilities.ts';
 import type { ErrorCode } from '../errors/error-catalog.ts';
 import type { EventType } from '../events/catalog.ts';
 import type { Db } from '../db/database.ts';
+import type { MaybeAsync } from '../maybe-async.ts';
 import { defineOperation, Outcome, type Operation, type OperationContext, type OperationInput } from './operation.ts';
 import { PageQuery } from './pagination.ts';
 import { ExternalId, IdParams, ListEnvelope, named, Nullable, Timestamp, Uuid } from './schemas.ts';
@@ -186,7 +187,7 @@ interface ByIdSpec extends ResourceOperationSpec {
 const byId = (spec: ByIdSpec) => ({ path: `/${spec.collection}/{id}`, params: IdParams, notFoundCode: spec.notFoundCode });
 
 /** `GET /<collection>/{id}`: the shape every resource's read has. */
-export function readByIdOperation(spec: ByIdSpec & { item: TSchema; name: ResourceName; read(ctx: OperationContext, id: string): Promise<unknown> }): Operation {
+export function readByIdOperation(spec: ByIdSpec & { item: TSchema; name: ResourceName; read(ctx: OperationContext, id: string): MaybeAsync<unknown> }): Operation {
   return defineOperation({
     ...basics(spec),
     method: 'GET',

@@ -13,6 +13,7 @@ import { resourceList, type ListParams } from '../../operations/listing.ts';
 import type { Category, Course, CreateCategory, CreateCourse, UpdateCategory, UpdateCourse } from './courses.schemas.ts';
 import { categoriesRepository, coursesRepository, deleteCategoryInOneStatement, deleteCourseAtOnce, deleteCourseInOneStatement, updateCategoryInOneStatement, updateCourseInOneStatement, type CategoryRow, type CourseRow } from './courses.repository.ts';
 import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
+import { andThen } from '../../maybe-async.ts';
 
 type CourseView = Static<typeof Course>;
 type CategoryView = Static<typeof Category>;
@@ -135,8 +136,8 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
   }
 
   return {
-    async getCourse(db: Db, organisationId: string, id: string) {
-      return toCourseView(await foundOr404(coursesRepository.findById(db, organisationId, id), 'course.not_found', `No course ${id} in this organisation.`));
+    getCourse(db: Db, organisationId: string, id: string) {
+      return andThen(foundOr404(coursesRepository.findById(db, organisationId, id), 'course.not_found', `No course ${id} in this organisation.`), toCourseView);
     },
     listCourses: resourceList(cursors, {
       list: 'courses',
@@ -168,8 +169,8 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
       return { created: false, view: await updateCourse(db, organisationId, existing.id, input) };
     },
 
-    async getCategory(db: Db, organisationId: string, id: string) {
-      return toCategoryView(await foundOr404(categoriesRepository.findById(db, organisationId, id), 'category.not_found', `No category ${id} in this organisation.`));
+    getCategory(db: Db, organisationId: string, id: string) {
+      return andThen(foundOr404(categoriesRepository.findById(db, organisationId, id), 'category.not_found', `No category ${id} in this organisation.`), toCategoryView);
     },
     listCategories: resourceList(cursors, { list: 'categories', page: categoriesRepository.page, map: toCategoryView }),
     createCategory,

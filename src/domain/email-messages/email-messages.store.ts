@@ -28,7 +28,7 @@ export interface EmailMessageStore {
 
 export function directStore(db: Db, organisationId: string, events: EventRecorder): EmailMessageStore {
   return {
-    course: (id) => coursesRepository.findById(db, organisationId, id),
+    course: async (id) => coursesRepository.findById(db, organisationId, id),
     existingPeople: (ids) => emailMessagesRepository.existingPeople(db, organisationId, ids),
     byExternalId: (externalId) => emailMessagesRepository.findByExternalId(db, organisationId, externalId),
     forChange: (id) => emailMessagesRepository.findForChange(db, organisationId, id),

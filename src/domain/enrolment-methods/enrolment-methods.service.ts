@@ -17,6 +17,7 @@ import { resourceList, type ListParams } from '../../operations/listing.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
 import type { CreateEnrolmentMethod, EnrolmentMethod, MethodSettings, UpdateEnrolmentMethod } from './enrolment-methods.schemas.ts';
 import { enrolmentMethodsRepository, type EnrolmentMethodRow } from './enrolment-methods.repository.ts';
+import { andThen, type MaybeAsync } from '../../maybe-async.ts';
 
 type View = Static<typeof EnrolmentMethod>;
 type Settings = Static<typeof MethodSettings>;
@@ -72,7 +73,7 @@ export function createEnrolmentMethodService(deps: {
   const { clock, cursors, events, extensions, enrolments } = deps;
 
   /** The method `found` as read, if it is there and live: 404 or 409 otherwise. */
-  async function liveOf<R extends EnrolmentMethodRow>(id: string, found: Promise<R | undefined>): Promise<R> {
+  async function liveOf<R extends EnrolmentMethodRow>(id: string, found: MaybeAsync<R | undefined>): Promise<R> {
     const row = await foundOr404(found, 'enrolment_method.not_found', `No enrolment method ${id} in this organisation.`);
     if (row.deleted_at !== null) throw new ApiError('enrolment_method.deleted', `Enrolment method ${id} was deleted at ${row.deleted_at}.`);
     return row;
@@ -144,8 +145,8 @@ export function createEnrolmentMethodService(deps: {
   }
 
   return {
-    async get(db: Db, organisationId: string, id: string): Promise<View> {
-      return toEnrolmentMethodView(await foundOr404(enrolmentMethodsRepository.findById(db, organisationId, id), 'enrolment_method.not_found', `No enrolment method ${id} in this organisation.`));
+    get(db: Db, organisationId: string, id: string): MaybeAsync<View> {
+      return andThen(foundOr404(enrolmentMethodsRepository.findById(db, organisationId, id), 'enrolment_method.not_found', `No enrolment method ${id} in this organisation.`), toEnrolmentMethodView);
     },
 
     list: resourceList(cursors, {

@@ -25,10 +25,10 @@ export interface EnrolmentLookups {
 
 export function directLookups(db: Db, organisationId: string): EnrolmentLookups {
   return {
-    course: (id) => coursesRepository.findById(db, organisationId, id),
+    course: async (id) => coursesRepository.findById(db, organisationId, id),
     person: (id) => enrolmentsRepository.person(db, organisationId, id),
-    method: (id) => enrolmentMethodsRepository.findById(db, organisationId, id),
-    enrolment: (id) => enrolmentsRepository.findById(db, organisationId, id),
+    method: async (id) => enrolmentMethodsRepository.findById(db, organisationId, id),
+    enrolment: async (id) => enrolmentsRepository.findById(db, organisationId, id),
     byExternalId: (externalId) => enrolmentsRepository.findByExternalId(db, organisationId, externalId),
     livePair: async (methodId, personId) => (await enrolmentsRepository.livePair(db, organisationId, methodId, personId)) !== undefined,
     remember: () => {},

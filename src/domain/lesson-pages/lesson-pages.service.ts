@@ -22,6 +22,7 @@ import type { CreateLessonPage, LessonPage, UpdateLessonPage, UpsertLessonPage }
 import { lessonPagesRepository, type LessonPageRef, type LessonPageRow, type NamedLesson } from './lesson-pages.repository.ts';
 import { batchedLessonPageStore, directLessonPageStore, type LessonPageStore, type NamedInLessonPagesBulk } from './lesson-pages.store.ts';
 import { answerErrors, isJumpKeyword, isQuestionType, type AnswerValue, type PageTypeName } from './page-types.ts';
+import { andThen, type MaybeAsync } from '../../maybe-async.ts';
 
 type LessonPageView = Static<typeof LessonPage>;
 type AnswerInput = NonNullable<Static<typeof CreateLessonPage>['answers']>[number];
@@ -296,10 +297,11 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
       return { store, writes, lookups: lookupsOf(lessons) };
     },
 
-    async get(db: Db, organisationId: string, id: string): Promise<LessonPageView> {
-      const row = await lessonPagesRepository.findById(db, organisationId, id);
-      if (!row) throw notFound({ id });
-      return toLessonPageView(row);
+    get(db: Db, organisationId: string, id: string): MaybeAsync<LessonPageView> {
+      return andThen(lessonPagesRepository.findById(db, organisationId, id), (row) => {
+        if (!row) throw notFound({ id });
+        return toLessonPageView(row);
+      });
     },
 
     async getByExternalId(db: Db, organisationId: string, externalId: string): Promise<LessonPageView> {

@@ -57,7 +57,7 @@ export function directLessonPageStore(db: Db, organisationId: string, events: Ev
       const row = await lessonPagesRepository.findById(db, organisationId, id);
       return row?.lesson_id === lessonId ? row : undefined;
     },
-    activity: (id) => activitiesRepository.findById(db, organisationId, id),
+    activity: async (id) => activitiesRepository.findById(db, organisationId, id),
     extensionDisabled: (extension) => extensionsRepository.isDisabled(db, organisationId, extension),
     creationFacts: (q) => lessonPagesRepository.creationFacts(db, organisationId, q),
     sortKeyAfter: (lessonId, after, exceptId) => lessonPagesRepository.sortKeyAfter(db, organisationId, lessonId, after, exceptId),

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { OrganisationsTable } from '../../db/tables.ts';
 import { preparedQuery } from '../../db/prepared.ts';
+import { andThen, type MaybeAsync } from '../../maybe-async.ts';
 
 export type Organisation = OrganisationsTable;
 
@@ -18,8 +19,9 @@ const stillAsCached = preparedQuery((db: Db, address: string, id: string, epoch:
 );
 
 export const organisationsRepository = {
-  async findByAddress(db: Db, address: string): Promise<Organisation | undefined> {
-    return (await byAddress(db, address))[0];
+  /** At once where the database answers at once (src/maybe-async.ts). */
+  findByAddress(db: Db, address: string): MaybeAsync<Organisation | undefined> {
+    return andThen(byAddress.now(db, address), (rows) => rows[0]);
   },
   /** PostgreSQL: a statement that fails (SQLSTATE AT001) unless the organisation is still `cached` (see above). */
   stillAsCachedQuery: (db: Db, address: string, cached: Organisation) => stillAsCached.compile(db, address, cached.id, cached.credentials_epoch, cached.plan, cached.updated_at),

@@ -6,6 +6,7 @@ import { bumpCredentialEpoch } from '../../access/credential-epoch.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { auditChange } from '../../audit/audit-log.ts';
 import { organisationsRepository, type Organisation } from './organisations.repository.ts';
+import type { MaybeAsync } from '../../maybe-async.ts';
 
 /** What `PATCH /organisation` may change. */
 export type OrganisationSettings = Partial<Pick<Organisation, 'name' | 'timezone' | 'default_language'>>;
@@ -29,7 +30,7 @@ export function createOrganisationService(deps: { db: Db; clock: Clock; events: 
    * as they are now, so a change another process committed applies from the next request on
    * (src/access/credential-epoch.ts).
    */
-  function findByAddress(address: string): Promise<Organisation | undefined> {
+  function findByAddress(address: string): MaybeAsync<Organisation | undefined> {
     return organisationsRepository.findByAddress(db, address);
   }
 

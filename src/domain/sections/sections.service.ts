@@ -14,6 +14,7 @@ import type { CreateSection, Section, UpdateSection, UpsertSection } from './sec
 import { sectionsRepository, type SectionRow } from './sections.repository.ts';
 import { finalStatementOffered } from '../../db/final-statement.ts';
 import { quotedForSummary } from '../../events/summary-text.ts';
+import { andThen, type MaybeAsync } from '../../maybe-async.ts';
 
 export type SectionView = Static<typeof Section>;
 
@@ -102,8 +103,8 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
   }
 
   return {
-    async get(db: Db, organisationId: string, id: string): Promise<SectionView> {
-      return toSectionView(await foundOr404(sectionsRepository.findById(db, organisationId, id), 'section.not_found', `No section ${id} in this organisation.`));
+    get(db: Db, organisationId: string, id: string): MaybeAsync<SectionView> {
+      return andThen(foundOr404(sectionsRepository.findById(db, organisationId, id), 'section.not_found', `No section ${id} in this organisation.`), toSectionView);
     },
 
     list: resourceList(cursors, {

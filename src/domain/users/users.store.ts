@@ -42,7 +42,7 @@ function isAddressClash(err: unknown): boolean {
 type UserReads = Pick<UserStore, 'byId' | 'byExternalId' | 'byEmail' | 'customRoles'>;
 
 const directReads = (db: Db, organisationId: string): UserReads => ({
-  byId: (id) => usersRepository.findById(db, organisationId, id),
+  byId: async (id) => usersRepository.findById(db, organisationId, id),
   byExternalId: (externalId) => usersRepository.findByExternalId(db, organisationId, externalId),
   byEmail: (email) => usersRepository.findByEmail(db, organisationId, email),
   customRoles: (keys) => customRoleCapabilities(db, organisationId, keys),

@@ -1,0 +1,15 @@
+// A value now, or a promise of it: what a step of the request path returns when it may have to wait (an uncached
+// credential, a limit held in Redis, PostgreSQL) but usually does not (node:sqlite answers at once, a verified
+// API key is cached). A read on SQLite then runs from its admission to its answer in one call, without the
+// promise each `async` layer would make and the microtask each `await` would queue (docs/development.md, rule
+// 11; test/synchronous-read.test.ts). Only the read path's layers take this form; writes stay `async`.
+
+export type MaybeAsync<T> = T | Promise<T>;
+
+/**
+ * `next` applied to `value`: at once when the value is here (a throw from `next` is then thrown at once), or when
+ * it comes (a throw rejects). A caller that awaits the result sees both the same way.
+ */
+export function andThen<T, U>(value: MaybeAsync<T>, next: (value: T) => MaybeAsync<U>): MaybeAsync<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
