@@ -1,6 +1,7 @@
 // The group commit (sqlite-group-commit.ts) on a real SQLite file, checked from a second connection to the same
 // file, which sees only what was committed: transactions asked for in one turn share one commit, each in a
-// savepoint of its own; a failing one is undone alone; nobody is answered before the commit; a failure that
+// savepoint of its own but the first (and any after failures only), whose failure undoes the whole transaction
+// before the group begins again; a failing one is undone alone; nobody is answered before the commit; a failure that
 // SQLite turns into a rollback of the whole transaction fails every caller of the group and loses no later one.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,6 +48,31 @@ describe('SQLite group commit', () => {
     for (const seen of heard) assert.deepEqual(seen, ['a 1', 'a 2', 'b 1', 'b 2', 'd 1', 'd 2']);
     const after = database.commitStats!();
     assert.deepEqual({ commits: after.commits - before.commits, transactions: after.transactions - before.transactions }, { commits: 1, transactions: 3 });
+  });
+
+  test('the first transactions of a group failing (they run without a savepoint) are undone whole, and the rest commit', async () => {
+    const { db } = database;
+    const start = committed();
+    const before = database.commitStats!();
+    const run = (name: string, fail: boolean) =>
+      db.transaction().execute(async (tx) => {
+        await note(tx, `${name} 1`);
+        await inSavepoint(tx, 'op', () => note(tx, `${name} 2`));
+        if (fail) throw new Error(`${name} fails`);
+        return name;
+      });
+    const results = await Promise.allSettled([run('e', true), run('f', true), run('g', false), run('h', true), run('i', false)]);
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+      ['e fails', 'f fails', 'g', 'h fails', 'i'],
+    );
+    assert.deepEqual(committed(), [...start, 'g 1', 'g 2', 'i 1', 'i 2'].sort());
+    const after = database.commitStats!();
+    assert.deepEqual({ commits: after.commits - before.commits, transactions: after.transactions - before.transactions }, { commits: 1, transactions: 2 });
+    // A transaction alone in its group that fails leaves nothing, and no transaction open: the next one commits.
+    await assert.rejects(run('j', true), /j fails/);
+    assert.equal(await run('k', false), 'k');
+    assert.deepEqual(committed(), [...start, 'g 1', 'g 2', 'i 1', 'i 2', 'k 1', 'k 2'].sort());
   });
 
   test('a read outside the group waits for its commit and never sees its uncommitted rows', async () => {
