@@ -25,18 +25,19 @@ describe('SQLite group commit', () => {
   });
   after(() => file.dispose());
 
+  /** A transaction writing the notes `<name> 1` and `<name> 2`, then failing if asked to; answers its name. */
+  const run = (name: string, fail: boolean) =>
+    database.db.transaction().execute(async (tx) => {
+      await note(tx, `${name} 1`);
+      // A nested savepoint inside the body (as a bulk request opens per operation).
+      await inSavepoint(tx, 'op', () => note(tx, `${name} 2`));
+      if (fail) throw new Error(`${name} fails`);
+      return name;
+    });
+
   test('a failing transaction in a group is undone alone; the others commit, once, before any caller hears', async () => {
-    const { db } = database;
     const before = database.commitStats!();
     const heard: string[][] = [];
-    const run = (name: string, fail: boolean) =>
-      db.transaction().execute(async (tx) => {
-        await note(tx, `${name} 1`);
-        // A nested savepoint inside the body (as a bulk request opens per operation).
-        await inSavepoint(tx, 'op', () => note(tx, `${name} 2`));
-        if (fail) throw new Error(`${name} fails`);
-        return name;
-      });
     const outcomes = Promise.allSettled(['a', 'b', 'c', 'd'].map((name) => run(name, name === 'c').then((value) => (heard.push(committed()), value))));
     const results = await outcomes;
     assert.deepEqual(
@@ -51,16 +52,8 @@ describe('SQLite group commit', () => {
   });
 
   test('the first transactions of a group failing (they run without a savepoint) are undone whole, and the rest commit', async () => {
-    const { db } = database;
     const start = committed();
     const before = database.commitStats!();
-    const run = (name: string, fail: boolean) =>
-      db.transaction().execute(async (tx) => {
-        await note(tx, `${name} 1`);
-        await inSavepoint(tx, 'op', () => note(tx, `${name} 2`));
-        if (fail) throw new Error(`${name} fails`);
-        return name;
-      });
     const results = await Promise.allSettled([run('e', true), run('f', true), run('g', false), run('h', true), run('i', false)]);
     assert.deepEqual(
       results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
