@@ -27,6 +27,7 @@ import type { CompiledQuery } from 'kysely';
 import { isDatabaseUnavailable } from './availability.ts';
 import { isLockTimeout } from './errors.ts';
 import { isPremiseFailure } from './riders.ts';
+import { queryOn } from './pg-shaped-query.ts';
 
 /** The most writes one group carries; the rest wait for the next. */
 export const GROUP_LIMIT = 64;
@@ -137,7 +138,7 @@ export class GroupCommit {
     const stream = client.connection.stream;
     stream.cork();
     const begun = outcomeOf(client.query(BEGIN));
-    const written = group.map((write) => outcomeOf(client.query(this.#connection.toConfig(write.query))));
+    const written = group.map((write) => outcomeOf(queryOn(client, this.#connection.toConfig(write.query))));
     const committed = outcomeOf(client.query(COMMIT));
     stream.uncork();
     const [begin, commit, ...outcomes] = await Promise.all([begun, committed, ...written]);

@@ -9,6 +9,7 @@
 //   lent before is lent again: each would fail the same way.
 import type net from 'node:net';
 import pg from 'pg';
+import { queryOn } from './pg-shaped-query.ts';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import { isDatabaseUnavailable } from './availability.ts';
 import { isStalePreparedStatement } from './outdated-plans.ts';
@@ -37,7 +38,10 @@ class GuardedClient implements PostgresPoolClient {
     this.generation = plans.current;
   }
   query(...args: unknown[]): any {
-    const result = (this.#client.query as (...a: unknown[]) => unknown)(...args);
+    // A statement's config (postgres-driver.ts) goes through pg-shaped-query.ts; anything else as given.
+    const [config] = args;
+    const statement = args.length === 1 && typeof config === 'object' && config !== null && typeof (config as { submit?: unknown }).submit !== 'function';
+    const result = statement ? queryOn(this.#client, config as pg.QueryConfig) : (this.#client.query as (...a: unknown[]) => unknown)(...args);
     if (!(result instanceof Promise)) return result; // a cursor
     return result.catch((err: Error) => {
       if (isDatabaseUnavailable(err)) this.#broken = err;

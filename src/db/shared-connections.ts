@@ -19,6 +19,7 @@
 import { setImmediate } from 'node:timers';
 import type net from 'node:net';
 import pg from 'pg';
+import { queryOn } from './pg-shaped-query.ts';
 import type { CompiledQuery } from 'kysely';
 import { isDatabaseUnavailable } from './availability.ts';
 import { isStalePreparedStatement } from './outdated-plans.ts';
@@ -152,7 +153,7 @@ class SharedConnection {
           client.connection.stream.uncork();
         });
       }
-      return await client.query(this.#toConfig(query));
+      return await queryOn(client, this.#toConfig(query));
     } catch (err) {
       this.failed(err);
       throw err;

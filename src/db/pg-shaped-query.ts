@@ -1,0 +1,149 @@
+// node-postgres's Query, for our named statements (prepared.ts, statement-shapes.ts), without the two costs it
+// pays on every execution of a statement whose result it has seen before on the same connection (measured with
+// perf on the PostgreSQL read, bench/README.md: about a tenth of the server's CPU per read):
+//
+// 1. It asks for the result's description each time (Describe), so PostgreSQL sends a RowDescription that
+//    pg-protocol parses and Result.addFields turns into parsers and an empty row built key by key. A prepared
+//    statement's result cannot change on its connection (PostgreSQL refuses to run it instead: SQLSTATE 0A000,
+//    outdated-plans.ts), so once a connection has described it, Describe is left out and the description
+//    kept is used. A statement parsed again on that connection (after an error dropped it) is described again.
+// 2. It builds each row by spreading that empty row and assigning field by field (V8's megamorphic keyed
+//    store). Here each result shape has its rows made by an object literal compiled once, as SQLite's are
+//    (sqlite-adapter.ts): same keys in the same order, a field named twice keeping its last value.
+//
+// Everything else (Parse, Bind, the pipeline, errors, the callback) is node-postgres's own: this is a subclass
+// of its Query, the extension it lets through in pipeline mode. Unnamed statements, binary results and a
+// field named `__proto__` take node-postgres's own path.
+import pg from 'pg';
+import utils from 'pg/lib/utils.js';
+
+interface FieldDescription {
+  name: string;
+  dataTypeID: number;
+  format?: string;
+}
+
+type Parser = (value: string) => unknown;
+
+interface Shape {
+  fields: FieldDescription[];
+  make(values: Array<string | null>): Record<string, unknown>;
+}
+
+/** What node-postgres's Query keeps and does, as far as this subclass reaches into it (pg/lib/query.js). */
+interface QueryInternals {
+  name?: string;
+  portal: string;
+  values?: unknown[];
+  binary?: boolean;
+  rows?: number;
+  callback?: unknown;
+  _canceledDueToError: unknown;
+  _accumulateRows: boolean;
+  _result: { fields: FieldDescription[]; rows: unknown[]; _types?: { getTypeParser(oid: number, format: string): Parser } };
+  _checkForMultirow(): void;
+  _getRows(connection: Connection, rows: number | undefined): void;
+  hasBeenParsed(connection: Connection): boolean;
+  handleError(err: unknown, connection: Connection): void;
+  listenerCount(event: string): number;
+}
+
+interface Connection {
+  bind(options: { portal: string; statement?: string; values?: unknown[]; binary?: boolean; valueMapper: unknown }): void;
+  close(options: { type: string; name?: string }): void;
+  sync(): void;
+}
+
+type QueryCallback = (err: Error | undefined, result: pg.QueryResult) => void;
+const PgQuery = pg.Query as unknown as new (config: pg.QueryConfig, values: undefined, callback: QueryCallback) => QueryInternals;
+
+/** Per connection, the shape of each named statement it has described. */
+const described = new WeakMap<Connection, Map<string, Shape>>();
+/** Compiled row makers, by the result's field names and types (shared by the connections). */
+const makers = new Map<string, Shape['make']>();
+
+function makerFor(fields: FieldDescription[], parsers: Parser[]): Shape['make'] {
+  const parts = fields.map((f, i) => `${JSON.stringify(f.name)}: values[${i}] === null ? null : parsers[${i}](values[${i}])`);
+  return new Function('parsers', `return function (values) { return { ${parts.join(', ')} }; };`)(parsers) as Shape['make'];
+}
+
+/** The shape of a result, or undefined where node-postgres's own row building must be kept. */
+function shapeOf(fields: FieldDescription[], types: QueryInternals['_result']['_types']): Shape | undefined {
+  if (types === undefined || fields.some((f) => (f.format !== undefined && f.format !== 'text') || f.name === '__proto__')) return undefined;
+  const key = fields.map((f) => `${f.name}\u0000${f.dataTypeID}`).join('\u0001');
+  let make = makers.get(key);
+  if (make === undefined) {
+    make = makerFor(
+      fields,
+      fields.map((f) => types.getTypeParser(f.dataTypeID, 'text')),
+    );
+    makers.set(key, make);
+  }
+  return { fields, make };
+}
+
+class ShapedQuery extends PgQuery {
+  #connection: Connection | undefined;
+  #shape: Shape | undefined;
+
+  prepare(connection: Connection): void {
+    this.#connection = connection;
+    const known = this.name === undefined || !this.hasBeenParsed(connection) ? undefined : described.get(connection)?.get(this.name);
+    if (known === undefined) {
+      (PgQuery.prototype as unknown as { prepare(c: Connection): void }).prepare.call(this, connection);
+      return;
+    }
+    this.#shape = known;
+    this._result.fields = known.fields;
+    this._accumulateRows = true;
+    // node-postgres's prepare for a statement already parsed: Bind, then Execute and Sync, without Describe.
+    try {
+      connection.bind({ portal: this.portal, statement: this.name, values: this.values, binary: this.binary, valueMapper: utils.prepareValue });
+    } catch (err) {
+      connection.close({ type: 'S', name: this.name });
+      connection.sync();
+      this.handleError(err, connection);
+      return;
+    }
+    this._getRows(connection, this.rows);
+  }
+
+  handleRowDescription(msg: { fields: FieldDescription[] }): void {
+    const shape = this.name === undefined || this.listenerCount('row') > 0 ? undefined : shapeOf(msg.fields, this._result._types);
+    if (shape === undefined) {
+      (PgQuery.prototype as unknown as { handleRowDescription(m: unknown): void }).handleRowDescription.call(this, msg);
+      return;
+    }
+    this._checkForMultirow();
+    this.#shape = shape;
+    this._result.fields = msg.fields;
+    this._accumulateRows = true;
+    if (this.#connection !== undefined) {
+      let shapes = described.get(this.#connection);
+      if (shapes === undefined) described.set(this.#connection, (shapes = new Map()));
+      shapes.set(this.name!, shape);
+    }
+  }
+
+  handleDataRow(msg: { fields: Array<string | null> }): void {
+    const shape = this.#shape;
+    if (shape === undefined) {
+      (PgQuery.prototype as unknown as { handleDataRow(m: unknown): void }).handleDataRow.call(this, msg);
+      return;
+    }
+    if (this._canceledDueToError) return;
+    try {
+      this._result.rows.push(shape.make(msg.fields));
+    } catch (err) {
+      this._canceledDueToError = err;
+    }
+  }
+}
+
+/** `client.query(config)` as node-postgres answers it; a named statement through ShapedQuery. */
+export function queryOn(client: pg.Client | pg.PoolClient, config: pg.QueryConfig): Promise<pg.QueryResult> {
+  if (config.name === undefined) return client.query(config);
+  return new Promise((resolve, reject) => {
+    client.query(new ShapedQuery(config, undefined, (err, result) => (err ? reject(err) : resolve(result))) as unknown as pg.Submittable);
+  });
+}
