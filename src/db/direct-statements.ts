@@ -1,15 +1,21 @@
-// SQLite only: statements that run at once on node:sqlite instead of through Kysely's connection hand-over (a
-// chain of promises per query, about as costly as the statement itself). Keyed by the Kysely instance the
-// caller holds; prepared.ts and savepoints.ts use it.
+// Statements that skip Kysely's executor and its connection hand-over (a chain of promises per query, on SQLite
+// about as costly as the statement itself). Keyed by the Kysely instance the caller holds; prepared.ts,
+// savepoints.ts and deferred-writes.ts use it. On SQLite they run at once, on node:sqlite:
 // - The database (database.ts registers it): a read runs at once when the connection has no transaction open
 //   but the turn's shared read (sqlite-adapter.ts, readInTurn), and the runner answers undefined when one is
 //   (the read must then queue behind it, through Kysely, or it would see that transaction's uncommitted rows). node:sqlite is synchronous, so nothing can begin between
 //   the check and the read. Writes always go through Kysely's queue.
 // - A transaction of the group commit (sqlite-group-commit.ts): every statement runs at once, reads and writes:
 //   the transaction holds the one connection for as long as its body runs, so nothing else can be using it.
+// On PostgreSQL, the root database's plain reads (postgres-database.ts) go straight to the driver, which sends them
+// as it would through Kysely (PipelinedPostgresDriver.readDirect); the runner answers their promise. Everything else,
+// a transaction's statements included, goes through Kysely.
 import type { CompiledQuery } from 'kysely';
 
-/** The statement's rows (none for a write without RETURNING), or undefined when it must go through Kysely. */
-export type DirectRunner = (query: CompiledQuery, reads: boolean) => unknown[] | undefined;
+/**
+ * The statement's rows (none for a write without RETURNING), or their promise (PostgreSQL), or undefined when it
+ * must go through Kysely.
+ */
+export type DirectRunner = (query: CompiledQuery, reads: boolean) => unknown[] | Promise<unknown[]> | undefined;
 
 export const directStatements = new WeakMap<object, DirectRunner>();

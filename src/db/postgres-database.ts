@@ -7,6 +7,7 @@ import { createGuardedPool } from './pg-pool.ts';
 import { PipelinedPostgresDialect } from './postgres-driver.ts';
 import { timestamptzToIso } from './pg-timestamps.ts';
 import type { Tables } from './tables.ts';
+import { directStatements } from './direct-statements.ts';
 
 const TIMESTAMPTZ_OID = 1184;
 const INT8_OID = 20;
@@ -32,6 +33,14 @@ export function openPostgresDatabase(databaseUrl: string, options: DatabaseOptio
     timeouts: options.timeouts ?? false,
     onConnectionError: options.onConnectionError,
   });
-  const db = new Kysely<Tables>({ dialect: new PipelinedPostgresDialect(pool, { onConnectionError: options.onConnectionError, onRoundTrip: options.onRoundTrip }), ...log });
+  const dialect = new PipelinedPostgresDialect(pool, { onConnectionError: options.onConnectionError, onRoundTrip: options.onRoundTrip });
+  const db = new Kysely<Tables>({ dialect, ...log });
+  // A prepared plain read goes to the driver without Kysely's executor (PipelinedPostgresDriver.readDirect).
+  const driver = dialect.driver!;
+  directStatements.set(db, (query, reads) => {
+    const rows = reads ? driver.readDirect(query) : undefined;
+    if (rows !== undefined) options.onQuery?.(query);
+    return rows;
+  });
   return { db, dialect: 'postgres', close: () => db.destroy(), poolStats: pool.stats };
 }

@@ -61,21 +61,27 @@ export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: 
     const parameters = slots === null ? args : compiled.parameters.map((p, i) => (slots[i] === undefined ? p : args[slots[i]!]));
     return { ...compiled, parameters, [STATEMENT_HINTS]: hints } as CompiledQuery<Row>;
   }
-  async function run(db: Db, ...args: Args): Promise<Row[]> {
+  /**
+   * The rows at once where the database answers at once (SQLite: a read on an idle connection, any statement of a
+   * transaction), else their promise: on PostgreSQL a plain read's without Kysely's executor (direct-statements.ts),
+   * anything else's through Kysely. A failure may be thrown at once.
+   */
+  function now(db: Db, ...args: Args): MaybeAsync<Row[]> {
     const entry = entryFor(db, args);
     const query = bind(entry, args);
-    // On SQLite, a read on an idle connection and any statement of a transaction run at once (direct-statements.ts).
-    const rows = directStatements.get(db)?.(query, entry.reads);
-    if (rows !== undefined) return rows as Row[];
-    const result = await db.executeQuery<Row>(query);
-    return result.rows;
+    const rows = directStatements.get(db)?.(query, entry.reads) as MaybeAsync<Row[]> | undefined;
+    return rows ?? db.executeQuery<Row>(query).then((result) => result.rows);
   }
-  run.now = (db: Db, ...args: Args): MaybeAsync<Row[]> => {
-    const entry = entryFor(db, args);
-    const query = bind(entry, args);
-    const rows = directStatements.get(db)?.(query, entry.reads);
-    return rows !== undefined ? (rows as Row[]) : db.executeQuery<Row>(query).then((result) => result.rows);
-  };
+  /** The rows' promise, a failure always a rejection (a caller may `.catch` it). */
+  function run(db: Db, ...args: Args): Promise<Row[]> {
+    try {
+      const rows = now(db, ...args);
+      return rows instanceof Promise ? rows : Promise.resolve(rows);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+  run.now = now;
   run.compile = (db: Db, ...args: Args) => bind(entryFor(db, args), args);
   return run;
 }
