@@ -87,7 +87,7 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
       // A read on SQLite is answered before this returns (src/maybe-async.ts); Fastify waits for a promise.
       handler: (request: FastifyRequest, reply: FastifyReply) => {
         const answer = runChecked(request, reply, run);
-        if (answer instanceof Promise) return answer.then((done) => send(reply, done));
+        if (answer instanceof Promise) return answer.then((answered) => send(reply, answered));
         send(reply, answer);
       },
     });
