@@ -9,13 +9,14 @@
 //    kept is used. A statement parsed again on that connection (after an error dropped it) is described again.
 // 2. It builds each row by spreading that empty row and assigning field by field (V8's megamorphic keyed
 //    store). Here each result shape has its rows made by an object literal compiled once, as SQLite's are
-//    (sqlite-adapter.ts): same keys in the same order, a field named twice keeping its last value.
+//    (row-makers.ts).
 //
 // Everything else (Parse, Bind, the pipeline, errors, the callback) is node-postgres's own: this is a subclass
-// of its Query, the extension it lets through in pipeline mode. Unnamed statements, binary results and a
-// field named `__proto__` take node-postgres's own path.
+// of its Query, the extension it lets through in pipeline mode. Unnamed statements and binary results take
+// node-postgres's own path.
 import pg from 'pg';
 import utils from 'pg/lib/utils.js';
+import { rowMaker, type RowMaker, type ValueParser } from './row-makers.ts';
 
 interface FieldDescription {
   name: string;
@@ -23,11 +24,9 @@ interface FieldDescription {
   format?: string;
 }
 
-type Parser = (value: string) => unknown;
-
 interface Shape {
   fields: FieldDescription[];
-  make(values: Array<string | null>): Record<string, unknown>;
+  make: RowMaker;
 }
 
 /** What node-postgres's Query keeps and does, as far as this subclass reaches into it (pg/lib/query.js). */
@@ -40,12 +39,15 @@ interface QueryInternals {
   callback?: unknown;
   _canceledDueToError: unknown;
   _accumulateRows: boolean;
-  _result: { fields: FieldDescription[]; rows: unknown[]; _types?: { getTypeParser(oid: number, format: string): Parser } };
+  _result: { fields: FieldDescription[]; rows: unknown[]; _types?: { getTypeParser(oid: number, format: string): ValueParser } };
   _checkForMultirow(): void;
   _getRows(connection: Connection, rows: number | undefined): void;
   hasBeenParsed(connection: Connection): boolean;
   handleError(err: unknown, connection: Connection): void;
   listenerCount(event: string): number;
+  prepare(connection: Connection): void;
+  handleRowDescription(msg: { fields: FieldDescription[] }): void;
+  handleDataRow(msg: { fields: Array<string | null> }): void;
 }
 
 interface Connection {
@@ -60,21 +62,16 @@ const PgQuery = pg.Query as unknown as new (config: pg.QueryConfig, values: unde
 /** Per connection, the shape of each named statement it has described. */
 const described = new WeakMap<Connection, Map<string, Shape>>();
 /** Compiled row makers, by the result's field names and types (shared by the connections). */
-const makers = new Map<string, Shape['make']>();
+const makers = new Map<string, RowMaker>();
 
-function makerFor(fields: FieldDescription[], parsers: Parser[]): Shape['make'] {
-  const parts = fields.map((f, i) => `${JSON.stringify(f.name)}: values[${i}] === null ? null : parsers[${i}](values[${i}])`);
-  return new Function('parsers', `return function (values) { return { ${parts.join(', ')} }; };`)(parsers) as Shape['make'];
-}
-
-/** The shape of a result, or undefined where node-postgres's own row building must be kept. */
+/** The shape of a result, or undefined where node-postgres's own row building must be kept (binary results). */
 function shapeOf(fields: FieldDescription[], types: QueryInternals['_result']['_types']): Shape | undefined {
-  if (types === undefined || fields.some((f) => (f.format !== undefined && f.format !== 'text') || f.name === '__proto__')) return undefined;
+  if (types === undefined || fields.some((f) => f.format !== undefined && f.format !== 'text')) return undefined;
   const key = fields.map((f) => `${f.name}\u0000${f.dataTypeID}`).join('\u0001');
   let make = makers.get(key);
   if (make === undefined) {
-    make = makerFor(
-      fields,
+    make = rowMaker(
+      fields.map((f) => f.name),
       fields.map((f) => types.getTypeParser(f.dataTypeID, 'text')),
     );
     makers.set(key, make);
@@ -86,11 +83,11 @@ class ShapedQuery extends PgQuery {
   #connection: Connection | undefined;
   #shape: Shape | undefined;
 
-  prepare(connection: Connection): void {
+  override prepare(connection: Connection): void {
     this.#connection = connection;
     const known = this.name === undefined || !this.hasBeenParsed(connection) ? undefined : described.get(connection)?.get(this.name);
     if (known === undefined) {
-      (PgQuery.prototype as unknown as { prepare(c: Connection): void }).prepare.call(this, connection);
+      super.prepare(connection);
       return;
     }
     this.#shape = known;
@@ -108,10 +105,10 @@ class ShapedQuery extends PgQuery {
     this._getRows(connection, this.rows);
   }
 
-  handleRowDescription(msg: { fields: FieldDescription[] }): void {
+  override handleRowDescription(msg: { fields: FieldDescription[] }): void {
     const shape = this.name === undefined || this.listenerCount('row') > 0 ? undefined : shapeOf(msg.fields, this._result._types);
     if (shape === undefined) {
-      (PgQuery.prototype as unknown as { handleRowDescription(m: unknown): void }).handleRowDescription.call(this, msg);
+      super.handleRowDescription(msg);
       return;
     }
     this._checkForMultirow();
@@ -125,10 +122,10 @@ class ShapedQuery extends PgQuery {
     }
   }
 
-  handleDataRow(msg: { fields: Array<string | null> }): void {
+  override handleDataRow(msg: { fields: Array<string | null> }): void {
     const shape = this.#shape;
     if (shape === undefined) {
-      (PgQuery.prototype as unknown as { handleDataRow(m: unknown): void }).handleDataRow.call(this, msg);
+      super.handleDataRow(msg);
       return;
     }
     if (this._canceledDueToError) return;

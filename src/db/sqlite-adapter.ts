@@ -3,6 +3,7 @@
 // addon. Prepared statements are cached by SQL text: Kysely generates the same text for the same query shape.
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { rowMaker, type RowMaker } from './row-makers.ts';
 
 type Param = null | number | bigint | string | Uint8Array;
 
@@ -18,31 +19,13 @@ function toParam(value: unknown): Param {
  * row objects have a null prototype and are built property by property in dictionary mode: for a read of 500
  * enrolments of 13 columns, making them cost about 1 ms and reading their fields afterwards another 0.5 ms;
  * these cost a third of that, and have the same shape as a PostgreSQL row. As node:sqlite does, a column
- * named twice keeps its last value.
- *
- * Each statement builds its rows with an object literal of its own columns, compiled once: one shape per
- * statement, made at once. A loop assigning `row[column]` goes through V8's megamorphic keyed store for every
- * field, since every table's columns pass through the same line: perf put that at a sixth of a read's
- * node:sqlite time. The column names are JSON-quoted into the literal, so any name is only ever a key; a
- * statement with a column named `__proto__` (which a literal would take for the prototype; no query of ours
- * names one) keeps the loop, where assigning it a value changes nothing.
+ * named twice keeps its last value. Each statement makes its rows with a literal of its own columns, compiled once
+ * (row-makers.ts).
  */
-function rowMaker(columns: string[]): (values: unknown[]) => Record<string, unknown> {
-  if (columns.includes('__proto__')) {
-    return (values) => {
-      const row: Record<string, unknown> = {};
-      for (let c = 0; c < columns.length; c++) row[columns[c]!] = values[c];
-      return row;
-    };
-  }
-  const fields = columns.map((name, c) => `${JSON.stringify(name)}: values[${c}]`).join(', ');
-  return new Function('values', `return { ${fields} };`) as (values: unknown[]) => Record<string, unknown>;
-}
-
 class Statement implements SqliteStatement {
   readonly reader: boolean;
   readonly #stmt: StatementSync;
-  readonly #row: (values: unknown[]) => Record<string, unknown>;
+  readonly #row: RowMaker;
   /** Ends the turn's shared read transaction, if one is open, before this statement runs on its own. */
   readonly #alone: () => void;
   constructor(stmt: StatementSync, alone: () => void) {
