@@ -25,3 +25,17 @@ export function rowMaker(columns: readonly string[], parsers?: readonly ValuePar
   const fields = columns.map((name, c) => `${JSON.stringify(name)}: ${parsers ? `values[${c}] === null ? null : parsers[${c}](values[${c}])` : `values[${c}]`}`);
   return new Function('parsers', `return function (values) { return { ${fields.join(', ')} }; };`)(parsers) as RowMaker;
 }
+
+const MAX_CACHED = 1_000;
+const byColumns = new Map<string, RowMaker>();
+
+/** rowMaker for raw values, compiled once per list of columns (a full cache starts over). */
+export function rowMakerFor(columns: readonly string[]): RowMaker {
+  const key = columns.join('\u0000');
+  let make = byColumns.get(key);
+  if (make === undefined) {
+    if (byColumns.size >= MAX_CACHED) byColumns.clear();
+    byColumns.set(key, (make = rowMaker(columns)));
+  }
+  return make;
+}

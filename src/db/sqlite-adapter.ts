@@ -3,7 +3,7 @@
 // addon. Prepared statements are cached by SQL text: Kysely generates the same text for the same query shape.
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
-import { rowMaker, type RowMaker } from './row-makers.ts';
+import { rowMakerFor, type RowMaker } from './row-makers.ts';
 
 type Param = null | number | bigint | string | Uint8Array;
 
@@ -22,6 +22,8 @@ function toParam(value: unknown): Param {
  * named twice keeps its last value. Each statement makes its rows with a literal of its own columns, compiled once
  * (row-makers.ts).
  */
+const NO_ROWS: RowMaker = () => ({});
+
 class Statement implements SqliteStatement {
   readonly reader: boolean;
   readonly #stmt: StatementSync;
@@ -32,8 +34,9 @@ class Statement implements SqliteStatement {
     this.#stmt = stmt;
     this.#alone = alone;
     const columns = stmt.columns().map((c) => c.name);
-    this.#row = rowMaker(columns);
     this.reader = columns.length > 0;
+    // A write without RETURNING has no rows to make.
+    this.#row = this.reader ? rowMakerFor(columns) : NO_ROWS;
     if (this.reader) stmt.setReturnArrays(true);
   }
   all(parameters: ReadonlyArray<unknown>): unknown[] {
