@@ -24,8 +24,21 @@ function toParam(value: unknown): Param {
  */
 const NO_ROWS: RowMaker = () => ({});
 
-class Statement implements SqliteStatement {
+/** What the group commit asks of a statement it runs (sqlite-group-commit.ts: could the body have changed anything). */
+export interface NodeSqliteStatement extends SqliteStatement {
+  /** A SELECT (its rows are not rows it changed). */
+  readonly select: boolean;
+  /** An INSERT, UPDATE, DELETE or REPLACE: its count of changes says whether it changed anything. */
+  readonly rowWrite: boolean;
+}
+
+const SELECT = /^\s*select\b/i;
+const ROW_WRITE = /^\s*(insert|update|delete|replace)\b/i;
+
+class Statement implements NodeSqliteStatement {
   readonly reader: boolean;
+  readonly select: boolean;
+  readonly rowWrite: boolean;
   readonly #stmt: StatementSync;
   readonly #row: RowMaker;
   /** Ends the turn's shared read transaction, if one is open, before this statement runs on its own. */
@@ -33,6 +46,8 @@ class Statement implements SqliteStatement {
   constructor(stmt: StatementSync, alone: () => void) {
     this.#stmt = stmt;
     this.#alone = alone;
+    this.select = SELECT.test(stmt.sourceSQL);
+    this.rowWrite = ROW_WRITE.test(stmt.sourceSQL);
     const columns = stmt.columns().map((c) => c.name);
     this.reader = columns.length > 0;
     // A write without RETURNING has no rows to make.
@@ -63,8 +78,10 @@ class Statement implements SqliteStatement {
 
 const STATEMENT_CACHE_SIZE = 500;
 
-const NOTHING_TO_ROLL_BACK: SqliteStatement = {
+const NOTHING_TO_ROLL_BACK: NodeSqliteStatement = {
   reader: false,
+  select: false,
+  rowWrite: false,
   all: () => [],
   run: () => ({ changes: 0, lastInsertRowid: 0 }),
   iterate: () => [][Symbol.iterator](),
@@ -92,7 +109,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     this.#endRead = this.raw.prepare('commit');
   }
 
-  prepare(sql: string): SqliteStatement {
+  prepare(sql: string): NodeSqliteStatement {
     // SQLite rolls a transaction back by itself when a write fails for want of room or I/O (disk full,
     // SQLITE_FULL/IOERR). Kysely's ROLLBACK after it would then fail ("no transaction is active") and that
     // error would replace the one that says what happened (and makes it a 502, not a 500): nothing to undo. Nor

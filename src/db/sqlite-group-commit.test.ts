@@ -1,8 +1,8 @@
 // The group commit (sqlite-group-commit.ts) on a real SQLite file, checked from a second connection to the same
-// file, which sees only what was committed: transactions asked for in one turn share one commit, each in a
-// savepoint of its own but the first (and any after failures only), whose failure undoes the whole transaction
-// before the group begins again; a failing one is undone alone; nobody is answered before the commit; a failure that
-// SQLite turns into a rollback of the whole transaction fails every caller of the group and loses no later one.
+// file, which sees only what was committed: transactions asked for in one turn share one commit, without
+// savepoints until one fails after a change (the group then runs again, each in a savepoint); a failing one is
+// undone alone; nobody is answered before the commit; a failure that SQLite turns into a rollback of the whole
+// transaction fails every caller of the group and loses no later one.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
@@ -51,7 +51,7 @@ describe('SQLite group commit', () => {
     assert.deepEqual({ commits: after.commits - before.commits, transactions: after.transactions - before.transactions }, { commits: 1, transactions: 3 });
   });
 
-  test('the first transactions of a group failing (they run without a savepoint) are undone whole, and the rest commit', async () => {
+  test('the first transactions of a group failing after a change are undone whole, and the rest commit', async () => {
     const start = committed();
     const before = database.commitStats!();
     const results = await Promise.allSettled([run('e', true), run('f', true), run('g', false), run('h', true), run('i', false)]);
@@ -66,6 +66,63 @@ describe('SQLite group commit', () => {
     await assert.rejects(run('j', true), /j fails/);
     assert.equal(await run('k', false), 'k');
     assert.deepEqual(committed(), [...start, 'g 1', 'g 2', 'i 1', 'i 2', 'k 1', 'k 2'].sort());
+  });
+
+  /** A transaction counting its runs in `runs` under `name`. */
+  const counted = (runs: Map<string, number>, name: string, body: (tx: Db) => Promise<unknown>) =>
+    database.db.transaction().execute(async (tx) => {
+      runs.set(name, (runs.get(name) ?? 0) + 1);
+      await body(tx);
+      return name;
+    });
+  const outcomesOf = (results: PromiseSettledResult<string>[]) => results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message));
+
+  test('a transaction that fails having changed nothing is refused alone: the others run once, in one commit', async () => {
+    const start = committed();
+    const before = database.commitStats!();
+    const runs = new Map<string, number>();
+    const results = await Promise.allSettled([
+      counted(runs, 'l', (tx) => note(tx, 'l')),
+      // Its one write refused (the note is l's, in the same transaction): SQLite undoes the statement by itself.
+      counted(runs, 'm', (tx) => note(tx, 'l')),
+      counted(runs, 'n', async (tx) => {
+        await sql`select text from notes`.execute(tx);
+        throw new Error('n fails');
+      }),
+      counted(runs, 'o', (tx) => note(tx, 'o')),
+    ]);
+    const outcomes = outcomesOf(results);
+    assert.match(outcomes[1], /UNIQUE/);
+    assert.deepEqual([outcomes[0], outcomes[2], outcomes[3]], ['l', 'n fails', 'o']);
+    assert.deepEqual(committed(), [...start, 'l', 'o'].sort());
+    assert.deepEqual(Object.fromEntries(runs), { l: 1, m: 1, n: 1, o: 1 }, 'no transaction ran twice');
+    const after = database.commitStats!();
+    assert.deepEqual({ commits: after.commits - before.commits, transactions: after.transactions - before.transactions }, { commits: 1, transactions: 2 });
+  });
+
+  test('a transaction that fails after a change undoes the group, whose others run again and commit once', async () => {
+    const start = committed();
+    const before = database.commitStats!();
+    const runs = new Map<string, number>();
+    const results = await Promise.allSettled([
+      counted(runs, 'p', (tx) => note(tx, 'p')),
+      counted(runs, 'q', async (tx) => {
+        await note(tx, 'q');
+        throw new Error('q fails');
+      }),
+      counted(runs, 'r', (tx) => note(tx, 'r')),
+      counted(runs, 's', async (tx) => {
+        await note(tx, 's');
+        throw new Error('s fails');
+      }),
+      counted(runs, 't', (tx) => note(tx, 't')),
+    ]);
+    assert.deepEqual(outcomesOf(results), ['p', 'q fails', 'r', 's fails', 't']);
+    assert.deepEqual(committed(), [...start, 'p', 'r', 't'].sort());
+    // p ran before q's failure and again after it; from then on each body has its savepoint, so s fails alone.
+    assert.deepEqual(Object.fromEntries(runs), { p: 2, q: 1, r: 1, s: 1, t: 1 });
+    const after = database.commitStats!();
+    assert.deepEqual({ commits: after.commits - before.commits, transactions: after.transactions - before.transactions }, { commits: 1, transactions: 3 });
   });
 
   test('a read outside the group waits for its commit and never sees its uncommitted rows', async () => {

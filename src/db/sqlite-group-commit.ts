@@ -1,9 +1,10 @@
 // SQLite's transactions, grouped: the transactions asked for in the same turn of the event loop share one
-// BEGIN and one COMMIT, each in a savepoint of its own but the first (docs/decisions.md#operating-it). A commit is most of
-// what a small write costs on SQLite (its WAL frames and their writes, the locks), so ten PATCHes in one
-// commit write about a quarter of the frames each.
+// BEGIN and one COMMIT (docs/decisions.md#operating-it). A commit is most of what a small write costs on SQLite (its
+// WAL frames and their writes, the locks), so ten PATCHes in one commit write about a quarter of the frames each.
 //
-// - A body that fails is rolled back to its savepoint alone and its caller rejected at once; the others carry on.
+// - A body that fails is undone alone and its caller rejected at once; the others carry on. Bodies run without
+//   savepoints: one that fails having changed nothing leaves nothing to undo; one that fails after a change undoes
+//   the whole transaction, and the group runs again with a savepoint per body (#runGroup).
 // - No caller is answered before the COMMIT that holds its changes has returned; if the COMMIT fails (disk full,
 //   I/O), every caller of the group gets that error. So does every caller of a group whose transaction SQLite
 //   rolled back by itself (it does on SQLITE_FULL and IOERR), since their changes went with it.
@@ -113,14 +114,26 @@ class MemberConnection implements DatabaseConnection {
     this.#open = false;
   }
 
+  /**
+   * Whether the body may have changed anything: a write that reported changed rows, a statement that returned rows
+   * other than a SELECT (an UPDATE … RETURNING returns one per row changed), any other statement (DDL, a savepoint:
+   * SQLite's count of changes says nothing about those). A statement that failed changed nothing: SQLite undoes it.
+   */
+  changed = false;
+
   /** Runs the statement now; its rows, or none for a write without RETURNING. */
   run(query: CompiledQuery): { rows: unknown[]; changes?: number | bigint; lastInsertRowid?: number | bigint } {
-    // A statement left running after its body returned would land in another body's savepoint.
+    // A statement left running after its body returned would land in another body's transaction.
     if (!this.#open) throw new Error('statement run after its transaction ended (a query not awaited inside db.transaction()?)');
     this.#onQuery?.(query);
     const statement = this.#sqlite.prepare(query.sql);
-    if (statement.reader) return { rows: statement.all(query.parameters) };
+    if (statement.reader) {
+      const rows = statement.all(query.parameters);
+      if (rows.length > 0 && !statement.select) this.changed = true;
+      return { rows };
+    }
     const { changes, lastInsertRowid } = statement.run(query.parameters);
+    if (Number(changes) > 0 || !statement.rowWrite) this.changed = true;
     return { rows: [], changes, lastInsertRowid };
   }
 
@@ -225,19 +238,23 @@ export class SqliteGroupCommit {
     if (!this.#begin(MAX_MEMBERS)) return;
     const done: Array<{ member: Member; result: unknown }> = [];
     let taken = 0;
+    // Bodies run without savepoints until one fails having changed something; the group then runs again, each body
+    // after the first in a savepoint. A savepoint costs its two statements and a copy of every page the body changes
+    // (SQLite's sub-journal): a PATCH's transaction with its audit entry, ten at a time in process, 26 µs of CPU
+    // with one each, 23.5 without (bench/README.md). Most failures change nothing (a 404, a 409 found by a read or a
+    // refused INSERT, which SQLite undoes by itself), so they need none; a failure after a write is the rare one
+    // that costs the group its first run. A body may therefore run twice: as every transaction body already may
+    // (db/outdated-plans.ts runs a transaction again whole), it does nothing but its statements that must not be
+    // done twice.
+    let guarded = false;
     while (this.#queue.length > 0 && taken < MAX_MEMBERS) {
       const member = this.#queue.shift()!;
       taken++;
-      // A body with no other's changes in the transaction yet (the first, or every one after failures only) needs
-      // no savepoint: its failure rolls the whole transaction back, and the group begins again for the next. A
-      // savepoint costs its two statements and a copy of every page the body changes (SQLite's sub-journal): a
-      // PATCH's transaction with its audit entry, one at a time in process, cost 110 µs of CPU with it, 95 without
-      // (bench/README.md). Every write that arrives in a turn by itself saves it; a group of five, a fifth of it.
-      const alone = done.length === 0;
+      const savepoint = guarded && done.length > 0;
       let outcome: { ok: true; result: unknown } | { ok: false; error: unknown };
       const connection = new MemberConnection(this.#sqlite, this.#onQuery);
       try {
-        if (!alone) this.#exec(`savepoint ${SAVEPOINT}`);
+        if (savepoint) this.#exec(`savepoint ${SAVEPOINT}`);
         outcome = { ok: true, result: await member.body(this.#transaction(connection)) };
       } catch (error) {
         outcome = { ok: false, error };
@@ -252,14 +269,23 @@ export class SqliteGroupCommit {
         for (const d of done) d.member.reject(error);
         return;
       }
-      if (alone && !outcome.ok) {
+      if (!outcome.ok && !savepoint) {
         member.reject(outcome.error);
-        this.#abandon(done, outcome.error);
+        // Nothing of it to undo: the others' changes stay as they are.
+        if (!connection.changed) continue;
+        // Its changes lie in the transaction with the others', and nothing marks where they begin: the whole
+        // transaction is undone, and the bodies that had succeeded in it run again, first in line, each in a
+        // savepoint this time.
+        this.#abandon([], outcome.error);
+        this.#queue.unshift(...done.map((d) => d.member));
+        taken -= done.length;
+        done.length = 0;
+        guarded = true;
         if (this.#queue.length === 0 || taken === MAX_MEMBERS || !this.#begin(MAX_MEMBERS - taken)) return;
         continue;
       }
       try {
-        if (!alone) {
+        if (savepoint) {
           if (!outcome.ok) this.#exec(`rollback to ${SAVEPOINT}`);
           this.#exec(`release ${SAVEPOINT}`);
         }
