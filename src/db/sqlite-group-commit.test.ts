@@ -125,6 +125,41 @@ describe('SQLite group commit', () => {
     assert.deepEqual({ commits: after.commits - before.commits, transactions: after.transactions - before.transactions }, { commits: 1, transactions: 3 });
   });
 
+  test('writes that keep arriving turn after turn share one commit; the wait for more is bounded', async () => {
+    const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const write = (text: string) => database.db.transaction().execute((tx) => note(tx, text));
+    /**
+     * Two writes in one turn of the event loop (two requests read from their sockets in the same turn: under load,
+     * more will come), then one a turn for `more` turns.
+     */
+    const underLoad = async (prefix: string, more: number) => {
+      const writes = [write(`${prefix} a`), write(`${prefix} b`)];
+      for (let i = 0; i < more; i++) {
+        await nextTurn();
+        writes.push(write(`${prefix} ${i}`));
+      }
+      await Promise.all(writes);
+    };
+    const commitsFor = async (write: () => Promise<unknown>) => {
+      const before = database.commitStats!();
+      await write();
+      const after = database.commitStats!();
+      return { commits: after.commits - before.commits, transactions: after.transactions - before.transactions };
+    };
+    // The group waits while each turn brings another write: four over three turns go in one commit.
+    assert.deepEqual(await commitsFor(() => underLoad('turn', 2)), { commits: 1, transactions: 4 });
+    // It does not wait for ever: a write every turn still commits every few turns.
+    const steady = await commitsFor(() => underLoad('steady', 20));
+    assert.equal(steady.transactions, 22);
+    assert.ok(steady.commits >= 4, `22 writes over 21 turns took ${steady.commits} commits; a group waits 4 turns at most`);
+    // A write alone in its turn does not wait for company: it has committed when the turn ends.
+    let committedSoon = false;
+    const lone = write('lone').then(() => (committedSoon = true));
+    await nextTurn();
+    assert.ok(committedSoon, 'a lone write commits at the end of its turn');
+    await lone;
+  });
+
   test('a read outside the group waits for its commit and never sees its uncommitted rows', async () => {
     const { db } = database;
     let inside: () => void = () => {};
