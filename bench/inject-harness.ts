@@ -36,7 +36,7 @@ export async function bootInjectHarness(dialect: string, extraRoutes: (app: Fast
     PORT: '0',
     DATA_DIR: target.env.DATA_DIR,
     DATABASE_URL: target.env.BENCH_DATABASE_URL,
-    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_PER_MINUTE: '100000000',
     CONCURRENCY_LIMIT: '100000',
   });
   const database = openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFileFor(config), pgSchema: target.env.BENCH_PG_SCHEMA, ...options });

@@ -39,7 +39,7 @@ const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
  * what is loaded). Everything else is the default configuration.
  */
 function serviceEnv(target: DatabaseTarget): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', PORT: '0', RATE_LIMIT_PER_MINUTE: '1000000', CONCURRENCY_LIMIT: '1000' };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', PORT: '0', RATE_LIMIT_PER_MINUTE: '100000000', CONCURRENCY_LIMIT: '1000' };
   if (target.env.DATA_DIR) env.DATA_DIR = target.env.DATA_DIR;
   else env.DATABASE_URL = `${target.env.BENCH_DATABASE_URL}${target.env.BENCH_DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${target.env.BENCH_PG_SCHEMA}`)}`;
   return env;
