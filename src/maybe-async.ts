@@ -2,7 +2,8 @@
 // credential, a limit held in Redis, PostgreSQL) but usually does not (node:sqlite answers at once, a verified
 // API key is cached). A read on SQLite then runs from its admission to its answer in one call, without the
 // promise each `async` layer would make and the microtask each `await` would queue (docs/development.md, rule
-// 11; test/synchronous-read.test.ts). Only the read path's layers take this form; writes stay `async`.
+// 11; test/synchronous-read.test.ts). The read path's layers take this form, and the body of a write's transaction
+// on its hot path (db/in-transaction.ts): the write itself still waits for its commit.
 
 export type MaybeAsync<T> = T | Promise<T>;
 

@@ -18,6 +18,7 @@ import type { AuditEventsTable } from '../db/audit-tables.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { v7 } from 'uuid';
 import { newId } from '../ids.ts';
+import type { MaybeAsync } from '../maybe-async.ts';
 
 export type AuditVia = AuditEventsTable['via'];
 export type AuditOutcome = AuditEventsTable['outcome'];
@@ -119,6 +120,11 @@ export function recordAudit(db: Db, entry: AuditEntry, at?: Date): Promise<unkno
   return insertEntry(db, ...entryArguments(entry, at));
 }
 
+/** recordAudit in a change's transaction: at once where the statement answers at once (SQLite: src/maybe-async.ts). */
+export function recordAuditNow(tx: Db, entry: AuditEntry): MaybeAsync<unknown> {
+  return insertEntry.now(tx, ...entryArguments(entry));
+}
+
 /** The same insert, compiled: for a transaction that sends it with its final statement (db/final-statement.ts). */
 export function auditEntryStatement(db: Db, entry: AuditEntry): CompiledQuery {
   return insertEntry.compile(db, ...entryArguments(entry));
@@ -173,12 +179,12 @@ export function withAuditScope<T>(source: AuditSource, action: string, work: () 
  * change state call it in their transaction. Outside a scope (a REST request, which the pipeline records
  * itself; a background job) it does nothing.
  */
-export function auditChange(tx: Db, organisationId: string, target: AuditTarget | null): Promise<unknown> | undefined {
+export function auditChange(tx: Db, organisationId: string, target: AuditTarget | null): MaybeAsync<unknown> {
   const scope = scopes.getStore();
   // Synchronous when there is nothing to write: every REST write's event passes here.
   if (scope === undefined || scope.written !== undefined) return undefined;
   scope.written = { organisationId, target };
-  return recordAudit(tx, { ...scope.source, organisationId, action: scope.action, target, outcome: 'success', status: 200, changedFields: scope.changedFields });
+  return recordAuditNow(tx, { ...scope.source, organisationId, action: scope.action, target, outcome: 'success', status: 200, changedFields: scope.changedFields });
 }
 
 /** Whether a change made now is audited by its service with its first event (an admin page, a CLI command: auditChange). */

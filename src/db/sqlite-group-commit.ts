@@ -22,8 +22,10 @@ import { Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, Transaction, type C
 import type { NodeSqliteDatabase } from './sqlite-adapter.ts';
 import { directStatements } from './direct-statements.ts';
 import type { Tables } from './tables.ts';
+import type { MaybeAsync } from '../maybe-async.ts';
 
-type Body = (tx: Kysely<Tables>) => Promise<unknown>;
+/** A transaction's body: its answer, at once when its statements answer at once (in-transaction.ts), else a promise. */
+type Body = (tx: Kysely<Tables>) => MaybeAsync<unknown>;
 
 export interface CommitStats {
   commits: number;
@@ -188,7 +190,7 @@ export class SqliteGroupCommit {
     return builder as unknown as TransactionBuilder<Tables>;
   }
 
-  run<T>(body: (tx: Kysely<Tables>) => Promise<T>): Promise<T> {
+  run<T>(body: (tx: Kysely<Tables>) => MaybeAsync<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ body, resolve: resolve as (value: unknown) => void, reject });
       this.#schedule();
@@ -282,7 +284,8 @@ export class SqliteGroupCommit {
       const connection = new MemberConnection(this.#sqlite, this.#onQuery);
       try {
         if (savepoint) this.#exec(`savepoint ${SAVEPOINT}`);
-        outcome = { ok: true, result: await member.body(this.#transaction(connection)) };
+        const result = member.body(this.#transaction(connection));
+        outcome = { ok: true, result: result instanceof Promise ? await result : result };
       } catch (error) {
         outcome = { ok: false, error };
       } finally {

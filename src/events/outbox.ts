@@ -8,6 +8,7 @@ import { preparedQuery } from '../db/prepared.ts';
 import { insertMany } from '../db/many-rows.ts';
 import type { EventType } from './catalog.ts';
 import { auditChange, targetTypeOfEvent } from '../audit/audit-log.ts';
+import { andThen, type MaybeAsync } from '../maybe-async.ts';
 
 /** What a delivery carries (spec: Events 5): identifiers and a short summary; receivers read the rest. */
 export interface EventData {
@@ -61,11 +62,11 @@ export function orderedIds(): (ordinal: RawBuilder<unknown>) => RawBuilder<unkno
 
 export function createEventRecorder(deps: { clock: Clock }) {
   return {
-    async record(db: Db, organisationId: string, type: EventType, data: EventData): Promise<void> {
-      await insertEvent(db, newId(), organisationId, type, deps.clock.now().toISOString(), JSON.stringify(data));
+    /** At once where the statement answers at once (SQLite, in a transaction: src/maybe-async.ts), else its promise. */
+    record(db: Db, organisationId: string, type: EventType, data: EventData): MaybeAsync<unknown> {
+      const inserted = insertEvent.now(db, newId(), organisationId, type, deps.clock.now().toISOString(), JSON.stringify(data));
       // A change made by an admin page or a CLI command is audited with its first event (audit/audit-log.ts).
-      const audited = auditChange(db, organisationId, { type: targetTypeOfEvent(type), id: data.id });
-      if (audited) await audited;
+      return andThen(inserted, () => auditChange(db, organisationId, { type: targetTypeOfEvent(type), id: data.id }));
     },
     /**
      * Many events of one organisation in multi-row INSERTs, in the order given (their ids increase in that
@@ -76,8 +77,7 @@ export function createEventRecorder(deps: { clock: Clock }) {
       const occurredAt = deps.clock.now().toISOString();
       const rows = events.map(({ type, data }) => ({ id: newId(), organisation_id: organisationId, type, occurred_at: occurredAt, data: JSON.stringify(data), dispatched_at: null }));
       await insertMany(db, 'outbox_events', rows);
-      const audited = auditChange(db, organisationId, { type: targetTypeOfEvent(events[0].type), id: events[0].data.id });
-      if (audited) await audited;
+      await auditChange(db, organisationId, { type: targetTypeOfEvent(events[0].type), id: events[0].data.id });
     },
   };
 }

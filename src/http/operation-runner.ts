@@ -17,6 +17,7 @@ import { FinalStatementRefused, offerFinalStatement, type FinalStatementOffer } 
 import { againIfPlansOutdated } from '../db/outdated-plans.ts';
 import { MINIMAL_RETURN_APPLIED, prefersMinimalReturn } from './prefer.ts';
 import { andThen, type MaybeAsync } from '../maybe-async.ts';
+import { inTransaction } from '../db/in-transaction.ts';
 
 /** An operation's answer, before any transport: the status, its headers, its body as it goes out. */
 export interface OperationAnswer extends Payload {
@@ -107,13 +108,14 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
 
     async function runWrite(call: OperationCall, base: Omit<OperationContext, 'db'>, input: { params: unknown; query: unknown; body: unknown; prepared?: unknown }, minimal: boolean): Promise<OperationAnswer> {
       const prepare = op.prepare && (op.prepares?.(input as never) ?? true) ? async () => void (input.prepared = await op.prepare!({ ...base, db }, input as never)) : undefined;
-      const execute = async (tx: Db, finished?: FinalStatementOffer) => {
-        const response = toResponse(op, await op.handler({ ...base, db: tx }, input as never));
-        // Every write's audit entry commits in its transaction, with its events and idempotency record (with the
-        // final statement's COMMIT, if one went: successEntryStatement is this entry).
-        if (!finished?.used) await recordWrite(tx, op, call, response);
-        return response;
-      };
+      // At once where every statement answers at once (SQLite: the group runs the body without awaiting it).
+      const execute = (tx: Db, finished?: FinalStatementOffer): MaybeAsync<ResponseData> =>
+        andThen(op.handler({ ...base, db: tx }, input as never), (result) => {
+          const response = toResponse(op, result);
+          // Every write's audit entry commits in its transaction, with its events and idempotency record (with the
+          // final statement's COMMIT, if one went: successEntryStatement is this entry).
+          return finished?.used ? response : andThen(recordWrite(tx, op, call, response), () => response);
+        });
       let response: ResponseData;
       let replayed = false;
       let payload: Payload | undefined;
@@ -136,18 +138,18 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
         // ARCHITECTURE rule 5 — a write, its events and its idempotency record commit together. A transaction
         // refused for a statement a migration outdated runs again (db/outdated-plans.ts: a rolling upgrade).
         await prepare?.();
-        response = await againIfPlansOutdated(() => (oneStatement ? runOfferingFinal(op, call, execute) : db.transaction().execute((tx) => execute(tx))));
+        response = await againIfPlansOutdated(() => (oneStatement ? runOfferingFinal(op, call, execute) : inTransaction(db, execute)));
       }
       return answer(call, response, minimal, replayed, payload);
     }
   }
 
-  async function runOfferingFinal(op: Operation, call: OperationCall, execute: (tx: Db, finished?: FinalStatementOffer) => Promise<ResponseData>): Promise<ResponseData> {
+  async function runOfferingFinal(op: Operation, call: OperationCall, execute: (tx: Db, finished?: FinalStatementOffer) => MaybeAsync<ResponseData>): Promise<ResponseData> {
     try {
-      return await offerFinalStatement((created) => [successEntryStatement(db, op, call, created)], (offer) => db.transaction().execute((tx) => execute(tx, offer)));
+      return await offerFinalStatement((created) => [successEntryStatement(db, op, call, created)], (offer) => inTransaction(db, (tx) => execute(tx, offer)));
     } catch (err) {
       if (!(err instanceof FinalStatementRefused)) throw err;
-      return db.transaction().execute((tx) => execute(tx));
+      return inTransaction(db, execute);
     }
   }
 

@@ -232,7 +232,8 @@ interface WriteSpec<P extends TSchema | undefined, B extends TSchema> extends Re
   successDescription?: string;
   prepare?(ctx: OperationContext, input: OperationInput<P, undefined, B>): Promise<unknown>;
   prepares?(input: OperationInput<P, undefined, B>): boolean;
-  handler(ctx: OperationContext, input: OperationInput<P, undefined, B>): Promise<unknown>;
+  /** A value at once where nothing waits (SQLite, in the write's transaction: src/maybe-async.ts). */
+  handler(ctx: OperationContext, input: OperationInput<P, undefined, B>): MaybeAsync<unknown>;
 }
 
 function writeOperation<P extends TSchema | undefined, B extends TSchema>(

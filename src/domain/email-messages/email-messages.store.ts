@@ -11,6 +11,7 @@ import { BatchWrites } from '../bulk/batch-writes.ts';
 import { coursesRepository } from '../courses/courses.repository.ts';
 import { externalIdTaken } from '../external-ids.ts';
 import { emailMessagesRepository, type EmailMessageRow } from './email-messages.repository.ts';
+import type { MaybeAsync } from '../../maybe-async.ts';
 
 export interface EmailMessageStore {
   course(id: string): Promise<{ id: string; deleted_at: string | null } | undefined>;
@@ -23,7 +24,7 @@ export interface EmailMessageStore {
   insert(row: EmailMessageRow, onClash: FailureTranslation): Promise<void>;
   /** Sets columns of a message read for change (so they land as decided). */
   update(row: EmailMessageRow, changes: Partial<EmailMessageRow>): Promise<void>;
-  event(type: EventType, data: EventData): Promise<void>;
+  event(type: EventType, data: EventData): MaybeAsync<unknown>;
 }
 
 export function directStore(db: Db, organisationId: string, events: EventRecorder): EmailMessageStore {

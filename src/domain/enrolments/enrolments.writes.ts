@@ -11,6 +11,7 @@ import type { BatchWrites } from '../bulk/batch-writes.ts';
 import { deletionsRepository, tombstoneRow } from '../deletions/deletions.repository.ts';
 import type { EnrolmentLookups } from './enrolments.lookups.ts';
 import { enrolmentsRepository, type EnrolmentRow } from './enrolments.repository.ts';
+import type { MaybeAsync } from '../../maybe-async.ts';
 
 export interface EnrolmentWrites {
   /** A new enrolment; an `external_id` already used in the organisation is a 409 `resource.external_id_taken`. */
@@ -18,7 +19,7 @@ export interface EnrolmentWrites {
   /** Sets columns of a live enrolment: the row as it is now, or undefined when it is not live any more. */
   update(row: EnrolmentRow, set: Partial<EnrolmentRow>): Promise<EnrolmentRow | undefined>;
   tombstone(row: EnrolmentRow, at: string): Promise<void>;
-  event(type: EventType, data: EventData): Promise<void>;
+  event(type: EventType, data: EventData): MaybeAsync<unknown>;
 }
 
 /** The reads and writes an enrolment operation makes. */

@@ -20,6 +20,7 @@ import { extensionsRepository } from '../extensions/extensions.repository.ts';
 import { externalIdTaken } from '../external-ids.ts';
 import { isQuestionType } from './page-types.ts';
 import { lessonPagesRepository, type CreationFacts, type LessonPageKey, type LessonPageRef, type LessonPageRow, type NamedLesson } from './lesson-pages.repository.ts';
+import type { MaybeAsync } from '../../maybe-async.ts';
 
 /** The activity a lesson page names as its lesson, as far as the rules look at it. */
 export type LessonActivity = { type: string; course_id: string; deleted_at: string | null };
@@ -46,7 +47,7 @@ export interface LessonPageStore {
   update(row: LessonPageRow, set: Partial<LessonPageRow>): Promise<void>;
   /** Marks a live page deleted at `at` and records its tombstone. */
   softDelete(row: LessonPageRow, at: string): Promise<void>;
-  event(type: EventType, data: EventData): Promise<void>;
+  event(type: EventType, data: EventData): MaybeAsync<unknown>;
 }
 
 export function directLessonPageStore(db: Db, organisationId: string, events: EventRecorder): LessonPageStore {

@@ -6,10 +6,13 @@ import { preparedQuery } from '../../db/prepared.ts';
 import { insertInOneStatement, updateLiveInOneStatement, type ColumnChange, liveRowSql } from '../one-statement-update.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
+import { andThen, type MaybeAsync } from '../../maybe-async.ts';
 
 export type SectionRow = Selectable<SectionsTable>;
 
 type Changes = Pick<Partial<SectionRow>, 'title' | 'visible'>;
+
+const firstRow = (rows: SectionRow[]): SectionRow | undefined => rows[0];
 
 // spec operation 10 runs one of these on every PATCH: one per shape of the body, compiled once.
 const updateLive = (db: Db, organisationId: string, id: string) =>
@@ -33,14 +36,14 @@ export const sectionsRepository = {
    * Applies `changes` to a live section in one statement, only where some value really differs, and returns
    * the updated row; undefined when nothing was updated (no such live section, or nothing to change).
    */
-  async updateLiveIfChanged(db: Db, organisationId: string, id: string, changes: Changes, at: string): Promise<SectionRow | undefined> {
+  updateLiveIfChanged(db: Db, organisationId: string, id: string, changes: Changes, at: string): MaybeAsync<SectionRow | undefined> {
     const { title, visible } = changes;
-    let rows: SectionRow[];
-    if (title !== undefined && visible !== undefined) rows = await updateBoth(db, organisationId, id, at, title, Boolean(visible));
-    else if (title !== undefined) rows = await updateTitle(db, organisationId, id, at, title);
-    else if (visible !== undefined) rows = await updateVisible(db, organisationId, id, at, Boolean(visible));
+    let rows: MaybeAsync<SectionRow[]>;
+    if (title !== undefined && visible !== undefined) rows = updateBoth.now(db, organisationId, id, at, title, Boolean(visible));
+    else if (title !== undefined) rows = updateTitle.now(db, organisationId, id, at, title);
+    else if (visible !== undefined) rows = updateVisible.now(db, organisationId, id, at, Boolean(visible));
     else return undefined;
-    return rows[0];
+    return andThen(rows, firstRow);
   },
 
   /**

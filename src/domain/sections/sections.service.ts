@@ -79,7 +79,7 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
    * the common case; only when it changes nothing do we read, to tell 404, 409 and "already so" apart.
    * A PATCH that changes nothing is not an update: updated_at (and changes-since feeds) stay put.
    */
-  async function update(db: Db, organisationId: string, id: string, patch: Static<typeof UpdateSection>): Promise<SectionView> {
+  function update(db: Db, organisationId: string, id: string, patch: Static<typeof UpdateSection>): MaybeAsync<SectionView> {
     const changes: Pick<Partial<SectionRow>, 'title' | 'visible'> = {};
     if (patch.title !== undefined) changes.title = patch.title;
     if (patch.visible !== undefined) changes.visible = patch.visible;
@@ -90,16 +90,14 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
       const summary = `Section ${what.filter(Boolean).join(' and ')}.`;
       // One round trip (PostgreSQL, db/final-statement.ts): the change and its event go with the COMMIT, and a
       // section not changed (absent, deleted, already so) refuses it, so that the request runs again down here.
-      if (finalStatementOffered()) {
-        return toSectionView(await sectionsRepository.updateLiveRecordingEvent(db, organisationId, id, changes, at, summary));
-      }
-      const updated = await sectionsRepository.updateLiveIfChanged(db, organisationId, id, changes, at);
-      if (updated) {
-        await events.record(db, organisationId, 'section.updated', { id, course_id: updated.course_id, summary });
-        return toSectionView(updated);
-      }
+      if (finalStatementOffered()) return sectionsRepository.updateLiveRecordingEvent(db, organisationId, id, changes, at, summary).then(toSectionView);
+      // On SQLite, in a transaction, at once: the statements answer at once (src/maybe-async.ts).
+      return andThen(sectionsRepository.updateLiveIfChanged(db, organisationId, id, changes, at), (updated) => {
+        if (updated === undefined) return andThen(live(db, organisationId, id), toSectionView);
+        return andThen(events.record(db, organisationId, 'section.updated', { id, course_id: updated.course_id, summary }), () => toSectionView(updated));
+      });
     }
-    return toSectionView(await live(db, organisationId, id));
+    return andThen(live(db, organisationId, id), toSectionView);
   }
 
   return {

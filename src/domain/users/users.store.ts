@@ -12,6 +12,7 @@ import type { BatchWrites } from '../bulk/batch-writes.ts';
 import type { BulkItem } from '../bulk/bulk-engine.ts';
 import { customRoleCapabilities } from '../roles/role-capabilities.ts';
 import { usersRepository, type UserRow } from './users.repository.ts';
+import type { MaybeAsync } from '../../maybe-async.ts';
 
 export interface UserStore {
   byId(id: string): Promise<UserRow | undefined>;
@@ -24,7 +25,7 @@ export interface UserStore {
   insert(row: UserRow, taken: KeysTaken): Promise<void>;
   /** Sets columns of a live person the operation read. */
   update(row: UserRow, set: Partial<UserRow>): Promise<void>;
-  event(type: EventType, data: EventData): Promise<void>;
+  event(type: EventType, data: EventData): MaybeAsync<unknown>;
 }
 
 /** The 409s of a person's unique keys a caller controls. */
