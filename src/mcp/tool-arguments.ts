@@ -27,6 +27,17 @@ type Scalar = string | number | boolean;
 const isScalar = (v: unknown): v is Scalar => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean';
 const pointer = (name: string) => `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
+/**
+ * The operation's path as its literal parts and, between them, the names of its values: `/sections/{id}` →
+ * `['/sections/', 'id', '']`. Made once per tool, so that a call places its values without a regular expression.
+ */
+const templates = new WeakMap<Tool, string[]>();
+function templateOf(tool: Tool): string[] {
+  let parts = templates.get(tool);
+  if (parts === undefined) templates.set(tool, (parts = tool.op.path.split(/\{(\w+)\}/)));
+  return parts;
+}
+
 export function restRequestFor(tool: Tool, args: Record<string, unknown>): RestRequest {
   const errors: FieldError[] = [];
   const fail = (name: string, code: string, detail: string) => errors.push({ path: pointer(name), code, detail });
@@ -36,8 +47,9 @@ export function restRequestFor(tool: Tool, args: Record<string, unknown>): RestR
   const body: Array<[string, unknown]> = [];
   let idempotencyKey: string | undefined;
 
-  for (const [name, value] of Object.entries(args)) {
+  for (const name of Object.keys(args)) {
     if (tool.pathFields.has(name)) continue;
+    const value = args[name];
     if (name === IDEMPOTENCY_ARGUMENT && tool.op.idempotency) {
       if (typeof value === 'string') idempotencyKey = value;
       else fail(name, 'invalid_type', `\`${name}\` must be a string.`);
@@ -57,13 +69,20 @@ export function restRequestFor(tool: Tool, args: Record<string, unknown>): RestR
     }
   }
 
-  const path = tool.op.path.replace(/\{(\w+)\}/g, (_placeholder, name: string) => {
+  const parts = templateOf(tool);
+  let path = parts[0];
+  for (let i = 1; i < parts.length; i += 2) {
+    const name = parts[i];
     const value = args[name];
-    if (value === undefined) fail(name, 'required', `\`${name}\` is required.`);
-    else if (!isScalar(value)) fail(name, 'invalid_type', `\`${name}\` must be a string.`);
-    else return encodeURIComponent((params[name] = String(value)));
-    return '_';
-  });
+    if (value === undefined) {
+      fail(name, 'required', `\`${name}\` is required.`);
+      path += '_';
+    } else if (!isScalar(value)) {
+      fail(name, 'invalid_type', `\`${name}\` must be a string.`);
+      path += '_';
+    } else path += encodeURIComponent((params[name] = String(value)));
+    path += parts[i + 1];
+  }
 
   if (errors.length > 0) throw new ApiError('mcp.invalid_arguments', `The arguments of ${tool.name} are invalid; see \`errors\`.`, { errors });
   const search = query?.toString();

@@ -60,7 +60,7 @@ export function toolResult(requestId: string, answer: OperationAnswer): CallTool
   const { payload } = answer;
   if (payload === undefined || payload.length === 0) return { content: [{ type: 'text', text: `Done (HTTP ${answer.status}, no content).` }], _meta };
   const type = answer.json ? 'application/json' : (answer.headers?.['content-type'] ?? (typeof payload === 'string' ? 'text/plain; charset=utf-8' : 'application/octet-stream'));
-  if (/json/.test(type)) {
+  if (answer.json || /json/.test(type)) {
     const text = payload.toString();
     const value = JSON.parse(text) as unknown;
     const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
