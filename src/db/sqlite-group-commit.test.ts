@@ -18,6 +18,16 @@ describe('SQLite group commit', () => {
   let database: Database;
   /** The notes another connection sees: committed ones only. */
   const committed = () => (file.other.prepare('select text from notes order by text').all() as Array<{ text: string }>).map((r) => r.text);
+  /** What each transaction answered: its value, or its failure's message. */
+  const outcomesOf = (results: PromiseSettledResult<string>[]) => results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message));
+  /** Counts from now: the answer tells the commits made since, and the transactions they carried. */
+  const countCommits = () => {
+    const before = database.commitStats!();
+    return () => {
+      const after = database.commitStats!();
+      return { commits: after.commits - before.commits, transactions: after.transactions - before.transactions };
+    };
+  };
 
   before(async () => {
     file = await openNotesFile('group');
@@ -36,32 +46,24 @@ describe('SQLite group commit', () => {
     });
 
   test('a failing transaction in a group is undone alone; the others commit, once, before any caller hears', async () => {
-    const before = database.commitStats!();
+    const commitsSince = countCommits();
     const heard: string[][] = [];
     const outcomes = Promise.allSettled(['a', 'b', 'c', 'd'].map((name) => run(name, name === 'c').then((value) => (heard.push(committed()), value))));
     const results = await outcomes;
-    assert.deepEqual(
-      results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
-      ['a', 'b', 'c fails', 'd'],
-    );
+    assert.deepEqual(outcomesOf(results), ['a', 'b', 'c fails', 'd']);
     assert.deepEqual(committed(), ['a 1', 'a 2', 'b 1', 'b 2', 'd 1', 'd 2']);
     // Each caller was answered once every write of the group could be seen from outside: after its commit.
     for (const seen of heard) assert.deepEqual(seen, ['a 1', 'a 2', 'b 1', 'b 2', 'd 1', 'd 2']);
-    const after = database.commitStats!();
-    assert.deepEqual({ commits: after.commits - before.commits, transactions: after.transactions - before.transactions }, { commits: 1, transactions: 3 });
+    assert.deepEqual(commitsSince(), { commits: 1, transactions: 3 });
   });
 
   test('the first transactions of a group failing after a change are undone whole, and the rest commit', async () => {
     const start = committed();
-    const before = database.commitStats!();
+    const commitsSince = countCommits();
     const results = await Promise.allSettled([run('e', true), run('f', true), run('g', false), run('h', true), run('i', false)]);
-    assert.deepEqual(
-      results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
-      ['e fails', 'f fails', 'g', 'h fails', 'i'],
-    );
+    assert.deepEqual(outcomesOf(results), ['e fails', 'f fails', 'g', 'h fails', 'i']);
     assert.deepEqual(committed(), [...start, 'g 1', 'g 2', 'i 1', 'i 2'].sort());
-    const after = database.commitStats!();
-    assert.deepEqual({ commits: after.commits - before.commits, transactions: after.transactions - before.transactions }, { commits: 1, transactions: 2 });
+    assert.deepEqual(commitsSince(), { commits: 1, transactions: 2 });
     // A transaction alone in its group that fails leaves nothing, and no transaction open: the next one commits.
     await assert.rejects(run('j', true), /j fails/);
     assert.equal(await run('k', false), 'k');
@@ -75,11 +77,10 @@ describe('SQLite group commit', () => {
       await body(tx);
       return name;
     });
-  const outcomesOf = (results: PromiseSettledResult<string>[]) => results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message));
 
   test('a transaction that fails having changed nothing is refused alone: the others run once, in one commit', async () => {
     const start = committed();
-    const before = database.commitStats!();
+    const commitsSince = countCommits();
     const runs = new Map<string, number>();
     const results = await Promise.allSettled([
       counted(runs, 'l', (tx) => note(tx, 'l')),
@@ -96,13 +97,12 @@ describe('SQLite group commit', () => {
     assert.deepEqual([outcomes[0], outcomes[2], outcomes[3]], ['l', 'n fails', 'o']);
     assert.deepEqual(committed(), [...start, 'l', 'o'].sort());
     assert.deepEqual(Object.fromEntries(runs), { l: 1, m: 1, n: 1, o: 1 }, 'no transaction ran twice');
-    const after = database.commitStats!();
-    assert.deepEqual({ commits: after.commits - before.commits, transactions: after.transactions - before.transactions }, { commits: 1, transactions: 2 });
+    assert.deepEqual(commitsSince(), { commits: 1, transactions: 2 });
   });
 
   test('a transaction that fails after a change undoes the group, whose others run again and commit once', async () => {
     const start = committed();
-    const before = database.commitStats!();
+    const commitsSince = countCommits();
     const runs = new Map<string, number>();
     const results = await Promise.allSettled([
       counted(runs, 'p', (tx) => note(tx, 'p')),
@@ -121,8 +121,7 @@ describe('SQLite group commit', () => {
     assert.deepEqual(committed(), [...start, 'p', 'r', 't'].sort());
     // p ran before q's failure and again after it; from then on each body has its savepoint, so s fails alone.
     assert.deepEqual(Object.fromEntries(runs), { p: 2, q: 1, r: 1, s: 1, t: 1 });
-    const after = database.commitStats!();
-    assert.deepEqual({ commits: after.commits - before.commits, transactions: after.transactions - before.transactions }, { commits: 1, transactions: 3 });
+    assert.deepEqual(commitsSince(), { commits: 1, transactions: 3 });
   });
 
   test('writes that keep arriving turn after turn share one commit; the wait for more is bounded', async () => {
@@ -140,11 +139,10 @@ describe('SQLite group commit', () => {
       }
       await Promise.all(writes);
     };
-    const commitsFor = async (write: () => Promise<unknown>) => {
-      const before = database.commitStats!();
-      await write();
-      const after = database.commitStats!();
-      return { commits: after.commits - before.commits, transactions: after.transactions - before.transactions };
+    const commitsFor = async (writes: () => Promise<unknown>) => {
+      const commitsSince = countCommits();
+      await writes();
+      return commitsSince();
     };
     // The group waits while each turn brings another write: four over three turns go in one commit.
     assert.deepEqual(await commitsFor(() => underLoad('turn', 2)), { commits: 1, transactions: 4 });
