@@ -113,16 +113,11 @@ const NO_FIELDS = '[]';
 /**
  * Writes one entry with `db`: the change's transaction for a success, the database for a refusal. The id is a
  * UUIDv7 of the entry's time, so that ids order entries by time (lists, the retention job's id range); an
- * entry written now gets this process's fast one.
+ * entry written now gets this process's fast one. Not async: in a SQLite transaction the entry is written at once
+ * (src/maybe-async.ts), elsewhere the statement's promise is handed back as it is; a failure may be thrown at once.
  */
-export function recordAudit(db: Db, entry: AuditEntry, at?: Date): Promise<unknown> {
-  // Not async, and the statement's promise handed back as it is: one promise per entry, not three.
-  return insertEntry(db, ...entryArguments(entry, at));
-}
-
-/** recordAudit in a change's transaction: at once where the statement answers at once (SQLite: src/maybe-async.ts). */
-export function recordAuditNow(tx: Db, entry: AuditEntry): MaybeAsync<unknown> {
-  return insertEntry.now(tx, ...entryArguments(entry));
+export function recordAudit(db: Db, entry: AuditEntry, at?: Date): MaybeAsync<unknown> {
+  return insertEntry.now(db, ...entryArguments(entry, at));
 }
 
 /** The same insert, compiled: for a transaction that sends it with its final statement (db/final-statement.ts). */
@@ -184,7 +179,7 @@ export function auditChange(tx: Db, organisationId: string, target: AuditTarget 
   // Synchronous when there is nothing to write: every REST write's event passes here.
   if (scope === undefined || scope.written !== undefined) return undefined;
   scope.written = { organisationId, target };
-  return recordAuditNow(tx, { ...scope.source, organisationId, action: scope.action, target, outcome: 'success', status: 200, changedFields: scope.changedFields });
+  return recordAudit(tx, { ...scope.source, organisationId, action: scope.action, target, outcome: 'success', status: 200, changedFields: scope.changedFields });
 }
 
 /** Whether a change made now is audited by its service with its first event (an admin page, a CLI command: auditChange). */

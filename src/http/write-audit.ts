@@ -6,7 +6,7 @@ import { isDatabaseUnavailable } from '../db/availability.ts';
 import type { ApiError } from '../errors/api-error.ts';
 import type { Operation } from '../operations/operation.ts';
 import type { OperationCall } from './pipeline.ts';
-import { auditEntryStatement, recordAudit, recordAuditNow, unsuccessfulOutcome, type AuditEntry, type AuditOutcome, type AuditTarget } from '../audit/audit-log.ts';
+import { auditEntryStatement, recordAudit, unsuccessfulOutcome, type AuditEntry, type AuditOutcome, type AuditTarget } from '../audit/audit-log.ts';
 import type { CompiledQuery } from 'kysely';
 import type { MaybeAsync } from '../maybe-async.ts';
 
@@ -68,7 +68,7 @@ export function recordWrite(tx: Db, op: Operation, request: OperationCall, respo
   // A bulk request none of whose operations succeeded (an atomic one that failed, say) rolled its work back
   // and answers 200 with the failures: it changed nothing, so it is no change to record.
   if (op.bulk && (response.body as { summary?: { succeeded?: number } } | undefined)?.summary?.succeeded === 0) return undefined;
-  return recordAuditNow(tx, entryOf(op, request, 'success', response.status, targetOf(op, request, response.body)));
+  return recordAudit(tx, entryOf(op, request, 'success', response.status, targetOf(op, request, response.body)));
 }
 
 /**
