@@ -166,6 +166,9 @@ export class SqliteGroupCommit {
   readonly #driver: Driver;
   readonly #queue: Member[] = [];
   #pending = false;
+  /** How many bodies were queued when the next group last looked, and how many turns it has waited for more (#gather). */
+  #gathered = 0;
+  #turnsWaited = 0;
   #closed = false;
   /** Counted as they commit: how many transactions the commits carried (tests, and an operator's curiosity). */
   readonly stats: CommitStats = { commits: 0, transactions: 0 };
@@ -205,10 +208,6 @@ export class SqliteGroupCommit {
     // After the I/O of this turn: every request read in it has queued its body by then.
     setImmediate(this.#gather);
   }
-
-  /** How many bodies were queued when the group last looked, and how many turns it has waited for more. */
-  #gathered = 0;
-  #turnsWaited = 0;
 
   /**
    * The group starts once a turn of the event loop brings it no new body: while each turn's I/O brings more (other
