@@ -5,7 +5,8 @@
 // divided by the bare route is the part of the request's budget the database takes by itself.
 //   read:  the request's two reads, the organisation by its address (tenancy) and the section, through the services
 //   patch: the spread PATCH's transaction, the section's UPDATE and its `section.updated` event, through the
-//          sections service and `db.transaction()`, over the same 1,000 sections; every title is new, so each writes
+//          sections service and `inTransaction` (its body answering at once where its statements do, as the
+//          request's), over the same 1,000 sections; every title is new, so each writes
 //   patch-audited: the same transaction with the audit entry the pipeline adds to it (src/audit/audit-log.ts), so
 //          that beside `patch`, in the same run, it shows what the entry costs a write with no HTTP noise around it
 // On PostgreSQL the read starts from the cached organisation and sends its check as a rider of the section's read
@@ -24,6 +25,7 @@ import { auditEntryStatement, recordAudit, type AuditEntry } from '../src/audit/
 import { offerFinalStatement, type FinalStatementOffer } from '../src/db/final-statement.ts';
 import type { Fixture } from './seed.ts';
 import { andThen, type MaybeAsync } from '../src/maybe-async.ts';
+import { inTransaction } from '../src/db/in-transaction.ts';
 
 export type InProcessWork = 'read' | 'patch' | 'patch-audited';
 
@@ -90,12 +92,11 @@ function workOf(kind: InProcessWork, services: Services, db: Db, dialect: Dialec
     const entry = entryFor(id);
     // The entry goes with the final statement where one went (PostgreSQL), as the pipeline's does; else in the transaction.
     const tail = () => (kind === 'patch-audited' ? [auditEntryStatement(db, entry)] : []);
+    // A body that answers at once where its statements do (SQLite), as the request's (http/operation-runner.ts).
     const transaction = (offer?: FinalStatementOffer) =>
-      db.transaction().execute(async (tx) => {
-        const section = await services.sections.update(tx, fixture.organisationId, id, { title });
-        if (kind === 'patch-audited' && !offer?.used) await recordAudit(tx, entry);
-        return section;
-      });
+      inTransaction(db, (tx) =>
+        andThen(services.sections.update(tx, fixture.organisationId, id, { title }), (section) => (kind === 'patch-audited' && !offer?.used ? andThen(recordAudit(tx, entry), () => section) : section)),
+      );
     return dialect === 'postgres' ? offerFinalStatement(tail, transaction) : transaction();
   };
 }
