@@ -68,6 +68,26 @@ function declaresElicitation(ctx: ServerContext): boolean {
   return elicitation !== undefined && elicitation !== null && (elicitation.form !== undefined || elicitation.url === undefined);
 }
 
+/**
+ * The SDK's low-level `Server`, closed without a stack trace. The SDK closes every per-request server when its
+ * exchange ends, and its close (`Protocol._onclose`) makes a "Connection closed" `SdkError` for whatever still
+ * waits on the exchange: nothing, once the answer is made. Making it captured the stack, the await chain behind
+ * it included: 11-16 µs of a tool call's CPU (13 % of it), the largest single function in its V8 profile
+ * (bench/README.md). Its message says all there is; a handler still running when a client goes away is
+ * aborted with it as before, without the stack.
+ */
+export class ToolServer extends Server {
+  protected override _onclose(): void {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super._onclose();
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+}
+
 export function createToolServerFactory(deps: ToolServerDeps) {
   const byName = new Map(deps.tools.map((t) => [t.name, t]));
 
@@ -126,7 +146,7 @@ export function createToolServerFactory(deps: ToolServerDeps) {
   return function serverFor(ctx: McpRequestContext): Server {
     // Looked up when a handler runs: the server and its handlers keep the number, never the call.
     const key = ctx.authInfo?.extra?.call;
-    const server = new Server({ name: 'atrium', title: 'Atrium', version: deps.version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    const server = new ToolServer({ name: 'atrium', title: 'Atrium', version: deps.version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
     server.setRequestHandler('tools/list', async () => {
       const call = deps.calls.get(key);
       return { tools: deps.tools.filter((t) => isToolOn(t, call.settings) && inScope(t, call.actor)).map((t) => t.listing) };
