@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { KyselyConfig } from 'kysely';
 import { NodeSqliteDatabase } from './sqlite-adapter.ts';
 import { directStatements } from './direct-statements.ts';
+import { hintsOf } from './statement-hints.ts';
 import { GroupCommitKysely } from './sqlite-group-commit.ts';
 import { CHECKPOINT_THREAD, watchCheckpoints } from './sqlite-checkpoints.ts';
 import type { Database, DatabaseOptions } from './database-types.ts';
@@ -31,7 +32,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   directStatements.set(db, (query, reads) => {
     if (!reads || sqlite.inOwnTransaction) return undefined;
     onQuery?.(query);
-    return sqlite.readInTurn(query.sql, query.parameters);
+    return sqlite.readInTurn(query.sql, query.parameters, hintsOf(query)?.sharedInTurn === true);
   });
   const thread = options.checkpointThread === true ? CHECKPOINT_THREAD : options.checkpointThread || undefined;
   const checkpoints =

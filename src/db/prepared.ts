@@ -22,6 +22,12 @@ export interface PreparedOptions {
    * surfaces there (and rolls the transaction back). For writes such as the outbox event of a change.
    */
   deferrable?: boolean;
+  /**
+   * A read whose rows the requests of one turn of the event loop may share on SQLite (they read one snapshot:
+   * sqlite-adapter.ts, readInTurn): it runs once a turn for the same arguments. The rows are the same objects
+   * for every caller, so none may change them. Ignored elsewhere (PostgreSQL, a transaction).
+   */
+  sharedInTurn?: boolean;
 }
 
 let statements = 0;
@@ -51,7 +57,7 @@ export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: 
       if (missing !== -1) throw new Error(`preparedQuery: argument ${missing} is not a parameter of the query it builds`);
       // The arguments in the query's own order, and nothing else (an insert's values): they are its parameters as given.
       const asGiven = slots.length === args.length && slots.every((slot, i) => slot === i);
-      entry = { compiled, slots: asGiven ? null : slots, reads: compiled.query.kind === 'SelectQueryNode', hints: { name: `atrium_p${++statements}`, deferrable: options.deferrable === true } };
+      entry = { compiled, slots: asGiven ? null : slots, reads: compiled.query.kind === 'SelectQueryNode', hints: { name: `atrium_p${++statements}`, deferrable: options.deferrable === true, ...(options.sharedInTurn ? { sharedInTurn: true } : {}) } };
       byAdapter.set(adapter, entry);
     }
     return entry;

@@ -13,6 +13,9 @@ import { preparedQuery } from './prepared.ts';
 // Prepared reads run directly (direct-statements.ts): the path every hot read takes.
 const readNotes = preparedQuery((db: Db) => db.selectFrom('notes' as never).select('text' as never).orderBy('text' as never));
 const texts = async (db: Db) => ((await readNotes(db)) as Array<{ text: string }>).map((r) => r.text);
+// The same read, its rows shared by the turn's callers (prepared.ts, sharedInTurn).
+const readNotesShared = preparedQuery((db: Db, from: string) => db.selectFrom('notes' as never).select('text' as never).where('text' as never, '>=', from as never).orderBy('text' as never), { sharedInTurn: true });
+const sharedTexts = (rows: unknown) => (rows as Array<{ text: string }>).map((r) => r.text);
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('SQLite: the reads of one turn share one read transaction', () => {
@@ -60,6 +63,29 @@ describe('SQLite: the reads of one turn share one read transaction', () => {
       (other.prepare("select text from notes where text in ('mine', 'grouped') order by text").all() as Array<{ text: string }>).map((r) => r.text),
       ['grouped', 'mine'],
     );
+  });
+
+  test("a shared read runs once a turn for the same arguments; a write in the turn, or the next turn, reads again", async () => {
+    const { db } = database;
+    await nextTurn();
+    const first = readNotesShared.now(db, 'shared');
+    assert.equal(readNotesShared.now(db, 'shared'), first, 'the same turn and arguments: the same rows');
+    assert.notEqual(readNotesShared.now(db, 'shared-b'), first, 'other arguments: a read of their own');
+    // Another connection's commit is not in this turn's snapshot, shared or not.
+    other.exec("insert into notes (text) values ('shared by another')");
+    assert.deepEqual(sharedTexts(readNotesShared.now(db, 'shared')), sharedTexts(first));
+    await nextTurn();
+    // Another read opens the next turn's snapshot first: what the last turn shared is gone with its own.
+    readNotesShared.now(db, 'shared-b');
+    const next = readNotesShared.now(db, 'shared');
+    assert.notEqual(next, first, 'the next turn reads again');
+    assert.deepEqual(sharedTexts(next), ['shared by another']);
+    // This process's own write, in the same turn, ends the snapshot and what it shared.
+    let turned = false;
+    setImmediate(() => (turned = true));
+    await sql`insert into notes (text) values ('shared mine')`.execute(db);
+    assert.deepEqual(sharedTexts(readNotesShared.now(db, 'shared')), ['shared by another', 'shared mine']);
+    assert.ok(!turned, 'the write and the read after it ran in the turn of the read before it');
   });
 
   test('a read that fails ends the read transaction with it; the next read runs', async () => {

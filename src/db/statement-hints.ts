@@ -1,7 +1,7 @@
 // What a compiled query may tell the database driver beyond its SQL (set by prepared.ts, savepoints.ts and
-// deferred-writes.ts, read by postgres-driver.ts; SQLite ignores them): a statement name, so that PostgreSQL
-// parses it once per connection, and whether a transaction may send it later, with its next statement or its
-// COMMIT.
+// deferred-writes.ts, read by postgres-driver.ts and, for `sharedInTurn` alone, by SQLite's direct reads in
+// database.ts): a statement name, so that PostgreSQL parses it once per connection, and whether a transaction
+// may send it later, with its next statement or its COMMIT.
 export const STATEMENT_HINTS = Symbol('atrium.statementHints');
 
 export interface StatementHints {
@@ -21,6 +21,11 @@ export interface StatementHints {
   final?: boolean;
   /** Named by its text, whose shapes are few (postgres-driver.ts: a prepared read with its riders folded in). */
   byText?: boolean;
+  /**
+   * SQLite: the reads of one turn that ask it with the same arguments share its rows (sqlite-adapter.ts,
+   * readInTurn). For rows nobody changes once read: the organisation a request is for.
+   */
+  sharedInTurn?: boolean;
 }
 
 export function hintsOf(query: object): StatementHints | undefined {

@@ -6,8 +6,10 @@ import { andThen, type MaybeAsync } from '../../maybe-async.ts';
 
 export type Organisation = OrganisationsTable;
 
-// The tenancy read: every request of the API runs it once (organisations.findByAddress).
-const byAddress = preparedQuery((db: Db, address: string) => db.selectFrom('organisations').selectAll().where('address', '=', address));
+// The tenancy read: every request of the API runs it once (organisations.findByAddress). On SQLite the requests of
+// one turn share it (they read one snapshot: sqlite-adapter.ts, readInTurn), so the organisation they get is one
+// object: nobody changes an Organisation once read (PostgreSQL's tenancy cache shares them too).
+const byAddress = preparedQuery((db: Db, address: string) => db.selectFrom('organisations').selectAll().where('address', '=', address), { sharedInTurn: true });
 
 // The organisation at this address is still the copy a request started from (src/http/tenancy-cache.ts), stated
 // as a premise that fails the statement when it does not hold (atrium_require, PostgreSQL only). Timestamps leave
