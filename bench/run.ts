@@ -12,6 +12,7 @@ import { rosterSuite } from './roster-scenarios.ts';
 import { latencySuite } from './latency-scenarios.ts';
 import type { Measurement, Suite } from './measurement.ts';
 import { formatTable, verdict } from './report.ts';
+import { derivedGoals } from './issue-goals.ts';
 import { startServer } from './server-process.ts';
 import { readSettings } from './settings.ts';
 
@@ -80,6 +81,11 @@ for (const open of targets()) {
 
 const result = verdict(measurements, { enforceGoals: settings.enforceGoals });
 if (measurements.length > 0) process.stdout.write(`\n${formatTable(measurements)}\n`);
+const derived = derivedGoals(measurements);
+if (derived) {
+  process.stdout.write(`\n${derived.text}\n`);
+  result.lines.push(...derived.lines);
+}
 for (const suite of suites) {
   const report = suite.report?.(settings);
   if (!report) continue;
