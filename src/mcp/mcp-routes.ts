@@ -34,7 +34,7 @@ import { isDatabaseUnavailable } from '../db/availability.ts';
 import { sendRider, withRider, type Rider } from '../db/riders.ts';
 import type { Exchange } from '../http/pipeline.ts';
 import { turnedStale, type TenancyCache } from '../http/tenancy-cache.ts';
-import { buffered, isEventStream, webRequestOf, writeWebResponse } from './web-exchange.ts';
+import { buffered, endWhenClientGoes, isEventStream, webRequestOf, writeWebResponse } from './web-exchange.ts';
 import { createCallRegistry } from './call-registry.ts';
 
 /** The caller /mcp admitted, on the organisation it was admitted on. */
@@ -195,11 +195,13 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     if (rider !== undefined && !rides && (await isStale(rider))) admitted = await admitFresh(request);
     const exchange: Exchange = { request, reply };
     const serve = await loadServe();
-    // Fired when the client goes away before the answer is written: the SDK ends what it was streaming. Once the
-    // whole answer was handed to Node (`writableEnded`) there is nothing left to end, whether or not the socket has
-    // flushed it yet (an aborted signal costs a DOMException with its stack; app.inject's replies never flush).
+    // Fired when the client goes away before the answer is written: the SDK ends what it was streaming, and the
+    // exchanges' servers are closed (web-exchange.ts). A 2026-07-28 tool call's exchange is ended by its server's
+    // close alone: its `Request` goes without the signal, which undici's `Request` makes costly to follow.
     const abort = new AbortController();
-    reply.raw.once('close', () => reply.raw.writableEnded || abort.abort());
+    const servers: McpCall['servers'] = [];
+    endWhenClientGoes(reply.raw, abort, servers);
+    const signal = toolsCall && request.headers['mcp-protocol-version'] === MODERN_REVISION ? undefined : abort.signal;
     // The calls this request opened, closed once its answer is written (a streamed one's handlers run until then).
     const opened: number[] = [];
     const answer = (caller: Admitted, checking?: Rider) => {
@@ -209,12 +211,13 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
         settings: caller.settings,
         requestId: request.id,
         exchange,
+        servers,
         ...(checking ? { confirmTenancy: () => sendRider(app.db, checking) } : {}),
       };
       const key = calls.open(call);
       opened.push(key);
       const auth: AuthInfo = { token: caller.token, clientId: caller.actor.credentialId, scopes: [...caller.actor.scopes], extra: { call: key } };
-      const sdkRequest = webRequestOf(request, abort.signal);
+      const sdkRequest = webRequestOf(request, signal);
       return checking ? withRider(checking, () => serve(sdkRequest, message, auth)) : serve(sdkRequest, message, auth);
     };
     try {

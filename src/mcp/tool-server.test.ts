@@ -2,29 +2,14 @@
 // trace the SDK's close would capture on every exchange, and the process's stack traces are left as they were.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InMemoryTransport, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
-import { ToolServer } from './tool-server.ts';
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+import { serverWithCallInFlight } from '../../test/support/sdk-call-in-flight.ts';
 
 test('closing a server ends a call in flight with "Connection closed", no stack captured, stack traces as before', async () => {
-  const server = new ToolServer({ name: 'test', version: '1' }, { capabilities: { tools: {} } });
-  let reason: unknown;
-  const started = Promise.withResolvers<void>();
-  server.setRequestHandler('tools/call', (_request, ctx) => {
-    started.resolve();
-    return new Promise((resolve) => {
-      ctx.mcpReq.signal.addEventListener('abort', () => {
-        reason = ctx.mcpReq.signal.reason;
-        resolve({ content: [] });
-      });
-    });
-  });
-  const [client, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  await client.start();
-  await client.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'anything', arguments: {} } });
-  await started.promise;
+  const { server, ended } = await serverWithCallInFlight();
   const limit = Error.stackTraceLimit;
   await server.close();
+  const reason = await ended;
   assert.ok(reason instanceof SdkError, `aborted with ${String(reason)}`);
   assert.equal(reason.code, SdkErrorCode.ConnectionClosed);
   assert.equal(reason.stack?.split('\n').length, 1, 'no frame captured');

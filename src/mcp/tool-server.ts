@@ -28,6 +28,8 @@ import type { CallRegistry } from './call-registry.ts';
 /** Who is calling, as /mcp established it, and over which request; named to the per-request server by its number in `calls` (call-registry.ts). */
 export interface McpCall extends Caller {
   settings: McpSettings;
+  /** The SDK servers made for the request so far (serverFor adds each): closed if its client goes away first (web-exchange.ts). */
+  servers: Server[];
 }
 
 export interface ToolServerDeps {
@@ -147,6 +149,7 @@ export function createToolServerFactory(deps: ToolServerDeps) {
     // Looked up when a handler runs: the server and its handlers keep the number, never the call.
     const key = ctx.authInfo?.extra?.call;
     const server = new ToolServer({ name: 'atrium', title: 'Atrium', version: deps.version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    if (key !== undefined) deps.calls.get(key).servers.push(server);
     server.setRequestHandler('tools/list', async () => {
       const call = deps.calls.get(key);
       return { tools: deps.tools.filter((t) => isToolOn(t, call.settings) && inScope(t, call.actor)).map((t) => t.listing) };

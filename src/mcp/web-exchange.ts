@@ -13,15 +13,36 @@ const FORWARDED_HEADERS = ['content-type', 'accept', 'mcp-protocol-version', 'mc
 
 /**
  * The web `Request` for the SDK, without a body: a POST's message goes to the SDK parsed, as `parsedBody`
- * (mcp-routes.ts). `signal` aborts when the client goes away (it ends an open event stream).
+ * (mcp-routes.ts). `signal` aborts when the client goes away (it ends an open event stream); without one, what
+ * the exchange opened is ended by closing its server instead (endWhenClientGoes).
  */
-export function webRequestOf(request: FastifyRequest, signal: AbortSignal): Request {
+export function webRequestOf(request: FastifyRequest, signal: AbortSignal | undefined): Request {
   const headers = new Headers();
   for (const name of FORWARDED_HEADERS) {
     const value = request.headers[name];
     if (typeof value === 'string') headers.set(name, value);
   }
-  return new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers, signal });
+  return new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers, ...(signal ? { signal } : {}) });
+}
+
+/**
+ * When the client goes away before the answer is written: `abort` fires (the signal of a `Request` given one,
+ * and writeWebResponse's loop), and each server made for the exchange is closed, which ends its exchange as the
+ * signal would have (the SDK's per-request transport closes on either, and its pending answer becomes a 499 that
+ * nobody reads). Once the whole answer was handed to Node (`writableEnded`) there is nothing left to end, whether
+ * or not the socket has flushed it yet (an aborted signal costs a DOMException with its stack; app.inject's
+ * replies never flush).
+ *
+ * Why a 2026-07-28 tools/call's `Request` carries no signal: undici's `Request` follows a signal given to it
+ * through a listener, a WeakRef and a FinalizationRegistry entry, about 4 % of a tool call's CPU (bench/README.md);
+ * its server, closed here, is the only thing the signal would have ended.
+ */
+export function endWhenClientGoes(res: ServerResponse, abort: AbortController, servers: ReadonlyArray<{ close(): Promise<void> }>): void {
+  res.once('close', () => {
+    if (res.writableEnded) return;
+    abort.abort();
+    for (const server of servers) server.close().catch(() => {});
+  });
 }
 
 export const isEventStream = (response: Response) => response.headers.get('content-type')?.startsWith('text/event-stream') === true;
