@@ -74,7 +74,7 @@ function declaresElicitation(ctx: ServerContext): boolean {
  * The SDK's low-level `Server`, closed without a stack trace. The SDK closes every per-request server when its
  * exchange ends, and its close (`Protocol._onclose`) makes a "Connection closed" `SdkError` for whatever still
  * waits on the exchange: nothing, once the answer is made. Making it captured the stack, the await chain behind
- * it included: 11-16 µs of a tool call's CPU (13 % of it), the largest single function in its V8 profile
+ * it included: 11-16 µs of a tool call's CPU (about 5 % of it), the largest single function in its V8 profile
  * (bench/README.md). Its message says all there is; a handler still running when a client goes away is
  * aborted with it as before, without the stack.
  */
