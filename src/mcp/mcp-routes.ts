@@ -191,7 +191,8 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     // holds nothing is sent, and a stale copy runs the call again on the organisation as it is now, whose
     // refusal (a revoked credential's 401) is this request's answer. Anything else is answered from the copy
     // only once the copy is checked.
-    const rides = rider !== undefined && toolsCall && request.headers['mcp-protocol-version'] === MODERN_REVISION;
+    const modernToolCall = toolsCall && request.headers['mcp-protocol-version'] === MODERN_REVISION;
+    const rides = rider !== undefined && modernToolCall;
     if (rider !== undefined && !rides && (await isStale(rider))) admitted = await admitFresh(request);
     const exchange: Exchange = { request, reply };
     const serve = await loadServe();
@@ -201,7 +202,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     const abort = new AbortController();
     const servers: McpCall['servers'] = [];
     endWhenClientGoes(reply.raw, abort, servers);
-    const signal = toolsCall && request.headers['mcp-protocol-version'] === MODERN_REVISION ? undefined : abort.signal;
+    const signal = modernToolCall ? undefined : abort.signal;
     // The calls this request opened, closed once its answer is written (a streamed one's handlers run until then).
     const opened: number[] = [];
     const answer = (caller: Admitted, checking?: Rider) => {
