@@ -18,6 +18,7 @@ import type { AuditEventsTable } from '../db/audit-tables.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { v7 } from 'uuid';
 import { newId } from '../ids.ts';
+import { isoTime } from '../clock.ts';
 import type { MaybeAsync } from '../maybe-async.ts';
 
 export type AuditVia = AuditEventsTable['via'];
@@ -131,7 +132,7 @@ function entryArguments(entry: AuditEntry, at?: Date): Parameters<typeof insertE
   return [
     at === undefined ? newId() : v7({ msecs: at.getTime() }),
     entry.organisationId,
-    when.toISOString(),
+    isoTime(when),
     actor.type,
     actor.id,
     actor.name,

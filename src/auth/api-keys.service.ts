@@ -1,7 +1,7 @@
 // Issuing API keys and authenticating requests that present one.
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/database.ts';
-import type { Clock } from '../clock.ts';
+import { type Clock, nowIso } from '../clock.ts';
 import { newId } from '../ids.ts';
 import { ApiError, fieldError } from '../errors/api-error.ts';
 import type { Revisions } from '../operations/revisions.ts';
@@ -66,7 +66,7 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; revisions: Rev
         display_prefix: displayPrefix(key),
         scopes: JSON.stringify([...new Set(input.scopes)]),
         service_version: revision,
-        created_at: clock.now().toISOString(),
+        created_at: nowIso(clock),
         expires_at: input.expiresAt ?? null,
         revoked_at: null,
         last_used_at: null,
@@ -135,7 +135,7 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; revisions: Rev
   /** Refused on the very next request, by every process: the revocation bumps the credentials epoch with it. */
   async function revoke(organisationId: string, id: string): Promise<boolean> {
     return db.transaction().execute(async (tx) => {
-      const result = await apiKeysRepository.revoke(tx, organisationId, id, clock.now().toISOString());
+      const result = await apiKeysRepository.revoke(tx, organisationId, id, nowIso(clock));
       if (Number(result.numUpdatedRows) === 0) return false;
       await bumpCredentialEpoch(tx, organisationId);
       await events.record(tx, organisationId, 'api_key.revoked', { id, summary: 'API key revoked.' });

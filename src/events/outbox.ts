@@ -1,6 +1,6 @@
 // Writing events: services call `record` with the transaction of their change, never after it.
 import { sql, type RawBuilder } from 'kysely';
-import type { Clock } from '../clock.ts';
+import { type Clock, nowIso } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import { newId } from '../ids.ts';
 import { skipLockedForUpdate } from '../db/claims.ts';
@@ -64,7 +64,7 @@ export function createEventRecorder(deps: { clock: Clock }) {
   return {
     /** At once where the statement answers at once (SQLite, in a transaction: src/maybe-async.ts), else its promise. */
     record(db: Db, organisationId: string, type: EventType, data: EventData): MaybeAsync<unknown> {
-      const inserted = insertEvent.now(db, newId(), organisationId, type, deps.clock.now().toISOString(), JSON.stringify(data));
+      const inserted = insertEvent.now(db, newId(), organisationId, type, nowIso(deps.clock), JSON.stringify(data));
       // A change made by an admin page or a CLI command is audited with its first event (audit/audit-log.ts).
       return andThen(inserted, () => auditChange(db, organisationId, { type: targetTypeOfEvent(type), id: data.id }));
     },
@@ -74,7 +74,7 @@ export function createEventRecorder(deps: { clock: Clock }) {
      */
     async recordMany(db: Db, organisationId: string, events: Array<{ type: EventType; data: EventData }>): Promise<void> {
       if (events.length === 0) return;
-      const occurredAt = deps.clock.now().toISOString();
+      const occurredAt = nowIso(deps.clock);
       const rows = events.map(({ type, data }) => ({ id: newId(), organisation_id: organisationId, type, occurred_at: occurredAt, data: JSON.stringify(data), dispatched_at: null }));
       await insertMany(db, 'outbox_events', rows);
       await auditChange(db, organisationId, { type: targetTypeOfEvent(events[0].type), id: events[0].data.id });

@@ -4,7 +4,7 @@
 // so a crash or a 500 leaves neither. Only successes are recorded: a refused request changed nothing and may
 // simply be sent again.
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
-import type { Clock } from '../clock.ts';
+import { type Clock, nowIso } from '../clock.ts';
 import type { Database, Db } from '../db/database.ts';
 import { LockBusy, withTransactionLock } from '../db/locks.ts';
 import { againIfPlansOutdated } from '../db/outdated-plans.ts';
@@ -71,7 +71,7 @@ export function createIdempotency(deps: { database: Database; clock: Clock }) {
 
   /** The check, with a keyed write's first statement, that its key has no live record (PostgreSQL). */
   function keyUnused(scope: IdempotencyScope): Rider {
-    const query = idempotencyRepository.unusedQuery(database.db, scope, clock.now().toISOString());
+    const query = idempotencyRepository.unusedQuery(database.db, scope, nowIso(clock));
     return createRider(query, () => {}, { transactional: true, refused: (failure) => (isPremiseFailure(failure) ? new KeyUsed() : failure) });
   }
 
@@ -101,7 +101,7 @@ export function createIdempotency(deps: { database: Database; clock: Clock }) {
     // run twice (`beforeTransaction`: a mail) looks first, as SQLite does, where a look costs no round trip.
     const looksInTransaction = database.dialect === 'postgres' && beforeTransaction === undefined;
     if (!looksInTransaction) {
-      const existing = await idempotencyRepository.find(database.db, scope, clock.now().toISOString());
+      const existing = await idempotencyRepository.find(database.db, scope, nowIso(clock));
       if (existing) return replay(existing, fingerprint);
     }
     const lockKey = `${scope.organisationId}:${scope.credentialId}:${scope.key}`;
@@ -138,7 +138,7 @@ export function createIdempotency(deps: { database: Database; clock: Clock }) {
       // (SQLite shared by several processes, or PostgreSQL between our first look and our lock): the record's
       // insert failed. Either way our effect rolled back, and the record answers.
       if (!(err instanceof KeyUsed) && !isUniqueViolation(err)) throw err;
-      const winner = await idempotencyRepository.find(database.db, scope, clock.now().toISOString());
+      const winner = await idempotencyRepository.find(database.db, scope, nowIso(clock));
       if (!winner) throw err;
       return replay(winner, fingerprint);
     } finally {
@@ -148,7 +148,7 @@ export function createIdempotency(deps: { database: Database; clock: Clock }) {
 
   return {
     run,
-    purgeExpired: () => idempotencyRepository.purgeExpired(database.db, clock.now().toISOString()),
+    purgeExpired: () => idempotencyRepository.purgeExpired(database.db, nowIso(clock)),
   };
 }
 

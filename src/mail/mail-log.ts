@@ -1,7 +1,7 @@
 // Without SMTP_URL, mail is "sent" into the mail_log table: development and small deployments still see
 // exactly what would have gone out, and an organisation's administrator can read its own.
 import type { Selectable } from 'kysely';
-import type { Clock } from '../clock.ts';
+import { type Clock, nowIso } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import type { MailLogTable } from '../db/tables.ts';
 import { newId } from '../ids.ts';
@@ -36,7 +36,7 @@ export function createMailLogMailer(deps: { db: Db; clock: Clock }, from: string
         subject: mail.subject,
         text_body: mail.text ?? null,
         html_body: mail.html ?? null,
-        created_at: clock.now().toISOString(),
+        created_at: nowIso(clock),
       });
     },
     async verify() {},

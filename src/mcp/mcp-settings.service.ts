@@ -5,7 +5,7 @@
 // organisation's credentials epoch (src/access/credential-epoch.ts), which every request reads fresh with the
 // organisation: saving bumps the epoch in the same transaction, so the next request on any process misses and
 // reads them again. What a credential may do over MCP is part of what that epoch guards.
-import type { Clock } from '../clock.ts';
+import { type Clock, nowIso } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import { bumpCredentialEpoch, createCredentialCache } from '../access/credential-epoch.ts';
@@ -59,7 +59,7 @@ export function createMcpSettingsService(deps: { db: Db; clock: Clock }) {
           allow_self_registration: settings.allowSelfRegistration,
           tools_on: JSON.stringify([...settings.toolsOn].sort()),
           tools_known: settings.toolsKnown === undefined ? null : JSON.stringify([...settings.toolsKnown].sort()),
-          updated_at: clock.now().toISOString(),
+          updated_at: nowIso(clock),
         });
         await bumpCredentialEpoch(tx, organisationId);
         // No event for this change: the page's audit entry is written here.

@@ -5,7 +5,7 @@
 // database does not answer, `atrium_database_up` is 0 and the queue gauges are left out of that scrape.
 import client from 'prom-client';
 import { sql } from 'kysely';
-import type { Clock } from '../clock.ts';
+import { type Clock, nowIso } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { registry } from './prometheus.ts';
 
@@ -54,7 +54,7 @@ export function registerDatabaseGauges(database: Database, clock: Clock): void {
   // The queries of one scrape, shared by every gauge that collects during it.
   let scrape: Promise<QueueSnapshot | undefined> | undefined;
   const snapshot = () => {
-    scrape ??= readQueues(database, clock.now().toISOString())
+    scrape ??= readQueues(database, nowIso(clock))
       .catch(() => undefined)
       .finally(() => setImmediate(() => (scrape = undefined)));
     return scrape;

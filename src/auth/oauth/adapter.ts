@@ -5,7 +5,7 @@
 //   from the id asked for, on `find`.
 // - Clients live in oauth_clients (clients.repository.ts), where the admin page and the CLI register them.
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { bumpCredentialEpoch } from '../../access/credential-epoch.ts';
 import { hashRecordId, oauthRecordsRepository } from './oauth-records.repository.ts';
@@ -79,7 +79,7 @@ export function createAdapterFactory(deps: AdapterDeps): (model: string) => Adap
         return undefined;
       },
       async consume(id: string) {
-        await oauthRecordsRepository.consume(db, organisationId, model, key(id), clock.now().toISOString());
+        await oauthRecordsRepository.consume(db, organisationId, model, key(id), nowIso(clock));
       },
       async destroy(id: string) {
         if (!TOKEN_MODELS.has(model)) return oauthRecordsRepository.destroy(db, organisationId, model, key(id));

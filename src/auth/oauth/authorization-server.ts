@@ -9,7 +9,7 @@
 //   person gave the client is loaded, and only scopes it lacks are asked for;
 // - storage is our database (adapter.ts), shared by every server process.
 import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { Organisation } from '../../domain/organisations/organisations.repository.ts';
 import type { PeopleService } from '../../domain/people/people.service.ts';
@@ -218,6 +218,6 @@ export function createAuthorizationServer(org: Organisation, deps: Authorization
 }
 
 async function latestGrantId(db: Db, clock: Clock, organisationId: string, clientId: string, accountId: string): Promise<string | undefined> {
-  const row = await oauthRecordsRepository.latestGrant(db, organisationId, clientId, accountId, clock.now().toISOString());
+  const row = await oauthRecordsRepository.latestGrant(db, organisationId, clientId, accountId, nowIso(clock));
   return row ? (JSON.parse(row.payload) as { jti: string }).jti : undefined;
 }

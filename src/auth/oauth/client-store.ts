@@ -3,7 +3,7 @@
 // secret as `client_secret`; the HTTP layer hashes the secret a client presents before the provider compares
 // them (oauth-requests.ts), so the secret itself is never stored.
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import type { Revisions } from '../../operations/revisions.ts';
@@ -36,7 +36,7 @@ export function createOAuthClientStore(deps: { db: Db; clock: Clock; events: Eve
 
   /** A client that registered itself (only ever public, authorization code; checked in oauth-requests.ts). */
   async function registerItself(organisationId: string, metadata: AdapterPayload): Promise<void> {
-    const at = clock.now().toISOString();
+    const at = nowIso(clock);
     const requested = typeof metadata.scope === 'string' ? metadata.scope.split(' ') : [];
     const row: OAuthClientRow = {
       id: newId(),

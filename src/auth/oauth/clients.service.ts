@@ -2,7 +2,7 @@
 // A confidential client's secret is shown once and kept only as its SHA-256, like an API key.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { requireApiEntitlement } from '../../domain/organisations/entitlement.ts';
 import { peopleRepository } from '../../domain/people/people.repository.ts';
@@ -57,7 +57,7 @@ export function createOAuthClientService(deps: { db: Db; clock: Clock; events: E
       return db.transaction().execute(async (tx) => {
         await requireApiEntitlement(tx, organisationId, 'OAuth clients');
         await check(tx, organisationId, input);
-        const at = clock.now().toISOString();
+        const at = nowIso(clock);
         const secret = input.type === 'confidential' ? generateClientSecret() : undefined;
         const row: OAuthClientRow = {
           id: newId(),
@@ -94,7 +94,7 @@ export function createOAuthClientService(deps: { db: Db; clock: Clock; events: E
         if (!row) throw new ApiError('oauth_client.not_found', 'This organisation has no such OAuth client.');
         if (row.type !== 'confidential') throw new ApiError('oauth_client.public', 'A public client has no secret to rotate.');
         const secret = generateClientSecret();
-        await oauthClientsRepository.setSecretHash(tx, organisationId, id, hashClientSecret(secret), clock.now().toISOString());
+        await oauthClientsRepository.setSecretHash(tx, organisationId, id, hashClientSecret(secret), nowIso(clock));
         await events.record(tx, organisationId, 'oauth_client.secret_rotated', { id, client_id: row.client_id, summary: 'OAuth client secret rotated; the previous one no longer works.' });
         return { id, client_id: row.client_id, client_secret: secret };
       });

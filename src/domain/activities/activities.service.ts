@@ -3,7 +3,7 @@
 // entries the service is given; pages of every type hang from an activity.
 import type { Static } from 'typebox';
 import type { RawBuilder } from 'kysely';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
 import { foundOr404, newResourceRow } from '../resource-rows.ts';
@@ -143,7 +143,7 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
   }
 
   const newActivityRow = (organisationId: string, input: Static<typeof CreateActivity>): ActivityRow => ({
-    ...newResourceRow(organisationId, input.external_id, clock.now().toISOString()),
+    ...newResourceRow(organisationId, input.external_id, nowIso(clock)),
     course_id: input.course_id,
     section_id: input.section_id ?? null,
     type: input.type,
@@ -180,7 +180,7 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
     // with the COMMIT; an activity not changed (absent, deleted, already so, a section not of its course) refuses
     // it, so that the request runs again down here.
     if ((patch.name !== undefined || patch.section_id !== undefined) && finalStatementOffered()) {
-      const { settings_json: settings, ...updated } = await activitiesRepository.updateInOneStatement(db, organisationId, id, { name: patch.name, section_id: patch.section_id }, clock.now().toISOString(), settingsJsonSql(organisationId));
+      const { settings_json: settings, ...updated } = await activitiesRepository.updateInOneStatement(db, organisationId, id, { name: patch.name, section_id: patch.section_id }, nowIso(clock), settingsJsonSql(organisationId));
       return (await views(db, organisationId, [updated], new Map(settings === null ? [] : [[id, JSON.parse(settings) as ActivitySettingsValue]])))[0];
     }
     const { row, settings } = await liveWithSettings(db, organisationId, id, true);
@@ -192,7 +192,7 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
     }
     const changed = Object.keys(changes);
     if (changed.length === 0) return (await views(db, organisationId, [row], settings))[0];
-    changes.updated_at = clock.now().toISOString();
+    changes.updated_at = nowIso(clock);
     await activitiesRepository.update(db, organisationId, id, changes);
     const updated = { ...row, ...changes };
     await events.record(db, organisationId, 'activity.updated', { id, course_id: row.course_id, type: row.type, summary: `Activity ${label(updated)} changed: ${changed.join(', ')}.` });
@@ -247,9 +247,9 @@ export function createActivityService(deps: { clock: Clock; cursors: CursorCodec
     async remove(db: Db, organisationId: string, id: string): Promise<void> {
       // One round trip (PostgreSQL, db/final-statement.ts): the delete, its tombstone and its event go with the
       // COMMIT, and an activity not live refuses it, so that the request runs again down here (404 or 409).
-      if (finalStatementOffered()) return activitiesRepository.deleteInOneStatement(db, organisationId, id, clock.now().toISOString());
+      if (finalStatementOffered()) return activitiesRepository.deleteInOneStatement(db, organisationId, id, nowIso(clock));
       const row = await live(db, organisationId, id);
-      await softDelete(db, organisationId, 'activity', row, clock.now().toISOString(), (patch) => activitiesRepository.update(db, organisationId, id, patch));
+      await softDelete(db, organisationId, 'activity', row, nowIso(clock), (patch) => activitiesRepository.update(db, organisationId, id, patch));
       await events.record(db, organisationId, 'activity.deleted', { id, course_id: row.course_id, type: row.type, summary: `Activity ${label(row)} deleted.` });
     },
   };

@@ -1,6 +1,6 @@
 // Courses and their categories: the structure that sections (and later template scopes) hang from.
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
 import { foundOr404, newResourceRow } from '../resource-rows.ts';
@@ -76,7 +76,7 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
 
   async function createCourse(db: Db, organisationId: string, input: Static<typeof CreateCourse>): Promise<CourseView> {
     if (input.category_id) await liveCategoryRef(db, organisationId, input.category_id, '/category_id');
-    const at = clock.now().toISOString();
+    const at = nowIso(clock);
     const row: CourseRow = {
       ...newResourceRow(organisationId, input.external_id, at),
       category_id: input.category_id ?? null,
@@ -93,12 +93,12 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
     // One round trip (PostgreSQL, db/final-statement.ts): the change and its event go with the COMMIT, and a
     // course not changed (absent, deleted, already so, its new category not live) refuses it, so that the request
     // runs again down here (404, 409, 422, or the course as it is).
-    if (finalStatementOffered() && asksAnything(patch)) return toCourseView(await updateCourseInOneStatement(db, organisationId, id, patch, clock.now().toISOString()));
+    if (finalStatementOffered() && asksAnything(patch)) return toCourseView(await updateCourseInOneStatement(db, organisationId, id, patch, nowIso(clock)));
     const row = await liveCourse(db, organisationId, id);
     if (patch.category_id) await liveCategoryRef(db, organisationId, patch.category_id, '/category_id');
     const changes = changedFields(row, patch);
     if (Object.keys(changes).length === 0) return toCourseView(row);
-    changes.updated_at = clock.now().toISOString();
+    changes.updated_at = nowIso(clock);
     await coursesRepository.update(db, organisationId, id, changes);
     await events.record(db, organisationId, 'course.updated', { id, summary: `Course ${JSON.stringify(row.shortname)} changed: ${Object.keys(changes).filter((k) => k !== 'updated_at').join(', ')}.` });
     return toCourseView({ ...row, ...changes });
@@ -106,7 +106,7 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
 
   async function createCategory(db: Db, organisationId: string, input: Static<typeof CreateCategory>): Promise<CategoryView> {
     if (input.parent_id) await liveCategoryRef(db, organisationId, input.parent_id, '/parent_id');
-    const at = clock.now().toISOString();
+    const at = nowIso(clock);
     const row: CategoryRow = {
       ...newResourceRow(organisationId, input.external_id, at),
       parent_id: input.parent_id ?? null,
@@ -120,7 +120,7 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
   async function updateCategory(db: Db, organisationId: string, id: string, patch: Static<typeof UpdateCategory>): Promise<CategoryView> {
     // One round trip where it can, as updateCourse; a category named its own parent takes the full path.
     if (finalStatementOffered() && asksAnything(patch) && patch.parent_id !== id) {
-      return toCategoryView(await updateCategoryInOneStatement(db, organisationId, id, patch, clock.now().toISOString()));
+      return toCategoryView(await updateCategoryInOneStatement(db, organisationId, id, patch, nowIso(clock)));
     }
     const row = await liveCategory(db, organisationId, id);
     if (patch.parent_id) {
@@ -129,7 +129,7 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
     }
     const changes = changedFields(row, patch);
     if (Object.keys(changes).length === 0) return toCategoryView(row);
-    changes.updated_at = clock.now().toISOString();
+    changes.updated_at = nowIso(clock);
     await categoriesRepository.update(db, organisationId, id, changes);
     await events.record(db, organisationId, 'category.updated', { id, summary: `Category ${JSON.stringify(row.name)} changed: ${Object.keys(changes).filter((k) => k !== 'updated_at').join(', ')}.` });
     return toCategoryView({ ...row, ...changes });
@@ -150,12 +150,12 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
     async deleteCourse(db: Db, organisationId: string, id: string): Promise<void> {
       // One round trip (PostgreSQL, db/final-statement.ts): the delete, its enrolments' ends, the tombstones and
       // events go with the COMMIT; a course not live refuses it, so that the request runs again down here (404 or 409).
-      if (finalStatementOffered()) return deleteCourseInOneStatement(db, organisationId, id, clock.now().toISOString());
+      if (finalStatementOffered()) return deleteCourseInOneStatement(db, organisationId, id, nowIso(clock));
       // With an Idempotency-Key, on PostgreSQL: the same statement, which says whether it deleted; if not, the
       // request goes on down here in its transaction (404 or 409).
-      if (await deleteCourseAtOnce(db, organisationId, id, clock.now().toISOString())) return;
+      if (await deleteCourseAtOnce(db, organisationId, id, nowIso(clock))) return;
       const row = await liveCourse(db, organisationId, id);
-      await softDelete(db, organisationId, 'course', row, clock.now().toISOString(), (patch) => coursesRepository.update(db, organisationId, id, patch));
+      await softDelete(db, organisationId, 'course', row, nowIso(clock), (patch) => coursesRepository.update(db, organisationId, id, patch));
       // Its enrolments end with it, in this transaction, each with its own event (docs/api-guide.md#enrolments-and-roster-sync).
       const ended = await enrolments.endEnrolmentsOfCourse(db, organisationId, id);
       await events.record(db, organisationId, 'course.deleted', { id, summary: `Course ${JSON.stringify(row.shortname)} deleted${ended > 0 ? `; ${ended} enrolment(s) ended` : ''}.` });
@@ -178,9 +178,9 @@ export function createCourseService(deps: { clock: Clock; cursors: CursorCodec; 
     async deleteCategory(db: Db, organisationId: string, id: string): Promise<void> {
       // One round trip (PostgreSQL, db/final-statement.ts): the delete, its tombstone and its event go with the
       // COMMIT, and a category not live refuses it, so that the request runs again down here (404 or 409).
-      if (finalStatementOffered()) return deleteCategoryInOneStatement(db, organisationId, id, clock.now().toISOString());
+      if (finalStatementOffered()) return deleteCategoryInOneStatement(db, organisationId, id, nowIso(clock));
       const row = await liveCategory(db, organisationId, id);
-      await softDelete(db, organisationId, 'category', row, clock.now().toISOString(), (patch) => categoriesRepository.update(db, organisationId, id, patch));
+      await softDelete(db, organisationId, 'category', row, nowIso(clock), (patch) => categoriesRepository.update(db, organisationId, id, patch));
       await events.record(db, organisationId, 'category.deleted', { id, summary: `Category ${JSON.stringify(row.name)} deleted.` });
     },
     async getCategoryByExternalId(db: Db, organisationId: string, externalId: string) {

@@ -9,7 +9,7 @@
 // A worker that dies mid-way stops renewing its lease; the next claim takes the message over, fails the
 // recipients whose outcome is unknown (attempted, not recorded) and sends to those never attempted. No one
 // gets the mail twice.
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { newId } from '../../ids.ts';
@@ -40,7 +40,7 @@ function contentOf(row: EmailMessageRow): Pick<OutgoingMail, 'subject' | 'text' 
 
 export function createEmailMessageSender(deps: { db: Db; clock: Clock; events: EventRecorder; mail: Mailer }) {
   const { db, clock, events } = deps;
-  const stamp = () => clock.now().toISOString();
+  const stamp = () => nowIso(clock);
   const leaseEnd = () => new Date(clock.now().getTime() + CLAIM_LEASE_MS).toISOString();
 
   /** The next due message, claimed; undefined when none is due; null when another worker won the race. */

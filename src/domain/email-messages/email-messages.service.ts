@@ -3,7 +3,7 @@
 // cancelled. `sending` and `sent` are the worker's to set (email-messages.sender.ts); sent and cancelled are
 // final. The functions a bulk engine calls per item are create, update and upsertByExternalId.
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
 import { foundOr404, newResourceRow } from '../resource-rows.ts';
@@ -117,7 +117,7 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
     // is made and the request runs again down here, which says why (422, 409). The checks above need no database.
     const offered = finalStatementOffered();
     if (!offered) await checkAudienceTargets(store, audience);
-    const at = clock.now().toISOString();
+    const at = nowIso(clock);
     const row: EmailMessageRow = {
       ...newResourceRow(organisationId, input.external_id, at),
       subject: input.subject,
@@ -184,7 +184,7 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
     if (changes.status !== undefined || changes.send_at !== undefined) checkSchedule(status, changes.send_at !== undefined ? changes.send_at : row.send_at);
     if (changes.audience !== undefined) await checkAudienceTargets(store, audience!);
 
-    changes.updated_at = clock.now().toISOString();
+    changes.updated_at = nowIso(clock);
     // The row is locked as read, so the change lands on it as decided.
     await store.update(row, changes);
     const updated: EmailMessageRow = { ...row, ...changes };
@@ -246,10 +246,10 @@ export function createEmailMessageService(deps: { db: Db; clock: Clock; cursors:
       // One round trip (PostgreSQL, db/final-statement.ts): the delete (a scheduled message cancelled with it),
       // its tombstone and its event go with the COMMIT, and a message deleted or being sent refuses it, so that
       // the request runs again down here (404 or 409).
-      if (finalStatementOffered()) return emailMessagesRepository.softDeleteInOneStatement(db, organisationId, id, clock.now().toISOString());
+      if (finalStatementOffered()) return emailMessagesRepository.softDeleteInOneStatement(db, organisationId, id, nowIso(clock));
       const row = await foundForChange(db, organisationId, id);
       if (row.deleted_at !== null || row.status === 'sending') throw stateConflict(row)!;
-      const at = clock.now().toISOString();
+      const at = nowIso(clock);
       const patch: Partial<EmailMessageRow> = { deleted_at: at, updated_at: at, ...(row.status === 'scheduled' ? { status: 'cancelled' as const } : {}) };
       // Deferred: the row is locked as read, so the delete lands on it as decided.
       await emailMessagesRepository.update(db, organisationId, id, patch);

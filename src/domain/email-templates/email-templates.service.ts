@@ -4,7 +4,7 @@
 // write-the-draft and publish operations (docs/decisions.md#resources-the-specification-names-without-operations).
 import type { Static } from 'typebox';
 import type { Actor } from '../../access/actor.ts';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { newId } from '../../ids.ts';
@@ -56,7 +56,7 @@ export function createEmailTemplateService(deps: { clock: Clock; events: EventRe
     contentFields,
     eventPrefix: 'email_template',
     async createTemplate(db, organisationId, at) {
-      const row = { id: newId(), organisation_id: organisationId, message_key: at.message.message_key, scope_level: at.scope.level, scope_id: at.scope.scope_id, language: at.scope.language, created_at: clock.now().toISOString() };
+      const row = { id: newId(), organisation_id: organisationId, message_key: at.message.message_key, scope_level: at.scope.level, scope_id: at.scope.scope_id, language: at.scope.language, created_at: nowIso(clock) };
       await insertOrConflict(() => emailTemplatesRepository.insert(db, row));
       return row.id;
     },

@@ -4,7 +4,7 @@
 //   restore        → an earlier version's content is copied into the draft, which is NOT published
 //                    (spec: States — "the restored content is not in use until the draft is published").
 // Versions are numbered per template from 1; the draft always carries the highest number.
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { Tables } from '../../db/tables.ts';
@@ -32,7 +32,7 @@ export function versionLifecycle<T extends VersionTable>(deps: { clock: Clock },
   const contentOf = (row: Row): Partial<Row> => Object.fromEntries(contentColumns.map((c) => [c, row[c]])) as Partial<Row>;
 
   async function saveDraft(db: Db, owner: OwnerOf<T>, templateId: string, content: Partial<Row>): Promise<{ row: Row; created: boolean }> {
-    const at = deps.clock.now().toISOString();
+    const at = nowIso(deps.clock);
     const draft = await rows.findInState(db, owner, templateId, 'draft');
     if (draft) {
       const replaced = await rows.replaceDraft(db, owner, draft.id, content, at);
@@ -60,7 +60,7 @@ export function versionLifecycle<T extends VersionTable>(deps: { clock: Clock },
     async publish(db: Db, owner: OwnerOf<T>, templateId: string | undefined): Promise<Row> {
       const draft = templateId === undefined ? undefined : await rows.findInState(db, owner, templateId, 'draft');
       if (templateId === undefined || !draft) throw new ApiError('email_template.no_draft', 'There is no draft to publish; write one first (PUT …/draft) or restore an earlier version.');
-      const at = deps.clock.now().toISOString();
+      const at = nowIso(deps.clock);
       await rows.archivePublished(db, owner, templateId, at);
       const published = await rows.publishDraft(db, owner, draft.id, at);
       if (!published) throw concurrentChange();

@@ -1,6 +1,6 @@
 // Enrolment methods of a course, and what deleting one does to the enrolments made through it (spec op. 7).
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { EnrolmentsTable } from '../../db/tables.ts';
 import { insertWithExternalId } from '../external-ids.ts';
@@ -82,7 +82,7 @@ export function createEnrolmentMethodService(deps: {
 
   async function create(db: Db, organisationId: string, input: Static<typeof CreateEnrolmentMethod>): Promise<View> {
     const settings = input.settings ?? {};
-    const at = clock.now().toISOString();
+    const at = nowIso(clock);
     const row: EnrolmentMethodRow = {
       ...newResourceRow(organisationId, input.external_id, at),
       course_id: input.course_id,
@@ -120,7 +120,7 @@ export function createEnrolmentMethodService(deps: {
       const settings = patch.settings;
       const typesTakingSettings = settings === undefined ? undefined : Object.keys(settingsByType).filter((type) => settingsProblem(type, settings) === undefined);
       const changes = { name, status, role, settings: settings === undefined ? undefined : JSON.stringify(settings) };
-      return toEnrolmentMethodView(await enrolmentMethodsRepository.updateInOneStatement(db, organisationId, id, changes, typesTakingSettings, clock.now().toISOString()));
+      return toEnrolmentMethodView(await enrolmentMethodsRepository.updateInOneStatement(db, organisationId, id, changes, typesTakingSettings, nowIso(clock)));
     }
     const row = await live(db, organisationId, id);
     const changes: Partial<EnrolmentMethodRow> = {};
@@ -133,7 +133,7 @@ export function createEnrolmentMethodService(deps: {
       if (settings !== row.settings) changes.settings = settings;
     }
     if (Object.keys(changes).length === 0) return toEnrolmentMethodView(row);
-    changes.updated_at = clock.now().toISOString();
+    changes.updated_at = nowIso(clock);
     await enrolmentMethodsRepository.update(db, organisationId, id, changes);
     const updated = { ...row, ...changes };
     await events.record(db, organisationId, 'enrolment_method.updated', {
@@ -182,7 +182,7 @@ export function createEnrolmentMethodService(deps: {
       // refuses it, so that the request runs again down here (404, 409). A caller who says `unenrol` expects
       // enrolments to end, each with its tombstone and event: that request takes the full path at once.
       if (finalStatementOffered() && !opts.unenrol) {
-        return enrolmentMethodsRepository.deleteUnusedInOneStatement(db, organisationId, id, clock.now().toISOString());
+        return enrolmentMethodsRepository.deleteUnusedInOneStatement(db, organisationId, id, nowIso(clock));
       }
       // The method and how many live enrolments it has, in one query.
       const row = await liveOf(id, enrolmentMethodsRepository.findWithLiveEnrolments(db, organisationId, id));
@@ -190,7 +190,7 @@ export function createEnrolmentMethodService(deps: {
       if (active > 0 && !opts.unenrol) {
         throw new ApiError('enrolment_method.has_enrolments', `Enrolment method ${id} still has ${active} active enrolment(s); send \`unenrol=true\` to end them with it.`);
       }
-      const at = clock.now().toISOString();
+      const at = nowIso(clock);
       // Each ended enrolment gets its tombstone and its `enrolment.deleted` event, as when its course goes.
       const ended = active > 0 ? await enrolments.endEnrolmentsOfMethod(db, organisationId, id) : 0;
       await enrolmentMethodsRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at });
@@ -207,7 +207,7 @@ export function createEnrolmentMethodService(deps: {
       const method = await live(db, organisationId, methodId);
       if (method.status !== 'enabled') throw new ApiError('enrolment_method.disabled', `Enrolment method ${methodId} is disabled.`);
       const id = newId();
-      const at = clock.now().toISOString();
+      const at = nowIso(clock);
       await enrolmentMethodsRepository.insertEnrolment(db, {
         id,
         organisation_id: organisationId,

@@ -2,7 +2,7 @@
 // read, list, partial update, soft delete, upsert by external id; and the ending of every enrolment of a
 // course, a person or a method when that goes, each with its tombstone and its `enrolment.deleted` event.
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { ApiError, fieldError } from '../../errors/api-error.ts';
@@ -100,7 +100,7 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     const startsAt = instant(input.starts_at) ?? null;
     const endsAt = instant(input.ends_at) ?? null;
     if (finalStatementOffered() && datesInOrder(startsAt, endsAt)) {
-      const at = clock.now().toISOString();
+      const at = nowIso(clock);
       const asked = { ...newEnrolmentRow(organisationId, input, at), role: input.role ?? null };
       return toEnrolmentView(await enrolmentsRepository.createInOneStatement(db, asked));
     }
@@ -119,7 +119,7 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     }
     if (await look.livePair(method.id, person.id)) throw new ApiError('enrolment.exists', `User ${person.id} is already enrolled through enrolment method ${method.id}.`);
     checkDates(startsAt, endsAt);
-    const row: EnrolmentRow = { ...newEnrolmentRow(organisationId, input, clock.now().toISOString()), role: input.role ?? (method.role as EnrolmentRow['role']) };
+    const row: EnrolmentRow = { ...newEnrolmentRow(organisationId, input, nowIso(clock)), role: input.role ?? (method.role as EnrolmentRow['role']) };
     await look.insert(row);
     await look.event('enrolment.created', eventData(row, `User enrolled as ${row.role}${row.status === 'suspended' ? ' (suspended)' : ''}.`));
     look.remember(row);
@@ -147,7 +147,7 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     if (Object.keys(changes).length === 0) return { changed: false, view: toEnrolmentView(row) };
     checkDates(changes.starts_at !== undefined ? changes.starts_at : row.starts_at, changes.ends_at !== undefined ? changes.ends_at : row.ends_at);
     const fields = Object.keys(changes);
-    const updated = await look.update(row, { ...changes, updated_at: clock.now().toISOString() });
+    const updated = await look.update(row, { ...changes, updated_at: nowIso(clock) });
     if (!updated) throw new ApiError('enrolment.deleted', `Enrolment ${row.id} was deleted; it can no longer change.`);
     await look.event('enrolment.updated', eventData(updated, `Enrolment changed: ${fields.join(', ')}.`));
     look.remember(updated);
@@ -160,7 +160,7 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
     // the request runs again down here (404, 409, 422, or the enrolment as it is).
     if ('id' in target && finalStatementOffered() && Object.values(patch).some((value) => value !== undefined)) {
       const changes = { role: patch.role, status: patch.status, starts_at: instant(patch.starts_at), ends_at: instant(patch.ends_at) };
-      return toEnrolmentView(await enrolmentsRepository.updateInOneStatement(db, organisationId, target.id, changes, clock.now().toISOString()));
+      return toEnrolmentView(await enrolmentsRepository.updateInOneStatement(db, organisationId, target.id, changes, nowIso(clock)));
     }
     return (await applyPatch(await live(look, target), patch, look)).view;
   }
@@ -191,9 +191,9 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
   async function remove(db: Db, organisationId: string, target: Target, look: EnrolmentStore = lockedRow(db, organisationId)): Promise<void> {
     // One round trip (PostgreSQL): the end, its tombstone and its event go with the COMMIT; an enrolment not live
     // refuses it, so that the request runs again down here (404 or 409).
-    if ('id' in target && finalStatementOffered()) return enrolmentsRepository.deleteInOneStatement(db, organisationId, target.id, clock.now().toISOString());
+    if ('id' in target && finalStatementOffered()) return enrolmentsRepository.deleteInOneStatement(db, organisationId, target.id, nowIso(clock));
     const row = await live(look, target);
-    const at = clock.now().toISOString();
+    const at = nowIso(clock);
     const ended = await look.update(row, { deleted_at: at, updated_at: at });
     if (!ended) throw new ApiError('enrolment.deleted', `Enrolment ${row.id} was deleted; it can no longer change.`);
     await look.tombstone(row, at);
@@ -206,7 +206,7 @@ export function createEnrolmentService(deps: { clock: Clock; cursors: CursorCode
    * then each enrolment's tombstone and `enrolment.deleted` event. Returns how many ended.
    */
   async function endAll(db: Db, organisationId: string, by: EndedBy, why: string): Promise<number> {
-    const at = clock.now().toISOString();
+    const at = nowIso(clock);
     const ended: EndedEnrolment[] = await enrolmentsRepository.endAll(db, organisationId, by, at);
     if (ended.length === 0) return 0;
     await deletionsRepository.recordMany(db, organisationId, 'enrolment', ended, at);

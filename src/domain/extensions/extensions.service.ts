@@ -1,7 +1,7 @@
 // Which compiled-in extensions an organisation has switched on. Services that create a resource provided by
 // an extension (an enrolment method of type `self`, a wiki activity) call `requireEnabled` first.
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { extensionCatalog, extensionFor, isExtensionId, type ExtensionKind } from './extensions.catalog.ts';
@@ -32,7 +32,7 @@ export function createExtensionService(deps: { clock: Clock }) {
 
     async setEnabled(db: Db, organisationId: string, extension: string, enabled: boolean): Promise<void> {
       if (!isExtensionId(extension)) throw new ApiError('extension.not_found', `No extension ${extension}.`);
-      await extensionsRepository.set(db, organisationId, extension, enabled, deps.clock.now().toISOString());
+      await extensionsRepository.set(db, organisationId, extension, enabled, nowIso(deps.clock));
     },
   };
 }

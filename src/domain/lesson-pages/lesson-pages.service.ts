@@ -4,7 +4,7 @@
 // and write through a `LessonPageStore` (lesson-pages.store.ts): the database at once, or a bulk batch's memory.
 import { generateKeyBetween } from 'fractional-indexing';
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
 import { newResourceRow } from '../resource-rows.ts';
@@ -220,7 +220,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     const parsed = JSON.parse(answers) as AnswerValue[];
     const extension = isQuestionType(pageType) ? extensionFor('question_type', pageType) : undefined;
     if (answerErrors(pageType, parsed).length > 0 || (isQuestionType(pageType) && extension === undefined)) return undefined;
-    const at = clock.now().toISOString();
+    const at = nowIso(clock);
     const row = {
       ...newResourceRow(organisationId, input.external_id, at),
       lesson_id: input.lesson_id,
@@ -243,7 +243,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     await requireQuestionType(db, organisationId, pageType, lookups, store);
     const answers = answersJson(input.answers ?? []);
     await checkAnswers(store, input.lesson_id, pageType, answers);
-    const at = clock.now().toISOString();
+    const at = nowIso(clock);
     const row: LessonPageRow = {
       ...newResourceRow(organisationId, input.external_id, at),
       lesson_id: input.lesson_id,
@@ -279,7 +279,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     }
     const changed = Object.keys(changes);
     if (changed.length === 0) return toLessonPageView(row);
-    changes.updated_at = clock.now().toISOString();
+    changes.updated_at = nowIso(clock);
     await store.update(row, changes);
     const updated = { ...row, ...changes };
     const what = changed.map((c) => (c === 'sort_key' ? 'place in the lesson' : c.replace('_', ' ')));
@@ -329,7 +329,7 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
       const simple = patch.page_type === undefined && patch.answers === undefined && patch.after_page_id === undefined;
       if ('id' in ref && simple && (patch.title !== undefined || patch.contents !== undefined) && finalStatementOffered()) {
         const changes = { title: patch.title, contents: patch.contents === undefined ? undefined : contentsJson(patch.contents) };
-        return toLessonPageView(await lessonPagesRepository.updateInOneStatement(db, organisationId, ref.id, changes, clock.now().toISOString()));
+        return toLessonPageView(await lessonPagesRepository.updateInOneStatement(db, organisationId, ref.id, changes, nowIso(clock)));
       }
       return updateRow(db, organisationId, await writable(ref, lookups, store), patch, lookups, store);
     },
@@ -346,9 +346,9 @@ export function createLessonPageService(deps: { clock: Clock; cursors: CursorCod
     async remove(db: Db, organisationId: string, ref: LessonPageRef, lookups = lessonPageLookups(), store = directLessonPageStore(db, organisationId, events)): Promise<void> {
       // One round trip (PostgreSQL, db/final-statement.ts): the delete, its tombstone and its event go with the
       // COMMIT, and a page not live or in a deleted lesson refuses it, so that the request runs again down here.
-      if ('id' in ref && finalStatementOffered()) return lessonPagesRepository.softDeleteInOneStatement(db, organisationId, ref.id, clock.now().toISOString());
+      if ('id' in ref && finalStatementOffered()) return lessonPagesRepository.softDeleteInOneStatement(db, organisationId, ref.id, nowIso(clock));
       const row = await writable(ref, lookups, store);
-      await store.softDelete(row, clock.now().toISOString());
+      await store.softDelete(row, nowIso(clock));
       await record(store, 'lesson_page.deleted', row, `Lesson page ${quotedForSummary(row.title)} deleted.`);
     },
   };

@@ -1,6 +1,6 @@
 // Organisations and the host-name → organisation lookup that runs on every request (docs/conventions.md#addresses-and-requests).
 import type { Db } from '../../db/database.ts';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import { newId } from '../../ids.ts';
 import { bumpCredentialEpoch } from '../../access/credential-epoch.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
@@ -35,7 +35,7 @@ export function createOrganisationService(deps: { db: Db; clock: Clock; events: 
   }
 
   async function create(input: { address: string; name: string; plan?: Plan }): Promise<Organisation> {
-    const at = clock.now().toISOString();
+    const at = nowIso(clock);
     const org: Organisation = {
       id: newId(),
       address: normaliseAddress(input.address),
@@ -59,7 +59,7 @@ export function createOrganisationService(deps: { db: Db; clock: Clock; events: 
     return db.transaction().execute(async (tx) => {
       const org = await organisationsRepository.findByAddress(tx, normaliseAddress(address));
       if (!org) return undefined;
-      await organisationsRepository.update(tx, org.id, { ...patch, updated_at: clock.now().toISOString() });
+      await organisationsRepository.update(tx, org.id, { ...patch, updated_at: nowIso(clock) });
       // The plan is the API entitlement: what a cached credential may do changes with it.
       if (patch.plan !== undefined && patch.plan !== org.plan) await bumpCredentialEpoch(tx, org.id);
       await auditChange(tx, org.id, { type: 'organisation', id: org.id });
@@ -72,7 +72,7 @@ export function createOrganisationService(deps: { db: Db; clock: Clock; events: 
     const org = (await organisationsRepository.findById(tx, organisationId))!;
     const changes = Object.fromEntries(Object.entries(settings).filter(([k, v]) => v !== undefined && v !== org[k as keyof OrganisationSettings])) as OrganisationSettings;
     if (Object.keys(changes).length === 0) return org;
-    const updated = { ...org, ...changes, updated_at: clock.now().toISOString() };
+    const updated = { ...org, ...changes, updated_at: nowIso(clock) };
     await organisationsRepository.update(tx, organisationId, { ...changes, updated_at: updated.updated_at });
     await deps.events.record(tx, organisationId, 'organisation.updated', { id: organisationId, summary: `Organisation settings changed (${Object.keys(changes).join(', ')}).` });
     return updated;

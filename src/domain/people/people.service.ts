@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.ts';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import { newId } from '../../ids.ts';
 import { isRoleName, type RoleName } from '../../access/capabilities.ts';
 import { hashPassword } from '../../crypto/passwords.ts';
@@ -40,7 +40,7 @@ export function createPeopleService(deps: { db: Db; clock: Clock; enrolments: Pi
       if (existing) throw new ApiError('user.email_taken', `a person with e-mail ${email} exists already${existing.deleted_at ? ' (removed)' : ''}`);
       // Hashed before the transaction: a transaction must not wait on scrypt.
       const passwordHash = input.password ? await hashPassword(input.password) : null;
-      const at = clock.now().toISOString();
+      const at = nowIso(clock);
       const id = newId();
       await db.transaction().execute(async (tx) => {
         await peopleRepository.insert(tx, {
@@ -69,7 +69,7 @@ export function createPeopleService(deps: { db: Db; clock: Clock; enrolments: Pi
       checkPassword(password);
       const passwordHash = await hashPassword(password);
       await db.transaction().execute(async (tx) => {
-        await peopleRepository.update(tx, organisationId, personId, { password_hash: passwordHash, updated_at: clock.now().toISOString() });
+        await peopleRepository.update(tx, organisationId, personId, { password_hash: passwordHash, updated_at: nowIso(clock) });
         await sessionsRepository.deleteAllOf(tx, personId);
         await auditChange(tx, organisationId, { type: 'user', id: personId });
       });
@@ -82,7 +82,7 @@ export function createPeopleService(deps: { db: Db; clock: Clock; enrolments: Pi
      */
     async remove(organisationId: string, personId: string): Promise<boolean> {
       return db.transaction().execute(async (tx) => {
-        const at = clock.now().toISOString();
+        const at = nowIso(clock);
         const result = await peopleRepository.update(tx, organisationId, personId, { deleted_at: at, updated_at: at });
         await sessionsRepository.deleteAllOf(tx, personId);
         if (Number(result.numUpdatedRows) === 0) return false;

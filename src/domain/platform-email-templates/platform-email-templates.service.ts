@@ -4,7 +4,7 @@
 // as the draft) and the supporting read, write-the-draft and publish operations.
 // The organisation passed in is the one whose address the change came through: its outbox carries the event.
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
 import { newId } from '../../ids.ts';
@@ -49,7 +49,7 @@ export function createPlatformEmailTemplateService(deps: { clock: Clock; events:
     contentFields,
     eventPrefix: 'platform_email_template',
     async createTemplate(db, _organisationId, at) {
-      const row = { id: newId(), message_key: at.message.message_key, language: at.language, created_at: clock.now().toISOString() };
+      const row = { id: newId(), message_key: at.message.message_key, language: at.language, created_at: nowIso(clock) };
       await insertOrConflict(() => platformEmailTemplatesRepository.insert(db, row));
       return row.id;
     },

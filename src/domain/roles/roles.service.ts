@@ -2,7 +2,7 @@
 // roles, each a named set of organisation capabilities. A change to a custom role bumps the credentials epoch
 // in its transaction, so that every holder's cached credentials are verified again on the next request.
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { newId } from '../../ids.ts';
 import { capabilityDescriptions, isRoleName, organisationCapabilities, platformCapabilities, roleNames, roles as builtInRoles, type RoleName } from '../../access/capabilities.ts';
@@ -76,7 +76,7 @@ export function createRoleService(deps: { clock: Clock; cursors: CursorCodec; ev
     async create(db: Db, organisationId: string, input: Static<typeof CreateRole>): Promise<RoleView> {
       const taken = () => new ApiError('role.key_taken', `A role with key ${input.key} exists already.`);
       if (isRoleName(input.key)) throw taken();
-      const at = clock.now().toISOString();
+      const at = nowIso(clock);
       const row: CustomRoleRow = { id: newId(), organisation_id: organisationId, key: input.key, name: input.name, capabilities: JSON.stringify(input.capabilities), created_at: at, updated_at: at };
       // A deferred write (db/deferred-writes.ts): its only unique key (but its id) is the organisation's key, so
       // its failure is the 409, without reading first.
@@ -89,7 +89,7 @@ export function createRoleService(deps: { clock: Clock; cursors: CursorCodec; ev
       // One round trip (PostgreSQL, db/final-statement.ts): the change, its event and the epoch's bump go with the
       // COMMIT; a role not changed (built in, absent, already so) refuses it, so that the request runs again down here.
       if (finalStatementOffered() && !isRoleName(key) && (patch.name !== undefined || patch.capabilities !== undefined)) {
-        return customView(await rolesRepository.updateInOneStatement(db, organisationId, key, patch, clock.now().toISOString()));
+        return customView(await rolesRepository.updateInOneStatement(db, organisationId, key, patch, nowIso(clock)));
       }
       const row = await custom(db, organisationId, key);
       const changes: Partial<CustomRoleRow> = {};
@@ -98,7 +98,7 @@ export function createRoleService(deps: { clock: Clock; cursors: CursorCodec; ev
         changes.capabilities = JSON.stringify(patch.capabilities);
       }
       if (Object.keys(changes).length === 0) return customView(row);
-      const updated = { ...row, ...changes, updated_at: clock.now().toISOString() };
+      const updated = { ...row, ...changes, updated_at: nowIso(clock) };
       await rolesRepository.update(db, organisationId, key, { ...changes, updated_at: updated.updated_at });
       // What the role allows is part of every holder's cached credentials.
       if (changes.capabilities !== undefined) await bumpCredentialEpoch(db, organisationId);
@@ -108,7 +108,7 @@ export function createRoleService(deps: { clock: Clock; cursors: CursorCodec; ev
 
     async remove(db: Db, organisationId: string, key: string): Promise<void> {
       // One round trip, as update; a role built in, absent or still held refuses it (409, 404, 409 down here).
-      if (finalStatementOffered() && !isRoleName(key)) return rolesRepository.deleteInOneStatement(db, organisationId, key, clock.now().toISOString());
+      if (finalStatementOffered() && !isRoleName(key)) return rolesRepository.deleteInOneStatement(db, organisationId, key, nowIso(clock));
       if (isRoleName(key)) throw builtIn(key);
       const row = await foundOr404(rolesRepository.findByKeyNotingHolders(db, organisationId, key), 'role.not_found', `No role ${key} in this organisation.`);
       // SQLite answers the exists() as 0 or 1.

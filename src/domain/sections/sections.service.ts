@@ -1,7 +1,7 @@
 // Sections of a course: create (appended at the end), read, list, partial update (spec operation 10), soft delete.
 import { generateKeyBetween } from 'fractional-indexing';
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
 import { foundOr404, newResourceRow } from '../resource-rows.ts';
@@ -46,7 +46,7 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
   }
 
   async function create(db: Db, organisationId: string, input: Static<typeof CreateSection>): Promise<SectionView> {
-    const at = clock.now().toISOString();
+    const at = nowIso(clock);
     const asked = {
       ...newResourceRow(organisationId, input.external_id, at),
       course_id: input.course_id,
@@ -84,7 +84,7 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
     if (patch.title !== undefined) changes.title = patch.title;
     if (patch.visible !== undefined) changes.visible = patch.visible;
     if (Object.keys(changes).length > 0) {
-      const at = clock.now().toISOString();
+      const at = nowIso(clock);
       // What the event says changed: the new title is the one asked for.
       const what = [patch.title !== undefined ? `titled ${describeTitle(patch.title)}` : null, patch.visible !== undefined ? (patch.visible ? 'shown' : 'hidden') : null];
       const summary = `Section ${what.filter(Boolean).join(' and ')}.`;
@@ -131,10 +131,10 @@ export function createSectionService(deps: { clock: Clock; cursors: CursorCodec;
       // One round trip (PostgreSQL, db/final-statement.ts): the delete, its tombstone and its event go with the
       // COMMIT, and a section not live refuses it, so that the request runs again down here (404 or 409).
       if (finalStatementOffered()) {
-        return sectionsRepository.softDeleteInOneStatement(db, organisationId, id, clock.now().toISOString());
+        return sectionsRepository.softDeleteInOneStatement(db, organisationId, id, nowIso(clock));
       }
       const row = await live(db, organisationId, id);
-      await softDelete(db, organisationId, 'section', row, clock.now().toISOString(), (patch) => sectionsRepository.update(db, organisationId, id, patch));
+      await softDelete(db, organisationId, 'section', row, nowIso(clock), (patch) => sectionsRepository.update(db, organisationId, id, patch));
       await events.record(db, organisationId, 'section.deleted', { id, course_id: row.course_id, summary: `Section ${describeTitle(row.title)} deleted.` });
     },
   };

@@ -3,7 +3,7 @@
 // went, so that changing the default never moves or strands an existing file.
 import { createHash } from 'node:crypto';
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
@@ -93,7 +93,7 @@ export function createStorageService(deps: StorageDeps) {
       if ((await storageRepository.targets(db, organisationId)).length >= MAX_TARGETS) {
         throw new ApiError('storage.too_many_targets', `An organisation has at most ${MAX_TARGETS} storage targets.`);
       }
-      const at = clock.now().toISOString();
+      const at = nowIso(clock);
       const row: StorageTargetRow = { id: newId(), organisation_id: organisationId, name: input.name, directory: input.directory, is_default: false, created_at: at, updated_at: at };
       try {
         await storageRepository.insertTarget(db, row);
@@ -108,7 +108,7 @@ export function createStorageService(deps: StorageDeps) {
     async makeDefault(db: Db, organisationId: string, id: string): Promise<TargetView> {
       const target = await foundOr404(storageRepository.target(db, organisationId, id), 'storage_target.not_found', `No storage target ${id} in this organisation.`);
       if (target.is_default) throw new ApiError('storage.already_default', `Storage target ${JSON.stringify(target.name)} is already the default for new files.`);
-      const at = clock.now().toISOString();
+      const at = nowIso(clock);
       await storageRepository.setDefault(db, organisationId, id, at);
       await events.record(db, organisationId, 'storage.default_target_changed', { id, storage_target_id: id, summary: `New files now go to ${JSON.stringify(target.name)}.` });
       return toTargetView({ ...target, is_default: true, updated_at: at });
@@ -122,7 +122,7 @@ export function createStorageService(deps: StorageDeps) {
     async restoreDeployment(db: Db, organisationId: string): Promise<{ ok: boolean }> {
       const current = await storageRepository.defaultTarget(db, organisationId);
       if (!current) throw new ApiError('storage.already_default', 'The deployment storage is already the default for new files.');
-      await storageRepository.setDefault(db, organisationId, null, clock.now().toISOString());
+      await storageRepository.setDefault(db, organisationId, null, nowIso(clock));
       await events.record(db, organisationId, 'storage.default_target_changed', {
         id: organisationId,
         storage_target_id: DEPLOYMENT_TARGET,
@@ -150,7 +150,7 @@ export function createStorageService(deps: StorageDeps) {
         size: bytes.length,
         sha256: createHash('sha256').update(bytes).digest('hex'),
         created_by: personId,
-        created_at: clock.now().toISOString(),
+        created_at: nowIso(clock),
       };
       // Bytes first: if the transaction then fails, an unreferenced file is left behind, never a row
       // pointing at nothing.

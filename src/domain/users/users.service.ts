@@ -8,7 +8,7 @@ import { externalIdTaken } from '../external-ids.ts';
 import type { EnrolmentService } from '../enrolments/enrolments.service.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { newId } from '../../ids.ts';
 import { foundOr404, newResourceRow } from '../resource-rows.ts';
@@ -190,7 +190,7 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     const offered = premises !== undefined;
     if (!offered) await checkRoleChange(store, by, [], roles);
     if (!offered) await checkEmailFree(store, email);
-    const at = clock.now().toISOString();
+    const at = nowIso(clock);
     const row: UserRow = {
       ...newResourceRow(organisationId, input.external_id, at),
       email,
@@ -234,7 +234,7 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     }
     if (changes.status === 'suspended') await checkLeaving(db, organisationId, by, row, 'suspend');
     if (Object.keys(changes).length === 0) return { changed: false, view: toUserView(row) };
-    const updated: UserRow = { ...row, ...changes, updated_at: clock.now().toISOString() };
+    const updated: UserRow = { ...row, ...changes, updated_at: nowIso(clock) };
     await store.update(row, { ...changes, updated_at: updated.updated_at });
     // Not in a bulk batch, which takes no such change (batch below).
     if (changes.status === 'suspended') await endAccess(db, organisationId, row.id);
@@ -251,7 +251,7 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     // take this path: their checks read the organisation's roles, or refuse at once.
     if (store === undefined && finalStatementOffered() && patch.roles === undefined && (patch.name !== undefined || patch.email !== undefined || patch.status !== undefined) && !(patch.status === 'suspended' && by.personId === id)) {
       const asked = { name: patch.name, email: patch.email === undefined ? undefined : normaliseEmail(patch.email), status: patch.status };
-      return toUserView(await usersRepository.updateInOneStatement(db, organisationId, id, asked, clock.now().toISOString()));
+      return toUserView(await usersRepository.updateInOneStatement(db, organisationId, id, asked, nowIso(clock)));
     }
     const reads = store ?? direct(db, organisationId);
     const row = liveRow(await foundOr404(reads.byId(id), 'user.not_found', `No user ${id} in this organisation.`));
@@ -265,12 +265,12 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     // With an Idempotency-Key, on PostgreSQL: the same statement, which says whether it removed the person; if
     // not, the request goes on down here in its transaction.
     if (by.personId !== id) {
-      if (finalStatementOffered()) return usersRepository.removeInOneStatement(db, organisationId, id, clock.now().toISOString());
-      if (await usersRepository.removeAtOnce(db, organisationId, id, clock.now().toISOString())) return;
+      if (finalStatementOffered()) return usersRepository.removeInOneStatement(db, organisationId, id, nowIso(clock));
+      if (await usersRepository.removeAtOnce(db, organisationId, id, nowIso(clock))) return;
     }
     const row = await live(db, organisationId, id);
     await checkLeaving(db, organisationId, by, row, 'remove');
-    const at = clock.now().toISOString();
+    const at = nowIso(clock);
     await usersRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at });
     await endAccess(db, organisationId, id);
     // Their enrolments end with them, in this transaction, each with its own enrolment.deleted event.
@@ -387,7 +387,7 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
     async recordInvitation(db: Db, organisationId: string, id: string, sent: { tokenHash: string; expiresAt: string }): Promise<{ id: string; expires_at: string }> {
       const row = await live(db, organisationId, id);
       const invitationId = newId();
-      await usersRepository.insertInvitation(db, { id: invitationId, organisation_id: organisationId, person_id: id, token_hash: sent.tokenHash, created_at: clock.now().toISOString(), expires_at: sent.expiresAt, used_at: null });
+      await usersRepository.insertInvitation(db, { id: invitationId, organisation_id: organisationId, person_id: id, token_hash: sent.tokenHash, created_at: nowIso(clock), expires_at: sent.expiresAt, used_at: null });
       await events.record(db, organisationId, 'user.invited', { id, summary: `User ${JSON.stringify(row.name)} invited to choose a password.` });
       return { id: invitationId, expires_at: sent.expiresAt };
     },
@@ -412,7 +412,7 @@ export function createUserService(deps: { clock: Clock; cursors: CursorCodec; ev
       const passwordHash = await hashPassword(password);
       return deps.db.transaction().execute(async (tx) => {
         const inv = (await usersRepository.findInvitation(tx, hashToken(token)))!;
-        const at = clock.now().toISOString();
+        const at = nowIso(clock);
         if (!(await usersRepository.useInvitation(tx, inv.id, at))) return 'gone' as const;
         await usersRepository.update(tx, organisationId, state.personId, { password_hash: passwordHash, updated_at: at });
         // A password set anew ends any session the person had.

@@ -1,7 +1,7 @@
 // Fan-out: each outbox event becomes one delivery per matching enabled subscription of its organisation, in
 // one transaction with marking the event dispatched — so an event is fanned out exactly once, even with
 // several workers (they claim events with SKIP LOCKED on PostgreSQL), and a crash in between loses nothing.
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { outboxRepository } from '../../events/outbox.ts';
 import { newId } from '../../ids.ts';
@@ -21,7 +21,7 @@ export function createWebhookDispatcher(deps: { db: Db; clock: Clock }) {
       const events = await outboxRepository.byIds(tx, ids);
       const subscriptions = await subscriptionsRepository.enabledFor(tx, [...new Set(events.map((e) => e.organisation_id))]);
       const parsed = subscriptions.map((s) => ({ row: s, types: JSON.parse(s.event_types) as string[], filters: (s.filters ? JSON.parse(s.filters) : null) as Filters }));
-      const now = clock.now().toISOString();
+      const now = nowIso(clock);
       const deliveries: DeliveryRow[] = [];
       for (const event of events) {
         const data = JSON.parse(event.data) as Record<string, unknown>;

@@ -3,7 +3,7 @@
 // 2xx answer lets it in. The ping happens in `prepare…`, before the transaction, so no database lock is held
 // while we wait on somebody else's server.
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
 import type { EventRecorder } from '../../events/outbox.ts';
@@ -115,7 +115,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       throw err;
     }
     const eventId = newId();
-    const attemptedAt = clock.now().toISOString();
+    const attemptedAt = nowIso(clock);
     const payload = deliveryBody('webhook.ping', attemptedAt, { id: subscriptionId, summary: 'Verifies that this endpoint accepts deliveries.' });
     // Signed at wall-clock time: the receiver compares webhook-timestamp with its own clock.
     const result = await send(endpoint, signatureHeaders(eventId, new Date(), payload, [secret]), payload, PING_TIMEOUT_MS);
@@ -174,7 +174,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       await requirePremise(db, subscriptionsRepository.urlFree(organisationId, input.url), 'webhook url free', () =>
         new ApiError('webhook_subscription.url_taken', 'This organisation already has a subscription for that URL; change its event types instead.'),
       );
-      const at = clock.now().toISOString();
+      const at = nowIso(clock);
       const row: SubscriptionRow = {
         id: verified.subscriptionId,
         organisation_id: organisationId,
@@ -238,7 +238,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
           rate_limit_per_minute: patch.rate_limit_per_minute,
           status: patch.status,
         };
-        return toSubscriptionView(await subscriptionsRepository.updateInOneStatement(db, organisationId, id, changes, clock.now().toISOString()));
+        return toSubscriptionView(await subscriptionsRepository.updateInOneStatement(db, organisationId, id, changes, nowIso(clock)));
       }
       const row = await live(db, organisationId, id);
       const changes: Partial<SubscriptionRow> = {};
@@ -257,7 +257,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       }
       for (const key of Object.keys(changes) as (keyof SubscriptionRow)[]) if (changes[key] === row[key]) delete changes[key];
       if (Object.keys(changes).length === 0) return toSubscriptionView(row);
-      changes.updated_at = clock.now().toISOString();
+      changes.updated_at = nowIso(clock);
       await subscriptionsRepository.update(db, organisationId, id, changes);
       await events.record(db, organisationId, 'webhook_subscription.updated', { id, summary: `Webhook subscription changed: ${Object.keys(changes).filter((k) => k !== 'updated_at' && k !== 'verified_at').join(', ')}.` });
       return toSubscriptionView({ ...row, ...changes });
@@ -267,9 +267,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       // One round trip (PostgreSQL, db/final-statement.ts): the delete, its tombstone, its pending deliveries
       // abandoned and its event go with the COMMIT; a subscription not live (or whose URL's host SQL cannot write
       // as URL does) refuses it, so that the request runs again down here.
-      if (finalStatementOffered()) return subscriptionsRepository.deleteInOneStatement(db, organisationId, id, clock.now().toISOString(), ABANDONED_ON_DELETE);
+      if (finalStatementOffered()) return subscriptionsRepository.deleteInOneStatement(db, organisationId, id, nowIso(clock), ABANDONED_ON_DELETE);
       const row = await live(db, organisationId, id);
-      const at = clock.now().toISOString();
+      const at = nowIso(clock);
       await subscriptionsRepository.update(db, organisationId, id, { deleted_at: at, updated_at: at, status: 'disabled', disabled_reason: 'Deleted.' });
       await deliveriesRepository.abandonPendingOf(db, organisationId, id, ABANDONED_ON_DELETE);
       await deletionsRepository.record(db, organisationId, 'webhook_subscription', row, at);
@@ -290,7 +290,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     /** Queues a `webhook.test` delivery to this subscription (delivered by the worker, logged like any other). */
     async sendTest(db: Db, organisationId: string, id: string) {
       const row = await live(db, organisationId, id);
-      const at = clock.now().toISOString();
+      const at = nowIso(clock);
       const eventId = newId();
       const delivery: DeliveryRow = {
         id: newId(),
@@ -332,7 +332,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const row = await live(db, organisationId, id);
       const delivery = await foundOr404(deliveriesRepository.find(db, organisationId, row.id, deliveryId), 'webhook_delivery.not_found', `No delivery ${deliveryId} of this subscription.`);
       if (delivery.status === 'pending') throw new ApiError('webhook_delivery.pending', 'That delivery is still being tried; it needs no resend.');
-      const at = clock.now().toISOString();
+      const at = nowIso(clock);
       const patch = { status: 'pending' as const, next_attempt_at: at, first_attempt_at: null, attempts: 0, leased_until: null };
       await deliveriesRepository.update(db, delivery.id, patch);
       await events.record(db, organisationId, 'webhook_subscription.delivery_resent', { id: row.id, delivery_id: delivery.id, summary: `Delivery of ${delivery.event_type} queued again.` });

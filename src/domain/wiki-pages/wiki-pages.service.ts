@@ -1,7 +1,7 @@
 // Wiki pages and their history. Every change of title or body makes a new version; restoring version N
 // (spec operation 4) makes a new version whose title and body are N's. Versions are never changed.
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.ts';
+import { type Clock, nowIso } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import { insertWithExternalId } from '../external-ids.ts';
 import { foundOr404, newResourceRow } from '../resource-rows.ts';
@@ -125,7 +125,7 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
    * at the version read, so of two simultaneous changes the second is a 409 rather than a lost update.
    */
   async function commitVersion(db: Db, organisationId: string, row: WikiPageRow, actorId: string, content: { title: string; body: string }, restoredFrom: number | null): Promise<WikiPageRow> {
-    const at = clock.now().toISOString();
+    const at = nowIso(clock);
     const version = row.version + 1;
     const moved: PageContent = { ...content, version, updated_by: actorId, updated_at: at };
     const editConflict = () => new ApiError('wiki_page.edit_conflict', `Wiki page ${row.id} changed after version ${row.version} was read; read it again and retry.`);
@@ -144,7 +144,7 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
   }
 
   async function create(db: Db, organisationId: string, actorId: string, input: Static<typeof CreateWikiPage>): Promise<WikiPageView> {
-    const at = clock.now().toISOString();
+    const at = nowIso(clock);
     const page = { ...newResourceRow(organisationId, input.external_id, at), activity_id: input.activity_id, title: input.title, body: JSON.stringify(input.body ?? null), version: 1, updated_by: actorId };
     const summary = `Wiki page ${quotedForSummary(page.title)} created.`;
     const owner = { userId: input.subwiki_user_id ?? actorId, groupId: input.subwiki_group_id ?? null };
@@ -183,7 +183,7 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
     // finds, so no other edit can come between a read and the write.
     if ((patch.title !== undefined || patch.body !== undefined) && finalStatementOffered()) {
       const changes = { title: patch.title, body: patch.body === undefined ? undefined : JSON.stringify(patch.body) };
-      const at = clock.now().toISOString();
+      const at = nowIso(clock);
       const run = () => wikiPagesRepository.editInOneStatement(db, organisationId, id, actorId, changes, at);
       return toWikiPageView(await (patch.title === undefined ? run() : guardingTitle(patch.title, run)));
     }
@@ -237,9 +237,9 @@ export function createWikiPageService(deps: { clock: Clock; cursors: CursorCodec
     async remove(db: Db, organisationId: string, actorId: string, id: string): Promise<void> {
       // One round trip (PostgreSQL, db/final-statement.ts): the delete, its tombstone and its event go with the
       // COMMIT, and a page not live or of a deleted activity refuses it, so that the request runs again down here.
-      if (finalStatementOffered()) return wikiPagesRepository.softDeleteInOneStatement(db, organisationId, id, actorId, clock.now().toISOString());
+      if (finalStatementOffered()) return wikiPagesRepository.softDeleteInOneStatement(db, organisationId, id, actorId, nowIso(clock));
       const row = await writable(db, organisationId, id);
-      await softDelete(db, organisationId, 'wiki_page', row, clock.now().toISOString(), (patch) => wikiPagesRepository.update(db, organisationId, id, { ...patch, updated_by: actorId }));
+      await softDelete(db, organisationId, 'wiki_page', row, nowIso(clock), (patch) => wikiPagesRepository.update(db, organisationId, id, { ...patch, updated_by: actorId }));
       await record(db, organisationId, 'wiki_page.deleted', row, `Wiki page ${quotedForSummary(row.title)} deleted.`);
     },
 
