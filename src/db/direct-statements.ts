@@ -19,3 +19,11 @@ import type { CompiledQuery } from 'kysely';
 export type DirectRunner = (query: CompiledQuery, reads: boolean) => unknown[] | Promise<unknown[]> | undefined;
 
 export const directStatements = new WeakMap<object, DirectRunner>();
+
+/**
+ * A write's count of changed rows at once (a write without RETURNING, in a SQLite transaction of the group commit),
+ * or undefined when it must go through Kysely. prepared.ts `changes` uses it.
+ */
+export type DirectChangesRunner = (query: CompiledQuery) => number | undefined;
+
+export const directChanges = new WeakMap<object, DirectChangesRunner>();

@@ -14,6 +14,8 @@ const nameQuery = preparedQuery((db: Db, id: string) => db.selectFrom('organisat
 /** The names read. */
 const nameOf = async (db: Db, id: string) => (await nameQuery(db, id)).map((row) => row.name);
 const rename = (db: Db, id: string, name: string) => db.updateTable('organisations').set({ name }).where('id', '=', id).execute();
+/** A write without RETURNING, whose count of changes `changes` answers: only a name that differs is written. */
+const renameIfDifferent = preparedQuery((db: Db, id: string, name: string) => db.updateTable('organisations').set({ name }).where('id', '=', id).where('name', '<>', name));
 
 describe('prepared queries', () => {
   let t: TestDatabase;
@@ -57,5 +59,25 @@ describe('prepared queries', () => {
       await rename(tx, id, 'Mine');
       assert.deepEqual(await nameOf(tx, id), ['Mine']);
     });
+  });
+
+  test('changes: how many rows a write changed, at once in a SQLite transaction, else its promise', async () => {
+    const { db } = t.database;
+    const counted = await db.transaction().execute(async (tx) => {
+      const answers = [];
+      // One after another: the second finds the name already so, the third no such row.
+      for (const target of [id, id, newId()]) {
+        const answer = renameIfDifferent.changes(tx, target, 'Counted');
+        if (t.database.dialect === 'sqlite') assert.equal(typeof answer, 'number', 'a SQLite transaction answers at once');
+        answers.push(await answer);
+      }
+      return answers;
+    });
+    assert.deepEqual(counted, [1, 0, 0]);
+    // Outside a transaction, through Kysely: a promise on either database.
+    const outside = renameIfDifferent.changes(db, id, 'Outside');
+    assert.ok(outside instanceof Promise);
+    assert.equal(await outside, 1);
+    assert.deepEqual(await nameOf(db, id), ['Outside']);
   });
 });

@@ -9,7 +9,7 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
 import { STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
-import { directStatements } from './direct-statements.ts';
+import { directChanges, directStatements } from './direct-statements.ts';
 import { sentinel, slotOf } from './sentinels.ts';
 import type { MaybeAsync } from '../maybe-async.ts';
 
@@ -40,6 +40,11 @@ export interface PreparedQuery<Args extends PreparedArgument[], Row> {
    * waits (src/maybe-async.ts).
    */
   now(db: Db, ...args: Args): MaybeAsync<Row[]>;
+  /**
+   * For a write without RETURNING: how many rows it changed, at once where the database answers at once (a SQLite
+   * transaction), else its promise; a failure may be thrown at once.
+   */
+  changes(db: Db, ...args: Args): MaybeAsync<number>;
   /** The statement with these arguments, to be sent by other means (a rider, riders.ts). */
   compile(db: Db, ...args: Args): CompiledQuery<Row>;
 }
@@ -87,7 +92,12 @@ export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: 
       return Promise.reject(err);
     }
   }
+  function changes(db: Db, ...args: Args): MaybeAsync<number> {
+    const query = bind(entryFor(db, args), args);
+    return directChanges.get(db)?.(query) ?? db.executeQuery(query).then((result) => Number(result.numAffectedRows ?? 0n));
+  }
   run.now = now;
+  run.changes = changes;
   run.compile = (db: Db, ...args: Args) => bind(entryFor(db, args), args);
   return run;
 }

@@ -20,7 +20,7 @@
 // - A body that arrives while a group runs joins it (up to MAX_MEMBERS); after that, the next group.
 import { Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, Transaction, type CompiledQuery, type DatabaseConnection, type Driver, type KyselyConfig, type QueryResult, type TransactionBuilder } from 'kysely';
 import type { NodeSqliteDatabase } from './sqlite-adapter.ts';
-import { directStatements } from './direct-statements.ts';
+import { directChanges, directStatements } from './direct-statements.ts';
 import type { Tables } from './tables.ts';
 import type { MaybeAsync } from '../maybe-async.ts';
 
@@ -355,6 +355,7 @@ export class SqliteGroupCommit {
     const executor = this.#db.getExecutor().withConnectionProvider({ provideConnection: (consume) => consume(connection) });
     const tx = new Transaction<Tables>({ config: this.#config, executor, dialect: this.#config.dialect, driver: this.#driver });
     directStatements.set(tx, (query) => connection.run(query).rows);
+    directChanges.set(tx, (query) => Number(connection.run(query).changes ?? 0));
     return tx;
   }
 }

@@ -1,4 +1,5 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Compilable, type Selectable } from 'kysely';
+import { isPostgres } from '../../db/column-types.ts';
 import type { Db } from '../../db/database.ts';
 import type { SectionsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
@@ -14,36 +15,61 @@ type Changes = Pick<Partial<SectionRow>, 'title' | 'visible'>;
 
 const firstRow = (rows: SectionRow[]): SectionRow | undefined => rows[0];
 
-// spec operation 10 runs one of these on every PATCH: one per shape of the body, compiled once.
-const updateLive = (db: Db, organisationId: string, id: string) =>
-  db.updateTable('sections').where('organisation_id', '=', organisationId).where('id', '=', id).where('deleted_at', 'is', null).returningAll();
-const updateTitle = preparedQuery((db: Db, organisationId: string, id: string, at: string, title: string | null) =>
-  updateLive(db, organisationId, id).set({ title, updated_at: at }).where('title', 'is distinct from', title),
-);
-const updateVisible = preparedQuery((db: Db, organisationId: string, id: string, at: string, visible: boolean) =>
-  updateLive(db, organisationId, id).set({ visible, updated_at: at }).where('visible', 'is distinct from', visible),
-);
-const updateBoth = preparedQuery((db: Db, organisationId: string, id: string, at: string, title: string | null, visible: boolean) =>
-  updateLive(db, organisationId, id)
-    .set({ title, visible, updated_at: at })
-    .where((eb) => eb.or([eb('title', 'is distinct from', title), eb('visible', 'is distinct from', visible)])),
-);
+// spec operation 10 runs one of these on every PATCH: one per shape of the body, compiled once, each with RETURNING
+// (PostgreSQL: the changed row comes back in the same round trip) and without (SQLite, below).
+const liveSection = (db: Db, organisationId: string, id: string) =>
+  db.updateTable('sections').where('organisation_id', '=', organisationId).where('id', '=', id).where('deleted_at', 'is', null);
+type SectionUpdate = ReturnType<typeof liveSection>;
+
+function updatesBy<R>(finish: (update: SectionUpdate) => Compilable<R>) {
+  return {
+    title: preparedQuery((db: Db, organisationId: string, id: string, at: string, title: string | null) =>
+      finish(liveSection(db, organisationId, id).set({ title, updated_at: at }).where('title', 'is distinct from', title)),
+    ),
+    visible: preparedQuery((db: Db, organisationId: string, id: string, at: string, visible: boolean) =>
+      finish(liveSection(db, organisationId, id).set({ visible, updated_at: at }).where('visible', 'is distinct from', visible)),
+    ),
+    both: preparedQuery((db: Db, organisationId: string, id: string, at: string, title: string | null, visible: boolean) =>
+      finish(
+        liveSection(db, organisationId, id)
+          .set({ title, visible, updated_at: at })
+          .where((eb) => eb.or([eb('title', 'is distinct from', title), eb('visible', 'is distinct from', visible)])),
+      ),
+    ),
+  };
+}
+const returningRow = updatesBy((update) => update.returningAll());
+// SQLite answers RETURNING from an ephemeral table it makes for each statement: in a loop over 1,000 sections, ten
+// to a commit, the UPDATE costs 5.8 µs alone, 9.2 returning only the id and 10.3 returning the row, against 8.0-8.6
+// for the UPDATE and a read of the row back by its key (bench/README.md). In a SQLite transaction both answer at once
+// and nothing else can use the connection between them, so the row read back is the row the UPDATE made.
+const countingChanges = updatesBy((update) => update);
 
 export const sectionsRepository = {
   ...tenantRows('sections'),
 
   /**
-   * Applies `changes` to a live section in one statement, only where some value really differs, and returns
-   * the updated row; undefined when nothing was updated (no such live section, or nothing to change).
+   * Applies `changes` to a live section, only where some value really differs, and returns the updated row;
+   * undefined when nothing was updated (no such live section, or nothing to change). In the write's transaction:
+   * on PostgreSQL one statement, on SQLite the UPDATE and a read of the row it changed.
    */
   updateLiveIfChanged(db: Db, organisationId: string, id: string, changes: Changes, at: string): MaybeAsync<SectionRow | undefined> {
     const { title, visible } = changes;
-    let rows: MaybeAsync<SectionRow[]>;
-    if (title !== undefined && visible !== undefined) rows = updateBoth.now(db, organisationId, id, at, title, Boolean(visible));
-    else if (title !== undefined) rows = updateTitle.now(db, organisationId, id, at, title);
-    else if (visible !== undefined) rows = updateVisible.now(db, organisationId, id, at, Boolean(visible));
-    else return undefined;
-    return andThen(rows, firstRow);
+    // PostgreSQL: the changed row with the UPDATE; SQLite: how many rows changed, then the row read back.
+    const postgres = isPostgres(db);
+    let done: MaybeAsync<SectionRow[] | number>;
+    if (title !== undefined && visible !== undefined) {
+      const args = [organisationId, id, at, title, Boolean(visible)] as const;
+      done = postgres ? returningRow.both.now(db, ...args) : countingChanges.both.changes(db, ...args);
+    } else if (title !== undefined) {
+      done = postgres ? returningRow.title.now(db, organisationId, id, at, title) : countingChanges.title.changes(db, organisationId, id, at, title);
+    } else if (visible !== undefined) {
+      done = postgres ? returningRow.visible.now(db, organisationId, id, at, Boolean(visible)) : countingChanges.visible.changes(db, organisationId, id, at, Boolean(visible));
+    } else return undefined;
+    return andThen(done, (result) => {
+      if (typeof result !== 'number') return firstRow(result);
+      return result === 0 ? undefined : sectionsRepository.findById(db, organisationId, id);
+    });
   },
 
   /**
