@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { newId } from './ids.ts';
+import { randomFillSync } from 'node:crypto';
+import { v7 } from 'uuid';
+import { formatV7, newId } from './ids.ts';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -22,4 +24,16 @@ test('newId: the random part differs between ids of one millisecond', () => {
   const ids = Array.from({ length: 1000 }, newId);
   const tails = new Set(ids.map((id) => id.slice(-12)));
   assert.ok(tails.size > 990, `${tails.size} distinct random tails in 1,000 ids`);
+});
+
+test('formatV7: the text uuid makes of the same time, counter and random bytes', () => {
+  const random = new Uint8Array(16);
+  const times = [0, 1, 0xfff, 2 ** 32 - 1, 2 ** 32, Date.UTC(2026, 10, 30), 2 ** 48 - 1];
+  const counters = [0, 1, 0x7fffffff, -1, -0x80000000, 0x12345678];
+  for (let i = 0; i < 20_000; i++) {
+    randomFillSync(random);
+    const msecs = i < times.length * counters.length ? times[i % times.length]! : Math.floor(Math.random() * 2 ** 48);
+    const seq = i < times.length * counters.length ? counters[Math.floor(i / times.length)]! : (Math.random() * 2 ** 32) | 0;
+    assert.equal(formatV7(random, msecs, seq), v7({ random, msecs, seq }), `msecs ${msecs}, seq ${seq}`);
+  }
 });
