@@ -29,10 +29,12 @@ export function openDatabase(options: DatabaseOptions): Database {
   const sqlite = new NodeSqliteDatabase(file);
   // Transactions on SQLite share commits (sqlite-group-commit.ts); everything else is Kysely's own.
   const db = new GroupCommitKysely(sqlite, log, onQuery);
-  directStatements.set(db, (query, reads) => {
-    if (!reads || sqlite.inOwnTransaction) return undefined;
-    onQuery?.(query);
-    return sqlite.readInTurn(query.sql, query.parameters, hintsOf(query)?.sharedInTurn === true);
+  directStatements.set(db, {
+    rows(query, reads) {
+      if (!reads || sqlite.inOwnTransaction) return undefined;
+      onQuery?.(query);
+      return sqlite.readInTurn(query.sql, query.parameters, hintsOf(query)?.sharedInTurn === true);
+    },
   });
   const thread = options.checkpointThread === true ? CHECKPOINT_THREAD : options.checkpointThread || undefined;
   const checkpoints =

@@ -19,7 +19,7 @@ export async function deferredWrite(db: Db, write: Compilable, translate?: Failu
   const hints: StatementHints = translate ? { deferrable: true, mayFail: true, translate } : plainHints;
   const query = { ...write.compile(), [STATEMENT_HINTS]: hints };
   try {
-    if (directStatements.get(db)?.(query, false) === undefined) await db.executeQuery(query);
+    if (directStatements.get(db)?.rows(query, false) === undefined) await db.executeQuery(query);
   } catch (err) {
     throw translate ? translate(err) : err;
   }

@@ -12,18 +12,17 @@
 // a transaction's statements included, goes through Kysely.
 import type { CompiledQuery } from 'kysely';
 
-/**
- * The statement's rows (none for a write without RETURNING), or their promise (PostgreSQL), or undefined when it
- * must go through Kysely.
- */
-export type DirectRunner = (query: CompiledQuery, reads: boolean) => unknown[] | Promise<unknown[]> | undefined;
+export interface DirectRunner {
+  /**
+   * The statement's rows (none for a write without RETURNING), or their promise (PostgreSQL), or undefined when it
+   * must go through Kysely.
+   */
+  rows(query: CompiledQuery, reads: boolean): unknown[] | Promise<unknown[]> | undefined;
+  /**
+   * A write's count of changed rows (a write without RETURNING), at once: only where every statement runs at once
+   * (a SQLite transaction of the group commit). prepared.ts `changes` uses it.
+   */
+  changes?(query: CompiledQuery): number;
+}
 
 export const directStatements = new WeakMap<object, DirectRunner>();
-
-/**
- * A write's count of changed rows at once (a write without RETURNING, in a SQLite transaction of the group commit),
- * or undefined when it must go through Kysely. prepared.ts `changes` uses it.
- */
-export type DirectChangesRunner = (query: CompiledQuery) => number | undefined;
-
-export const directChanges = new WeakMap<object, DirectChangesRunner>();

@@ -37,10 +37,12 @@ export function openPostgresDatabase(databaseUrl: string, options: DatabaseOptio
   const db = new Kysely<Tables>({ dialect, ...log });
   // A prepared plain read goes to the driver without Kysely's executor (PipelinedPostgresDriver.readDirect).
   const driver = dialect.driver!;
-  directStatements.set(db, (query, reads) => {
-    const rows = reads ? driver.readDirect(query) : undefined;
-    if (rows !== undefined) options.onQuery?.(query);
-    return rows;
+  directStatements.set(db, {
+    rows(query, reads) {
+      const rows = reads ? driver.readDirect(query) : undefined;
+      if (rows !== undefined) options.onQuery?.(query);
+      return rows;
+    },
   });
   return { db, dialect: 'postgres', close: () => db.destroy(), poolStats: pool.stats };
 }

@@ -9,7 +9,7 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
 import { STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
-import { directChanges, directStatements } from './direct-statements.ts';
+import { directStatements } from './direct-statements.ts';
 import { sentinel, slotOf } from './sentinels.ts';
 import type { MaybeAsync } from '../maybe-async.ts';
 
@@ -80,7 +80,7 @@ export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: 
   function now(db: Db, ...args: Args): MaybeAsync<Row[]> {
     const entry = entryFor(db, args);
     const query = bind(entry, args);
-    const rows = directStatements.get(db)?.(query, entry.reads) as MaybeAsync<Row[]> | undefined;
+    const rows = directStatements.get(db)?.rows(query, entry.reads) as MaybeAsync<Row[]> | undefined;
     return rows ?? db.executeQuery<Row>(query).then((result) => result.rows);
   }
   /** The rows' promise, a failure always a rejection (a caller may `.catch` it). */
@@ -94,7 +94,7 @@ export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: 
   }
   function changes(db: Db, ...args: Args): MaybeAsync<number> {
     const query = bind(entryFor(db, args), args);
-    return directChanges.get(db)?.(query) ?? db.executeQuery(query).then((result) => Number(result.numAffectedRows ?? 0n));
+    return directStatements.get(db)?.changes?.(query) ?? db.executeQuery(query).then((result) => Number(result.numAffectedRows ?? 0n));
   }
   run.now = now;
   run.changes = changes;

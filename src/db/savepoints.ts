@@ -30,7 +30,7 @@ function statement(verb: Verb, name: string): CompiledQuery {
 
 /** On SQLite, at once (direct-statements.ts); a bulk request runs two of these per operation. */
 async function run(tx: Db, query: CompiledQuery): Promise<void> {
-  if (directStatements.get(tx)?.(query, false) === undefined) await tx.executeQuery(query);
+  if (directStatements.get(tx)?.rows(query, false) === undefined) await tx.executeQuery(query);
 }
 
 /**

@@ -20,7 +20,7 @@
 // - A body that arrives while a group runs joins it (up to MAX_MEMBERS); after that, the next group.
 import { Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, Transaction, type CompiledQuery, type DatabaseConnection, type Driver, type KyselyConfig, type QueryResult, type TransactionBuilder } from 'kysely';
 import type { NodeSqliteDatabase } from './sqlite-adapter.ts';
-import { directChanges, directStatements } from './direct-statements.ts';
+import { directStatements, type DirectRunner } from './direct-statements.ts';
 import type { Tables } from './tables.ts';
 import type { MaybeAsync } from '../maybe-async.ts';
 
@@ -107,7 +107,7 @@ class LockedSqliteDialect extends SqliteDialect {
 }
 
 /** The one connection, lent to one body of the group for as long as it runs. */
-class MemberConnection implements DatabaseConnection {
+class MemberConnection implements DatabaseConnection, DirectRunner {
   #open = true;
   readonly #sqlite: NodeSqliteDatabase;
   readonly #onQuery: ((query: CompiledQuery) => void) | undefined;
@@ -127,6 +127,16 @@ class MemberConnection implements DatabaseConnection {
    * SQLite's count of changes says nothing about those). A statement that failed changed nothing: SQLite undoes it.
    */
   changed = false;
+
+  /** The statement's rows, at once (direct-statements.ts: prepared queries and savepoints skip Kysely here). */
+  rows(query: CompiledQuery): unknown[] {
+    return this.run(query).rows;
+  }
+
+  /** A write's count of changed rows, at once. */
+  changes(query: CompiledQuery): number {
+    return Number(this.run(query).changes ?? 0);
+  }
 
   /** Runs the statement now; its rows, or none for a write without RETURNING. */
   run(query: CompiledQuery): { rows: unknown[]; changes?: number | bigint; lastInsertRowid?: number | bigint } {
@@ -354,8 +364,7 @@ export class SqliteGroupCommit {
   #transaction(connection: MemberConnection): Kysely<Tables> {
     const executor = this.#db.getExecutor().withConnectionProvider({ provideConnection: (consume) => consume(connection) });
     const tx = new Transaction<Tables>({ config: this.#config, executor, dialect: this.#config.dialect, driver: this.#driver });
-    directStatements.set(tx, (query) => connection.run(query).rows);
-    directChanges.set(tx, (query) => Number(connection.run(query).changes ?? 0));
+    directStatements.set(tx, connection);
     return tx;
   }
 }

@@ -3,7 +3,7 @@ import { isPostgres } from '../../db/column-types.ts';
 import type { Db } from '../../db/database.ts';
 import type { SectionsTable } from '../../db/tables.ts';
 import { tenantRows } from '../../db/tenant-rows.ts';
-import { preparedQuery } from '../../db/prepared.ts';
+import { preparedQuery, type PreparedArgument, type PreparedQuery } from '../../db/prepared.ts';
 import { insertInOneStatement, updateLiveInOneStatement, type ColumnChange, liveRowSql } from '../one-statement-update.repository.ts';
 import { quotedForSummarySql } from '../../events/summary-text.ts';
 import { deletionsRepository } from '../deletions/deletions.repository.ts';
@@ -57,15 +57,13 @@ export const sectionsRepository = {
     const { title, visible } = changes;
     // PostgreSQL: the changed row with the UPDATE; SQLite: how many rows changed, then the row read back.
     const postgres = isPostgres(db);
+    const apply = <A extends PreparedArgument[]>(withRow: PreparedQuery<A, SectionRow>, counting: PreparedQuery<A, unknown>, ...args: A): MaybeAsync<SectionRow[] | number> =>
+      postgres ? withRow.now(db, ...args) : counting.changes(db, ...args);
     let done: MaybeAsync<SectionRow[] | number>;
-    if (title !== undefined && visible !== undefined) {
-      const args = [organisationId, id, at, title, Boolean(visible)] as const;
-      done = postgres ? returningRow.both.now(db, ...args) : countingChanges.both.changes(db, ...args);
-    } else if (title !== undefined) {
-      done = postgres ? returningRow.title.now(db, organisationId, id, at, title) : countingChanges.title.changes(db, organisationId, id, at, title);
-    } else if (visible !== undefined) {
-      done = postgres ? returningRow.visible.now(db, organisationId, id, at, Boolean(visible)) : countingChanges.visible.changes(db, organisationId, id, at, Boolean(visible));
-    } else return undefined;
+    if (title !== undefined && visible !== undefined) done = apply(returningRow.both, countingChanges.both, organisationId, id, at, title, Boolean(visible));
+    else if (title !== undefined) done = apply(returningRow.title, countingChanges.title, organisationId, id, at, title);
+    else if (visible !== undefined) done = apply(returningRow.visible, countingChanges.visible, organisationId, id, at, Boolean(visible));
+    else return undefined;
     return andThen(done, (result) => {
       if (typeof result !== 'number') return firstRow(result);
       return result === 0 ? undefined : sectionsRepository.findById(db, organisationId, id);
