@@ -31,6 +31,8 @@ export interface HttpScenario {
   verify?(server: ServerHandle, round: Round): Promise<string | undefined>;
   /** Measured only when BENCH_SCENARIOS names it. */
   onlyWhenNamed?: boolean;
+  /** Requests a second from all the connections together; as many as they can answer, when absent. */
+  rate?: number;
 }
 
 /** A measured round, as a scenario's check sees it. */
@@ -91,6 +93,22 @@ const barePatch: HttpScenario = {
   route: 'PATCH /bench/bare (JSON body)',
   isBaseline: true,
   requests: () => [{ method: 'PATCH', path: '/bench/bare', headers: json, body: JSON.stringify({ title: 'Week A #1234' }) }],
+};
+
+// The bare PATCH held to BARE_PATCH_PACED_RATE requests a second, about what PostgreSQL's PATCH answers
+// (`BENCH_SCENARIOS=bare-patch,bare-patch-paced,patch`): the same route and the same ten connections, but a server
+// with time to spare between requests, which sleeps and is woken for them as it is under PostgreSQL's PATCH. What
+// that costs a route that does nothing else is the part of the PATCH's own share that is not the PATCH's
+// (bench/README.md, "Where things stand", 2026-11-30 third session).
+const BARE_PATCH_PACED_RATE = 3_000;
+const barePatchPaced: HttpScenario = {
+  ...barePatch,
+  name: 'bare-patch-paced',
+  route: `PATCH /bench/bare (JSON body), ${BARE_PATCH_PACED_RATE.toLocaleString('en')} a second`,
+  isBaseline: false,
+  baseline: 'bare-patch',
+  onlyWhenNamed: true,
+  rate: BARE_PATCH_PACED_RATE,
 };
 
 // The bare route plus a fixed amount of pure CPU in its handler (`BENCH_SCENARIOS=bare,bare-work-10,bare-work-20,…`):
@@ -167,6 +185,8 @@ async function measureInProcess(server: ServerHandle, settings: BenchSettings, k
     serverCpu: r.cpuMicros / 1e6 / r.seconds,
     serverMicrosPerRequest: r.cpuMicros / Math.max(1, r.done),
     loadCpu: 0,
+    sleepsPerRequest: r.sleeps / Math.max(1, r.done),
+    preemptionsPerRequest: r.preemptions / Math.max(1, r.done),
   };
 }
 
@@ -318,7 +338,7 @@ function rawPost(server: ServerHandle, path: string, headers: Record<string, str
   });
 }
 
-export const httpScenarios: HttpScenario[] = [bare, ...bareWork, barePatch, readSection, readInProcess, patchSpread, patchInProcess, patchAuditedInProcess, patchOneRow, patchWithFreshKey, replayedPatch, tokenEndpoint, readWithToken, mcpRead, bareMcp];
+export const httpScenarios: HttpScenario[] = [bare, ...bareWork, barePatch, barePatchPaced, readSection, readInProcess, patchSpread, patchInProcess, patchAuditedInProcess, patchOneRow, patchWithFreshKey, replayedPatch, tokenEndpoint, readWithToken, mcpRead, bareMcp];
 
 const okResponses = (sample: Sample) => Object.entries(sample.statusCounts).reduce((n, [status, count]) => n + (status.startsWith('2') ? count : 0), 0);
 
@@ -352,7 +372,7 @@ export const httpSuite: Suite = {
           const linesBefore = server.logLines();
           const sample = scenario.inServer
             ? await scenario.inServer(server, settings)
-            : await measure(server, scenario.requests!(server.fixture), settings, { profileName: `${server.dialect}-${scenario.name}-${level}-r${round}` });
+            : await measure(server, scenario.requests!(server.fixture), settings, { profileName: `${server.dialect}-${scenario.name}-${level}-r${round}`, rate: scenario.rate });
           const problem = await scenario.verify?.(server, { startedAt, ok: okResponses(sample), unseen: 2 * settings.connections });
           if (problem && !problems.has(scenario)) problems.set(scenario, problem);
           if (level === firstLevel) samples.get(scenario)!.push(sample);

@@ -34,6 +34,9 @@ export interface InProcessResult {
   done: number;
   /** This process's CPU time (user + system) over all of them, µs. */
   cpuMicros: number;
+  /** Its voluntary and involuntary context switches over all of them (measurement.ts Sample). */
+  sleeps: number;
+  preemptions: number;
   seconds: number;
   p50Ms: number;
   p99Ms: number;
@@ -106,6 +109,7 @@ export async function runInProcess(kind: InProcessWork, services: Services, data
   const work = workOf(kind, services, database.db, database.dialect, fixture);
   const latencies: number[] = [];
   const cpuBefore = process.cpuUsage();
+  const switchesBefore = process.resourceUsage();
   const started = performance.now();
   const until = started + seconds * 1000;
   async function loop(): Promise<void> {
@@ -117,6 +121,15 @@ export async function runInProcess(kind: InProcessWork, services: Services, data
   }
   await Promise.all(Array.from({ length: concurrency }, loop));
   const cpu = process.cpuUsage(cpuBefore);
+  const switches = process.resourceUsage();
   latencies.sort((a, b) => a - b);
-  return { done: latencies.length, cpuMicros: cpu.user + cpu.system, seconds: (performance.now() - started) / 1000, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
+  return {
+    done: latencies.length,
+    cpuMicros: cpu.user + cpu.system,
+    sleeps: switches.voluntaryContextSwitches - switchesBefore.voluntaryContextSwitches,
+    preemptions: switches.involuntaryContextSwitches - switchesBefore.involuntaryContextSwitches,
+    seconds: (performance.now() - started) / 1000,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+  };
 }

@@ -9,9 +9,9 @@ import type { BenchSettings } from './settings.ts';
 import type { ServerHandle } from './server-process.ts';
 import { summariseProfile, type CpuProfile } from './profile-summary.ts';
 
-async function fire(url: string, requests: Request[], connections: number, seconds: number, latencies?: number[]): Promise<Result> {
+async function fire(url: string, requests: Request[], connections: number, seconds: number, rate: number | undefined, latencies?: number[]): Promise<Result> {
   // autocannon mutates request objects (it caches the built buffer on them): each run gets its own copies.
-  const instance = autocannon({ url, connections, duration: seconds, requests: requests.map((r) => ({ ...r })) });
+  const instance = autocannon({ url, connections, duration: seconds, requests: requests.map((r) => ({ ...r })), ...(rate !== undefined ? { overallRate: rate } : {}) });
   if (latencies) instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => void latencies.push(ms));
   return instance;
 }
@@ -24,16 +24,18 @@ function percentile(sorted: number[], p: number): number {
 export interface MeasureOptions {
   /** With BENCH_CPU_PROF: the file name (without directory) for this window's profile. */
   profileName?: string;
+  /** Requests a second from all the connections together (autocannon's overallRate); as many as they can, when absent. */
+  rate?: number;
 }
 
 export async function measure(server: ServerHandle, requests: Request[], settings: BenchSettings, options: MeasureOptions = {}): Promise<Sample> {
-  const warmup = await fire(server.url, requests, settings.connections, settings.warmupSeconds);
+  const warmup = await fire(server.url, requests, settings.connections, settings.warmupSeconds, options.rate);
   const profileFile = settings.cpuProfileDir && options.profileName ? path.resolve(settings.cpuProfileDir, `${options.profileName}.cpuprofile`) : undefined;
   if (profileFile) await server.profileStart();
   const latencies: number[] = [];
   const serverBefore = await server.cpu();
   const loadBefore = process.cpuUsage();
-  const measured = await fire(server.url, requests, settings.connections, settings.seconds, latencies);
+  const measured = await fire(server.url, requests, settings.connections, settings.seconds, options.rate, latencies);
   const loadUsed = process.cpuUsage(loadBefore);
   const serverAfter = await server.cpu();
   if (profileFile) {
@@ -50,6 +52,7 @@ export async function measure(server: ServerHandle, requests: Request[], setting
   }
   latencies.sort((a, b) => a - b);
   const serverMicros = serverAfter.micros - serverBefore.micros;
+  const responses = Math.max(1, measured.requests.total);
   return {
     requestsPerSecond: measured.requests.total / seconds,
     requests: measured.requests.total,
@@ -60,7 +63,9 @@ export async function measure(server: ServerHandle, requests: Request[], setting
     errors: warmup.errors + measured.errors,
     statusCounts,
     serverCpu: serverMicros / 1e6 / seconds,
-    serverMicrosPerRequest: serverMicros / Math.max(1, measured.requests.total),
+    serverMicrosPerRequest: serverMicros / responses,
     loadCpu: (loadUsed.user + loadUsed.system) / 1e6 / seconds,
+    sleepsPerRequest: (serverAfter.sleeps - serverBefore.sleeps) / responses,
+    preemptionsPerRequest: (serverAfter.preemptions - serverBefore.preemptions) / responses,
   };
 }

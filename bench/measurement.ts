@@ -27,6 +27,14 @@ export interface Sample {
   requests: number;
   /** Load generator CPU during the window, as a fraction of one core. */
   loadCpu: number;
+  /**
+   * The server's voluntary context switches per response: how often it ran out of work and slept, to be woken
+   * again (by a request, or by its database's answer). Each costs more than its system call on this machine
+   * (bench/README.md, "Where things stand", 2026-11-30 third session).
+   */
+  sleepsPerRequest: number;
+  /** The server's involuntary context switches per response: how often another process (its database) took its CPU. */
+  preemptionsPerRequest: number;
 }
 
 export interface Measurement {

@@ -54,13 +54,15 @@ export function formatTable(measurements: Measurement[]): string {
     String(m.non2xx + m.errors),
     percent(m.median.serverCpu),
     percent(m.median.loadCpu),
+    fixed(m.median.sleepsPerRequest, 2),
   ]);
-  const headers = ['database', 'route', 'req/s', 'p50 ms', 'p99 ms', 'server us/req', ...(manyRounds ? ['us/req range'] : []), ...otherLevels.map((l) => `us/req at ${l}`), 'x baseline (CPU)', 'goal', 'non-2xx+err', 'server CPU', 'load CPU'];
+  const headers = ['database', 'route', 'req/s', 'p50 ms', 'p99 ms', 'server us/req', ...(manyRounds ? ['us/req range'] : []), ...otherLevels.map((l) => `us/req at ${l}`), 'x baseline (CPU)', 'goal', 'non-2xx+err', 'server CPU', 'load CPU', 'sleeps/req'];
   const align: Align[] = headers.map((h, i) => (i < 2 || h === 'goal' || h === 'x baseline (CPU)' ? 'left' : 'right'));
   const legend = [
     'server us/req: CPU time of the server process per response (user + system), the figure the goals are judged on.',
     'x baseline (CPU): server us/req divided by its baseline\'s (bare: GET /healthz; bare-patch: a PATCH with a JSON body to a bare route; read: the API-key read, for the OAuth and MCP reads; patch-in-process: the PATCH\'s transaction without its audit entry), same run, same database.',
     'server CPU / load CPU: share of one core the server process / autocannon used while measuring.',
+    'sleeps/req: the server\'s voluntary context switches per response, the times it ran out of work and was woken again.',
     ...(otherLevels.length > 0
       ? [`Every figure but "us/req at …" is at the first of BENCH_LOG_LEVELS (warn by default); "us/req at ${otherLevels.join('/')}": the same scenario with the app logging at that level to a pipe, and the log lines it wrote per response.`]
       : []),
