@@ -1,13 +1,14 @@
 // Named statements through pg-shaped-query.ts on a real PostgreSQL, beside node-postgres's own Query on another
 // connection: the same rows, keys and values (duplicate names, nulls, custom type parsers); a statement described
 // once per connection (no RowDescription after the first run on it), described again where it was parsed again;
-// pipeline mode; errors as node-postgres reports them.
+// pipeline mode; errors as node-postgres reports them; statements it has run sent together as one implicit
+// transaction (batchOn): committed together or not at all, the failing one named, answered in one write.
 // PostgreSQL only (the suite runs it with TEST_DATABASE_URL).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { testDatabaseUrl } from '../../test/support/harness.ts';
-import { queryOn } from './pg-shaped-query.ts';
+import { batchOn, queryOn, type BatchOutcome } from './pg-shaped-query.ts';
 
 const skip = testDatabaseUrl ? false : 'PostgreSQL only: run with TEST_DATABASE_URL';
 
@@ -77,6 +78,71 @@ describe('named statements through pg-shaped-query.ts', { skip }, () => {
     const write = await queryOn(shaped, { name: 'shaped_test_write', text: 'create temporary table if not exists shaped_t (v int)' });
     assert.deepEqual(write.rows, []);
     assert.deepEqual((await queryOn(shaped, { text: 'select $1::int as unnamed', values: [5] })).rows, [{ unnamed: 5 }]);
+  });
+
+  describe('batches (batchOn): statements this connection has run, as one implicit transaction', () => {
+    const write = (name: string, text: string) => (...values: unknown[]) => ({ name, text, values });
+    // Each answers the transaction it ran in, so that one transaction for all of them shows.
+    const insert = write('batch_test_insert', 'insert into batch_t (v) values ($1) returning v, pg_current_xact_id()::text as xid');
+    const check = write('batch_test_check', 'select 10 / $1::int as q, pg_current_xact_id()::text as xid');
+    const kept = async () => (await plain.query('select v from batch_t order by v')).rows.map((r: { v: number }) => r.v);
+    const settled = (batch: Promise<BatchOutcome> | undefined) => {
+      assert.ok(batch !== undefined, 'sent as a batch');
+      return batch;
+    };
+
+    before(async () => {
+      await plain.query('drop table if exists batch_t; create table batch_t (v int primary key)');
+    });
+    after(async () => {
+      await plain.query('drop table if exists batch_t');
+    });
+
+    test('only statements the connection has parsed and described go as a batch; the rest are sent by queryOn, nothing by batchOn', async () => {
+      assert.equal(batchOn(shaped, [insert(1)]), undefined, 'never run on this connection');
+      await queryOn(shaped, insert(1));
+      await queryOn(shaped, check(1));
+      assert.equal(batchOn(shaped, [insert(2), { text: 'select 1' }]), undefined, 'an unnamed statement');
+      assert.equal(batchOn(shaped, [{ ...insert(2), text: 'select 2 as v' }]), undefined, 'another text under the name');
+      const circular: Record<string, unknown> = {};
+      circular.self = circular;
+      assert.equal(batchOn(shaped, [insert(2), check(circular)]), undefined, 'a value node-postgres cannot send');
+      assert.deepEqual(await kept(), [1], 'nothing of a batch not sent was run');
+    });
+
+    test('a batch is one transaction, committed: each statement its own rows, as queryOn makes them', async () => {
+      await queryOn(shaped, insert(100));
+      await queryOn(shaped, check(1));
+      const outcome = await settled(batchOn(shaped, [insert(101), check(2), insert(102)]));
+      assert.ok(outcome.ok);
+      const [first, second, third] = outcome.results;
+      assert.deepEqual([first.command, first.rowCount, second.command, third.rowCount], ['INSERT', 1, 'SELECT', 1]);
+      assert.deepEqual([first.rows[0].v, second.rows[0].q, third.rows[0].v], [101, 5, 102]);
+      assert.deepEqual(Object.keys(second.rows[0]), ['q', 'xid']);
+      assert.equal(new Set(outcome.results.map((r) => r.rows[0].xid)).size, 1, 'one transaction');
+      assert.deepEqual((await kept()).filter((v) => v > 100), [101, 102], 'committed, seen from another connection');
+      // The connection goes on: a statement alone, then another batch, in another transaction.
+      assert.equal((await queryOn(shaped, check(5))).rows[0].q, 2);
+      const next = await settled(batchOn(shaped, [check(10)]));
+      assert.ok(next.ok && next.results[0].rows[0].xid !== first.rows[0].xid);
+    });
+
+    test('a failing statement rolls the whole batch back and is named; the connection and its statements go on', async () => {
+      await queryOn(shaped, insert(200));
+      await queryOn(shaped, check(1));
+      const outcome = await settled(batchOn(shaped, [insert(201), check(0), insert(202)]));
+      assert.ok(!outcome.ok);
+      assert.equal(outcome.at, 1, 'the second statement failed');
+      assert.ok(outcome.err instanceof pg.DatabaseError && (outcome.err as pg.DatabaseError).code === '22012');
+      assert.deepEqual((await kept()).filter((v) => v > 200), [], 'the statement before it was rolled back, the one after never ran');
+      // A key taken fails the last statement: the two before it are undone too.
+      const taken = await settled(batchOn(shaped, [insert(203), check(1), insert(200)]));
+      assert.ok(!taken.ok && taken.at === 2 && (taken.err as pg.DatabaseError).code === '23505');
+      assert.deepEqual((await kept()).filter((v) => v > 200), []);
+      const after = await settled(batchOn(shaped, [insert(204), check(2)]));
+      assert.ok(after.ok);
+      assert.deepEqual((await kept()).filter((v) => v > 200), [204]);
+    });
   });
 
   test('a statement parsed again on its connection is described again', async () => {

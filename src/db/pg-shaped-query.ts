@@ -16,6 +16,7 @@
 // node-postgres's own path.
 import pg from 'pg';
 import utils from 'pg/lib/utils.js';
+import PgResult from 'pg/lib/result.js';
 import { rowMaker, type RowMaker, type ValueParser } from './row-makers.ts';
 
 interface FieldDescription {
@@ -52,6 +53,7 @@ interface QueryInternals {
 
 interface Connection {
   bind(options: { portal: string; statement?: string; values?: unknown[]; binary?: boolean; valueMapper: unknown }): void;
+  execute(options: { portal: string; rows: number }): void;
   close(options: { type: string; name?: string }): void;
   sync(): void;
 }
@@ -142,6 +144,120 @@ class ShapedQuery extends PgQuery {
       this._canceledDueToError = err;
     }
   }
+}
+
+/** How a batch ended: every statement's result, or the failure and the statement it came at (`at`: the count of statements that had completed). */
+export type BatchOutcome = { ok: true; results: pg.QueryResult[] } | { ok: false; err: unknown; at: number };
+
+interface BatchStatement {
+  name: string;
+  /** The values as node-postgres sends them (utils.prepareValue), made before anything is written. */
+  values: unknown[];
+  shape: Shape;
+}
+
+/**
+ * Named statements this connection has parsed and described, sent as one implicit transaction: a Bind and an
+ * Execute each, and one Sync after the last. PostgreSQL runs them in order, each seeing the ones before, and
+ * commits them at the Sync, or, at the first failure, skips the rest and rolls all of it back; and it sends
+ * their answers when the Sync is reached, in one write, so the group's answers wake this process once where
+ * BEGIN, a Sync after each statement and COMMIT had PostgreSQL send one write for each of them, and each found
+ * this process asleep (bench/README.md, "Where things stand", 2026-11-30 third session).
+ */
+class ShapedBatch extends PgQuery {
+  readonly #statements: BatchStatement[];
+  readonly #results: Array<pg.QueryResult & { addCommandComplete(msg: unknown): void }>;
+  #current = 0;
+  #settle: ((outcome: BatchOutcome) => void) | undefined;
+
+  constructor(statements: BatchStatement[], settle: (outcome: BatchOutcome) => void) {
+    // A text, so that node-postgres takes it for a query; it is never sent.
+    super('batch', undefined, () => {});
+    this.#statements = statements;
+    this.#settle = settle;
+    this.#results = statements.map(({ shape }) => {
+      const result = new PgResult(undefined, undefined);
+      result.fields = shape.fields as pg.FieldDef[];
+      return result;
+    });
+  }
+
+  submit(connection: Connection & { stream: { cork?(): void; uncork?(): void } }): null {
+    connection.stream.cork?.();
+    try {
+      for (const { name, values } of this.#statements) {
+        connection.bind({ portal: '', statement: name, values, valueMapper: undefined });
+        connection.execute({ portal: '', rows: 0 });
+      }
+      connection.sync();
+    } finally {
+      connection.stream.uncork?.();
+    }
+    return null;
+  }
+
+  #end(outcome: BatchOutcome): void {
+    const settle = this.#settle;
+    this.#settle = undefined;
+    settle?.(outcome);
+  }
+
+  override handleRowDescription(): void {
+    // Not asked for (no Describe): the shapes are known.
+  }
+
+  override handleDataRow(msg: { fields: Array<string | null> }): void {
+    if (this._canceledDueToError) return;
+    try {
+      this.#results[this.#current].rows.push(this.#statements[this.#current].shape.make(msg.fields));
+    } catch (err) {
+      this._canceledDueToError = err;
+    }
+  }
+
+  handleCommandComplete(msg: unknown): void {
+    this.#results[this.#current++].addCommandComplete(msg);
+  }
+
+  override handleError(err: unknown): void {
+    this.#end({ ok: false, err: this._canceledDueToError || err, at: this.#current });
+  }
+
+  handleReadyForQuery(): void {
+    if (this._canceledDueToError) this.#end({ ok: false, err: this._canceledDueToError, at: this.#current });
+    else this.#end({ ok: true, results: this.#results });
+  }
+
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+}
+
+/**
+ * `configs` as one implicit transaction on `client` (ShapedBatch), in order; undefined, having sent nothing,
+ * unless every one is a plain named statement that this connection has parsed and described (by queryOn) and
+ * every value can be sent: those go through queryOn, the first time of each.
+ */
+export function batchOn(client: pg.Client | pg.PoolClient, configs: readonly pg.QueryConfig[]): Promise<BatchOutcome> | undefined {
+  const connection = (client as unknown as { connection: Connection & { parsedStatements: Record<string, string> } }).connection;
+  const shapes = described.get(connection);
+  if (shapes === undefined) return undefined;
+  const statements: BatchStatement[] = [];
+  for (const config of configs) {
+    const name = config.name;
+    if (!plainNamed(config) || connection.parsedStatements[name!] !== config.text) return undefined;
+    const shape = shapes.get(name!);
+    if (shape === undefined) return undefined;
+    let values: unknown[];
+    try {
+      values = (config.values ?? []).map((value) => utils.prepareValue(value));
+    } catch {
+      return undefined;
+    }
+    statements.push({ name: name!, values, shape });
+  }
+  return new Promise((resolve) => {
+    client.query(new ShapedBatch(statements, resolve) as unknown as pg.Submittable);
+  });
 }
 
 /** A config of a name, a text and values only (postgres-driver.ts toConfig): ShapedQuery takes nothing else. */

@@ -423,6 +423,32 @@ describe('PostgreSQL driver', { skip }, () => {
       assert.equal(await nameOf(alsoKept), 'Also kept');
     });
 
+    test('writes the writers have run before leave as one batch (one Sync, pg-shaped-query.ts batchOn): one transaction, and a refusal in it is still its write\'s alone', async () => {
+      // Counts the batches node-postgres is handed (observed, not replaced).
+      const query = pg.Client.prototype.query;
+      let batches = 0;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        if ((args[0] as object | undefined)?.constructor?.name === 'ShapedBatch') batches++;
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      try {
+        const ids = await organisations(3);
+        // Each round runs every shape on whichever writer takes it: from the second or third on, both have run them.
+        for (let round = 0; round < 4; round++) {
+          const ran = await Promise.all(ids.map((id, i) => renameRunning(id, `Round ${round} ${i}`)));
+          assert.equal(new Set(ran.map((r) => r.xid)).size, 1, `one transaction in round ${round}`);
+          const refused = offerFinalStatement(() => [], () => db.transaction().execute((tx) => renameFinally(tx, newId(), 'Nobody')));
+          const [first, second] = [renameAlone(ids[0], `Kept ${round}`), renameAlone(ids[1], `Also kept ${round}`)];
+          await assert.rejects(refused, FinalStatementRefused);
+          await Promise.all([first, second]);
+          assert.deepEqual([await nameOf(ids[0]), await nameOf(ids[1]), await nameOf(ids[2])], [`Kept ${round}`, `Also kept ${round}`, `Round ${round} 2`]);
+        }
+        assert.ok(batches >= 2, `groups went as batches (${batches})`);
+      } finally {
+        pg.Client.prototype.query = query;
+      }
+    });
+
     test('a write that takes a transaction lock is never grouped (never folded): in a transaction of its own, the lock is its alone', async () => {
       const [a, b] = await organisations(2);
       // Two keys, so that both may take theirs: in one transaction, either would also have the other's.
