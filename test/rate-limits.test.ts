@@ -1,4 +1,5 @@
 // Rate limits and concurrency caps per credential, with their 429 problem documents and headers.
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Type from 'typebox';
@@ -9,6 +10,7 @@ import { loadConfig } from '../src/config.ts';
 import { systemClock } from '../src/clock.ts';
 import { createFactories } from './support/factories.ts';
 import { redisAnswers, testRedisUrl } from './support/redis.ts';
+import { until } from './support/wait.ts';
 
 describe('rate limit per credential', () => {
   let t: TestContext;
@@ -55,6 +57,9 @@ describe('concurrency cap per credential', () => {
   // Resolved once two requests are inside the handler, holding both slots (a fixed sleep is a race on a busy CI).
   let entered = 0;
   const { promise: bothInside, resolve: nowBothInside } = Promise.withResolvers<void>();
+  // What the handler waits for, and who hears that a request is inside it (the second test sets its own).
+  let gateNow = gate;
+  let onEntered = () => {};
   const slow = defineOperation({
     id: 'testSlowRead',
     method: 'GET',
@@ -68,7 +73,8 @@ describe('concurrency cap per credential', () => {
     errors: [],
     handler: async () => {
       if (++entered === 2) nowBothInside();
-      await gate;
+      onEntered();
+      await gateNow;
       return { ok: true };
     },
   });
@@ -90,6 +96,30 @@ describe('concurrency cap per credential', () => {
     release();
     for (const r of await Promise.all(running)) assert.equal(r.status, 200);
     assert.equal((await call()).status, 200);
+  });
+
+  test('a client that goes away before its answer frees its slot', async () => {
+    const c = await t.make.caller();
+    const port = await t.listen();
+    const { promise: hold, resolve: letGo } = Promise.withResolvers<void>();
+    const { promise: twoInside, resolve: nowTwoInside } = Promise.withResolvers<void>();
+    let inside = 0;
+    gateNow = hold;
+    onEntered = () => ++inside === 2 && nowTwoInside();
+    // Two requests over real sockets hold both slots, waiting in the handler; then their clients go away.
+    const held = [0, 1].map(() => {
+      const req = http.get({ host: '127.0.0.1', port, path: '/api/v1/test_slow', headers: { host: c.org.address, authorization: `Bearer ${c.key}` } });
+      req.on('error', () => {});
+      return req;
+    });
+    await twoInside;
+    const call = () => t.api.request({ host: c.org.address, key: c.key, path: '/test_slow' });
+    gateNow = Promise.resolve();
+    assert.equal((await call()).status, 429, 'both slots held');
+    for (const req of held) req.destroy();
+    // Their handlers still wait; their slots are free once the server has seen the sockets close.
+    await until(async () => (await Promise.all([call(), call()])).every((r) => r.status === 200), 'two requests fit again');
+    letGo();
   });
 });
 

@@ -52,9 +52,33 @@ const shiftParameters = (text: string, offset: number) => text.replace(/'[^']*'|
  * by the tail's and riders' (looked up without joining the long final text to the others: that copy and its hash
  * were a fifth of a fold). Parameters are concatenated in order.
  */
-const foldedTexts = new Map<string, Map<string, string | null>>();
+/**
+ * Folded texts, found by walking one map a text: the final statement's, the tail's count, each tail's, each
+ * rider's. The texts are the same strings on every request (compiled once per shape), whose hashes V8 keeps:
+ * a key made of them by concatenation would be a new string to flatten and hash on every write.
+ */
+interface FoldedTexts extends Map<string | number, FoldedTexts> {
+  /** The folded text of the path that ends here; null when it cannot be folded. */
+  folded?: string | null;
+}
+const foldedTexts: FoldedTexts = new Map();
 let foldedCount = 0;
 const MAX_FOLDED_TEXTS = 512;
+
+/** The node at `key` under `node`; made when `make`, else undefined when there is none. */
+function step(node: FoldedTexts | undefined, key: string | number, make: boolean): FoldedTexts | undefined {
+  let next = node?.get(key);
+  if (next === undefined && make && node !== undefined) node.set(key, (next = new Map()));
+  return next;
+}
+
+/** The node of this combination of texts; made where missing when `make`. */
+function foldedNode(final: CompiledQuery, tail: readonly CompiledQuery[], riders: readonly CompiledQuery[], make: boolean): FoldedTexts | undefined {
+  let node = step(step(foldedTexts, final.sql, make), tail.length, make);
+  for (const q of tail) node = step(node, q.sql, make);
+  for (const q of riders) node = step(node, q.sql, make);
+  return node;
+}
 
 function foldTexts(final: CompiledQuery, tail: readonly CompiledQuery[], riders: readonly CompiledQuery[]): string | null {
   const parts = [final, ...tail, ...riders];
@@ -83,16 +107,11 @@ function foldTexts(final: CompiledQuery, tail: readonly CompiledQuery[], riders:
  * texts repeat (one per shape of write), so each combination is taken apart once.
  */
 export function foldStatement(final: CompiledQuery, tail: readonly CompiledQuery[], riders: readonly CompiledQuery[]): CompiledQuery | undefined {
-  let rest = `${tail.length}`;
-  for (const q of tail) rest += `\u0000${q.sql}`;
-  for (const q of riders) rest += `\u0000${q.sql}`;
-  let byRest = foldedTexts.get(final.sql);
-  let sql = byRest?.get(rest);
+  let sql = foldedNode(final, tail, riders, false)?.folded;
   if (sql === undefined) {
     sql = foldTexts(final, tail, riders);
     if (foldedCount < MAX_FOLDED_TEXTS) {
-      if (byRest === undefined) foldedTexts.set(final.sql, (byRest = new Map()));
-      byRest.set(rest, sql);
+      foldedNode(final, tail, riders, true)!.folded = sql;
       foldedCount++;
     }
   }

@@ -6,6 +6,7 @@
 //   headers instead of the plugin's promise chain on every request (measured in bench/: ~5 µs a request).
 // - The concurrency cap counts this process's requests in flight: it protects the process from one caller.
 import rateLimit from '@fastify/rate-limit';
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ApiError } from '../errors/api-error.ts';
@@ -76,23 +77,42 @@ async function registerSharedRateLimit(app: FastifyInstance, settings: RateLimit
   return app.rateLimit() as Limit;
 }
 
+/** A credential's requests in flight in this process, in the map that holds it while there are any. */
+interface Slots {
+  readonly key: string;
+  readonly of: Map<string, Slots>;
+  count: number;
+}
+
+/** The slots a response holds (set by the limit, released when the response closes). */
+const HELD = Symbol('atrium.concurrencySlots');
+type Holding = ServerResponse & { [HELD]?: Slots };
+
+/**
+ * 'close' fires once, when the response is sent or the client has gone: either way the slot is free. One function
+ * for every response, the slots found on the response: no closure and no `once` wrapper a request (every
+ * authenticated request runs this; bench/README.md, 2026-11-30 third session).
+ */
+function releaseSlot(this: Holding): void {
+  const slots = this[HELD];
+  if (slots !== undefined && --slots.count === 0) slots.of.delete(slots.key);
+}
+
 function createConcurrencyLimit(concurrency: number): Limit {
-  const inFlight = new Map<string, number>();
+  const inFlight = new Map<string, Slots>();
   return (request, reply) => {
     const key = credentialKey(request);
-    const current = inFlight.get(key) ?? 0;
-    if (current >= concurrency) {
+    let slots = inFlight.get(key);
+    if (slots !== undefined && slots.count >= concurrency) {
       throw new ApiError('rate_limit.concurrency', `At most ${concurrency} requests in flight per credential; retry when one finishes.`, {
         retryAfter: CONCURRENCY_RETRY_AFTER_S,
       });
     }
-    inFlight.set(key, current + 1);
-    // 'close' fires once the response is sent or the client has gone: either way the slot is free.
-    reply.raw.once('close', () => {
-      const n = (inFlight.get(key) ?? 1) - 1;
-      if (n <= 0) inFlight.delete(key);
-      else inFlight.set(key, n);
-    });
+    if (slots === undefined) inFlight.set(key, (slots = { key, of: inFlight, count: 0 }));
+    slots.count += 1;
+    const response = reply.raw as Holding;
+    response[HELD] = slots;
+    response.on('close', releaseSlot);
   };
 }
 
