@@ -178,7 +178,11 @@ export class GroupCommit {
   /** A batch's outcome: each write's result; or, rolled back, as #together's. */
   async #settleBatch(group: Waiting[], outcome: BatchOutcome): Promise<void> {
     if (outcome.ok) {
-      for (const [i, write] of group.entries()) write.resolve(outcome.results[i]);
+      // Committed. A write whose answer could not be read fails alone, as in #together: it is not run again.
+      for (const [i, write] of group.entries()) {
+        if (outcome.unread?.at === i) write.reject(outcome.unread.err);
+        else write.resolve(outcome.results[i]);
+      }
       return;
     }
     const { err, at } = outcome;

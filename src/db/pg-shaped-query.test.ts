@@ -143,6 +143,28 @@ describe('named statements through pg-shaped-query.ts', { skip }, () => {
       assert.ok(after.ok);
       assert.deepEqual((await kept()).filter((v) => v > 200), [204]);
     });
+
+    test('rows that cannot be read here do not undo a committed batch: that statement is named, the others answered', async () => {
+      // A type parser that throws, for one type only.
+      const refusing = {
+        getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 21 ? () => { throw new Error('int2 refused'); } : types.getTypeParser(oid, format)),
+      } as pg.CustomTypesConfig;
+      const strict = new pg.Client({ connectionString: testDatabaseUrl, types: refusing, pipeline: true } as pg.ClientConfig);
+      await strict.connect();
+      try {
+        const unreadable = write('batch_test_unreadable', 'select $1::int2 as small');
+        await queryOn(strict, insert(300));
+        await assert.rejects(queryOn(strict, unreadable(1)), /int2 refused/);
+        const outcome = await settled(batchOn(strict, [insert(301), unreadable(2), insert(302)]));
+        assert.ok(outcome.ok, 'PostgreSQL committed it');
+        assert.equal(outcome.unread?.at, 1);
+        assert.match(String(outcome.unread?.err), /int2 refused/);
+        assert.equal(outcome.results[2].rows[0].v, 302);
+        assert.deepEqual((await kept()).filter((v) => v > 300), [301, 302]);
+      } finally {
+        await strict.end();
+      }
+    });
   });
 
   test('a statement parsed again on its connection is described again', async () => {

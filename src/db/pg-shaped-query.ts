@@ -146,8 +146,12 @@ class ShapedQuery extends PgQuery {
   }
 }
 
-/** How a batch ended: every statement's result, or the failure and the statement it came at (`at`: the count of statements that had completed). */
-export type BatchOutcome = { ok: true; results: pg.QueryResult[] } | { ok: false; err: unknown; at: number };
+/**
+ * How a batch ended. Committed: every statement's result, and `unread`, a statement whose rows could not be made
+ * here (a type parser threw), committed all the same. Rolled back: PostgreSQL's failure and the statement it came at
+ * (`at`: the count of statements that had completed; all of them when it was the commit).
+ */
+export type BatchOutcome = { ok: true; results: pg.QueryResult[]; unread?: { at: number; err: unknown } } | { ok: false; err: unknown; at: number };
 
 interface BatchStatement {
   name: string;
@@ -168,6 +172,8 @@ class ShapedBatch extends PgQuery {
   readonly #statements: BatchStatement[];
   readonly #results: Array<pg.QueryResult & { addCommandComplete(msg: unknown): void }>;
   #current = 0;
+  /** The first statement whose rows could not be made, and why: PostgreSQL went on, and may commit it. */
+  #unread: { at: number; err: unknown } | undefined;
   #settle: ((outcome: BatchOutcome) => void) | undefined;
 
   constructor(statements: BatchStatement[], settle: (outcome: BatchOutcome) => void) {
@@ -207,11 +213,12 @@ class ShapedBatch extends PgQuery {
   }
 
   override handleDataRow(msg: { fields: Array<string | null> }): void {
-    if (this._canceledDueToError) return;
+    const at = this.#current;
+    if (this.#unread?.at === at) return;
     try {
-      this.#results[this.#current].rows.push(this.#statements[this.#current].shape.make(msg.fields));
+      this.#results[at].rows.push(this.#statements[at].shape.make(msg.fields));
     } catch (err) {
-      this._canceledDueToError = err;
+      this.#unread ??= { at, err };
     }
   }
 
@@ -219,13 +226,13 @@ class ShapedBatch extends PgQuery {
     this.#results[this.#current++].addCommandComplete(msg);
   }
 
+  /** PostgreSQL's failure (rolled back, all of it), or the connection's. */
   override handleError(err: unknown): void {
-    this.#end({ ok: false, err: this._canceledDueToError || err, at: this.#current });
+    this.#end({ ok: false, err, at: this.#current });
   }
 
   handleReadyForQuery(): void {
-    if (this._canceledDueToError) this.#end({ ok: false, err: this._canceledDueToError, at: this.#current });
-    else this.#end({ ok: true, results: this.#results });
+    this.#end({ ok: true, results: this.#results, ...(this.#unread !== undefined ? { unread: this.#unread } : {}) });
   }
 
   handleEmptyQuery(): void {}
