@@ -96,10 +96,10 @@ const barePatch: HttpScenario = {
 };
 
 // The bare PATCH held to BARE_PATCH_PACED_RATE requests a second, about what PostgreSQL's PATCH answers
-// (`BENCH_SCENARIOS=bare-patch,bare-patch-paced,patch`): the same route and the same ten connections, but a server
-// with time to spare between requests, which sleeps and is woken for them as it is under PostgreSQL's PATCH. What
-// that costs a route that does nothing else is the part of the PATCH's own share that is not the PATCH's
-// (bench/README.md, "Where things stand", 2026-11-30 third session).
+// (`BENCH_SCENARIOS=bare-patch,bare-patch-paced,patch`): the same route and the same ten connections, on a server
+// with time to spare, mostly idle. autocannon sends each tick's share of the rate together, so the server is woken
+// once a burst, not once a request as PostgreSQL's PATCH wakes it (its sleeps/req say so): it measures what an
+// idle server's route costs, not what waking for each request does (bench/README.md, 2026-11-30 third session).
 const BARE_PATCH_PACED_RATE = 3_000;
 const barePatchPaced: HttpScenario = {
   ...barePatch,

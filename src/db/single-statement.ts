@@ -48,14 +48,11 @@ function splitWith(text: string): { ctes: string; main: string } | undefined {
 const shiftParameters = (text: string, offset: number) => text.replace(/'[^']*'|"[^"]*"|\$(\d+)/g, (match, n: string | undefined) => (n === undefined ? match : `$${Number(n) + offset}`));
 
 /**
- * The folded text for each combination of texts seen (null: not foldable), by the final statement's text, then
- * by the tail's and riders' (looked up without joining the long final text to the others: that copy and its hash
- * were a fifth of a fold). Parameters are concatenated in order.
- */
-/**
- * Folded texts, found by walking one map a text: the final statement's, the tail's count, each tail's, each
- * rider's. The texts are the same strings on every request (compiled once per shape), whose hashes V8 keeps:
- * a key made of them by concatenation would be a new string to flatten and hash on every write.
+ * The folded text for each combination of texts seen, found by walking one map a text: the final statement's,
+ * the tail's count, each tail's, each rider's. The texts are the same strings on every request (compiled once
+ * per shape), whose hashes V8 keeps: a key made of them by concatenation was a new string to flatten and hash on
+ * every write (joining the long final text to the others was once a fifth of a fold). Parameters are
+ * concatenated in order.
  */
 interface FoldedTexts extends Map<string | number, FoldedTexts> {
   /** The folded text of the path that ends here; null when it cannot be folded. */
