@@ -186,7 +186,6 @@ async function measureInProcess(server: ServerHandle, settings: BenchSettings, k
     serverMicrosPerRequest: r.cpuMicros / Math.max(1, r.done),
     loadCpu: 0,
     sleepsPerRequest: r.sleeps / Math.max(1, r.done),
-    preemptionsPerRequest: r.preemptions / Math.max(1, r.done),
   };
 }
 

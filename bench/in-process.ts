@@ -34,9 +34,8 @@ export interface InProcessResult {
   done: number;
   /** This process's CPU time (user + system) over all of them, µs. */
   cpuMicros: number;
-  /** Its voluntary and involuntary context switches over all of them (measurement.ts Sample). */
+  /** Its voluntary context switches over all of them (measurement.ts Sample). */
   sleeps: number;
-  preemptions: number;
   seconds: number;
   p50Ms: number;
   p99Ms: number;
@@ -127,7 +126,6 @@ export async function runInProcess(kind: InProcessWork, services: Services, data
     done: latencies.length,
     cpuMicros: cpu.user + cpu.system,
     sleeps: switches.voluntaryContextSwitches - switchesBefore.voluntaryContextSwitches,
-    preemptions: switches.involuntaryContextSwitches - switchesBefore.involuntaryContextSwitches,
     seconds: (performance.now() - started) / 1000,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),

@@ -66,6 +66,5 @@ export async function measure(server: ServerHandle, requests: Request[], setting
     serverMicrosPerRequest: serverMicros / responses,
     loadCpu: (loadUsed.user + loadUsed.system) / 1e6 / seconds,
     sleepsPerRequest: (serverAfter.sleeps - serverBefore.sleeps) / responses,
-    preemptionsPerRequest: (serverAfter.preemptions - serverBefore.preemptions) / responses,
   };
 }

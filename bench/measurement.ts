@@ -33,8 +33,6 @@ export interface Sample {
    * (bench/README.md, "Where things stand", 2026-11-30 third session).
    */
   sleepsPerRequest: number;
-  /** The server's involuntary context switches per response: how often another process (its database) took its CPU. */
-  preemptionsPerRequest: number;
 }
 
 export interface Measurement {

@@ -13,8 +13,6 @@ export interface CpuSample {
   rss: number;
   /** The process's voluntary context switches so far: each a time it had nothing to do and slept. */
   sleeps: number;
-  /** Its involuntary context switches so far: each a time another process took its CPU. */
-  preemptions: number;
 }
 
 export interface ServerHandle {
@@ -104,8 +102,8 @@ export async function startServer(target: DatabaseTarget, entry = serverEntry): 
     url: `http://127.0.0.1:${ready.port as number}`,
     fixture: ready.fixture as Fixture,
     async cpu() {
-      const reply = (await ask('cpu')) as { cpu: { user: number; system: number }; rss: number; sleeps: number; preemptions: number };
-      return { micros: reply.cpu.user + reply.cpu.system, rss: reply.rss, sleeps: reply.sleeps, preemptions: reply.preemptions };
+      const reply = (await ask('cpu')) as { cpu: { user: number; system: number }; rss: number; sleeps: number };
+      return { micros: reply.cpu.user + reply.cpu.system, rss: reply.rss, sleeps: reply.sleeps };
     },
     async rawLessonPages(count, round) {
       return (await command(`raw-lesson-pages ${count} ${round}`)).rawMs as number;

@@ -4,7 +4,7 @@
 // Protocol with bench/server-process.ts, one JSON object per line, on file descriptor 3 (stdout carries the
 // app's log, as a deployed process's does):
 //   fd 3, once:  {"ready": true, "port": …, "dialect": …, "fixture": {…}}  after seeding and listen
-//   stdin `cpu`  → {"cpu": {"user": µs, "system": µs}, "rss": bytes, "sleeps", "preemptions"}   to attribute CPU per scenario
+//   stdin `cpu`  → {"cpu": {"user": µs, "system": µs}, "rss": bytes, "sleeps"}   to attribute CPU per scenario
 //   stdin `raw-lesson-pages N ROUND` → {"rawMs": ms}   N lesson pages inserted raw, the bulk suite's baseline
 //   stdin `in-process read|patch|patch-audited SECONDS CONCURRENCY` → {done, cpuMicros, …}   a request's database work alone (in-process.ts)
 //   stdin `profile-start` / `profile-stop FILE` → {}   a CPU profile of one measured window (BENCH_CPU_PROF)
@@ -111,10 +111,7 @@ const lines = readline.createInterface({ input: process.stdin });
 lines.on('line', (line) => {
   const command = line.trim();
   const [name, ...args] = command.split(' ');
-  if (command === 'cpu') {
-    const { voluntaryContextSwitches: sleeps, involuntaryContextSwitches: preemptions } = process.resourceUsage();
-    send({ cpu: process.cpuUsage(), rss: process.memoryUsage.rss(), sleeps, preemptions });
-  }
+  if (command === 'cpu') send({ cpu: process.cpuUsage(), rss: process.memoryUsage.rss(), sleeps: process.resourceUsage().voluntaryContextSwitches });
   else if (command === 'stop') void stop();
   else if (commands[name]) commands[name](args).then(send, (err: unknown) => send({ error: err instanceof Error ? err.message : String(err) }));
   else send({ error: `unknown command ${JSON.stringify(name)}` });
