@@ -9,7 +9,7 @@ import { isPostgres } from './column-types.ts';
 import { isPremiseFailure } from './riders.ts';
 import type { Db } from './database-types.ts';
 import { STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
-import { directStatements } from './direct-statements.ts';
+import { statementRows } from './direct-statements.ts';
 
 export type FailureTranslation = (err: unknown) => unknown;
 
@@ -19,7 +19,8 @@ export async function deferredWrite(db: Db, write: Compilable, translate?: Failu
   const hints: StatementHints = translate ? { deferrable: true, mayFail: true, translate } : plainHints;
   const query = { ...write.compile(), [STATEMENT_HINTS]: hints };
   try {
-    if (directStatements.get(db)?.rows(query, false) === undefined) await db.executeQuery(query);
+    const done = statementRows(db, query, false);
+    if (done instanceof Promise) await done;
   } catch (err) {
     throw translate ? translate(err) : err;
   }

@@ -17,6 +17,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CompiledQuery, QueryResult } from 'kysely';
 import type { Db } from './database-types.ts';
 import { isPremiseFailure } from './riders.ts';
+import { statementRows } from './direct-statements.ts';
 import { STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
 
 export interface FinalStatementOffer {
@@ -69,7 +70,8 @@ const finalHints: StatementHints = {
  * `query` must fail with atrium_require when the transaction must not commit; that failure is thrown as
  * FinalStatementRefused. `created`: the id of the row `query` creates, if it creates one (the offer's tail names it).
  */
-export function runFinalStatement<R>(db: Db, query: CompiledQuery<R>, created?: string): Promise<QueryResult<R>> {
+export async function runFinalStatement<R>(db: Db, query: CompiledQuery<R>, created?: string): Promise<QueryResult<R>> {
   if (created !== undefined && finalStatementOffered()) offers.getStore()!.created = created;
-  return db.executeQuery({ ...query, [STATEMENT_HINTS]: finalHints } as CompiledQuery<R>);
+  // To the transaction's connection without Kysely's executor where its runner takes it (direct-statements.ts).
+  return { rows: (await statementRows(db, { ...query, [STATEMENT_HINTS]: finalHints } as CompiledQuery, false)) as R[] };
 }

@@ -1,12 +1,12 @@
 // The PostgreSQL half of database.ts, in a file of its own so that the driver (`pg`) is loaded only by a
 // process whose DATABASE_URL names PostgreSQL: a SQLite deployment never pays its memory.
-import { Kysely, type KyselyConfig } from 'kysely';
+import type { KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { Database, DatabaseOptions } from './database-types.ts';
 import { createGuardedPool } from './pg-pool.ts';
 import { PipelinedPostgresDialect } from './postgres-driver.ts';
 import { timestamptzToIso } from './pg-timestamps.ts';
-import type { Tables } from './tables.ts';
+import { PostgresKysely } from './pg-transactions.ts';
 import { directStatements } from './direct-statements.ts';
 
 const TIMESTAMPTZ_OID = 1184;
@@ -34,7 +34,7 @@ export function openPostgresDatabase(databaseUrl: string, options: DatabaseOptio
     onConnectionError: options.onConnectionError,
   });
   const dialect = new PipelinedPostgresDialect(pool, { onConnectionError: options.onConnectionError, onRoundTrip: options.onRoundTrip });
-  const db = new Kysely<Tables>({ dialect, ...log });
+  const db = new PostgresKysely({ dialect, ...log }, options.onQuery);
   // A prepared plain read goes to the driver without Kysely's executor (PipelinedPostgresDriver.readDirect).
   const driver = dialect.driver!;
   directStatements.set(db, {

@@ -44,6 +44,7 @@ import { isPremiseFailure, riderWaitingBeforeCommit, takeRiders, type Rider } fr
 import { foldStatement } from './single-statement.ts';
 import { takeFinalOffer } from './final-statement.ts';
 import { SharedConnections } from './shared-connections.ts';
+import type { TransactionConnection, TransactionConnections } from './pg-transactions.ts';
 import { isLockTimeout } from './errors.ts';
 
 /**
@@ -150,7 +151,7 @@ function passed(riders: Rider[]): void {
  * a plain read goes to a shared reader, anything else to a pooled connection for that statement alone; inside
  * one, every statement goes to the transaction's pooled connection, checked out at its first statement.
  */
-class RoutedConnection implements DatabaseConnection {
+class RoutedConnection implements TransactionConnection {
   readonly #driver: PipelinedPostgresDriver;
   #client: PoolClient | undefined;
   /** BEGIN, not yet sent: it goes with the transaction's first statement. */
@@ -370,12 +371,17 @@ class RoutedConnection implements DatabaseConnection {
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-class PipelinedPostgresDriver implements Driver {
+class PipelinedPostgresDriver implements TransactionConnections {
   readonly pool: PostgresPool;
   readonly onRoundTrip: RoundTripObserver | undefined;
   readonly #shared: SharedConnections;
   /** Released connection objects, reused: Kysely asks for one per statement outside transactions. */
   readonly #idle: RoutedConnection[] = [];
+  /**
+   * Connection objects of transactions (pg-transactions.ts), kept apart from Kysely's: Kysely wraps the
+   * `executeQuery` of each connection object it lends with its query log, which those transactions keep themselves.
+   */
+  readonly #idleForTransactions: RoutedConnection[] = [];
   /** Never in a transaction, so it keeps no state between statements: every direct read goes through it at once. */
   readonly #outside = new RoutedConnection(this);
 
@@ -447,6 +453,16 @@ class PipelinedPostgresDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     return this.#idle.pop() ?? new RoutedConnection(this);
+  }
+
+  /** A connection object for a transaction of pg-transactions.ts, at once; nothing is checked out until it sends. */
+  lend(): RoutedConnection {
+    return this.#idleForTransactions.pop() ?? new RoutedConnection(this);
+  }
+
+  takeBack(connection: RoutedConnection): void {
+    connection.release();
+    if (this.#idleForTransactions.length < 64) this.#idleForTransactions.push(connection);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {

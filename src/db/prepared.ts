@@ -9,7 +9,7 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
 import { STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
-import { directStatements } from './direct-statements.ts';
+import { directStatements, statementRows } from './direct-statements.ts';
 import { sentinel, slotOf } from './sentinels.ts';
 import type { MaybeAsync } from '../maybe-async.ts';
 
@@ -80,8 +80,7 @@ export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: 
   function now(db: Db, ...args: Args): MaybeAsync<Row[]> {
     const entry = entryFor(db, args);
     const query = bind(entry, args);
-    const rows = directStatements.get(db)?.rows(query, entry.reads) as MaybeAsync<Row[]> | undefined;
-    return rows ?? db.executeQuery<Row>(query).then((result) => result.rows);
+    return statementRows(db, query, entry.reads) as MaybeAsync<Row[]>;
   }
   /** The rows' promise, a failure always a rejection (a caller may `.catch` it). */
   function run(db: Db, ...args: Args): Promise<Row[]> {

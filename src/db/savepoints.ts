@@ -4,7 +4,7 @@
 import { CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
 import { STATEMENT_HINTS } from './statement-hints.ts';
-import { directStatements } from './direct-statements.ts';
+import { statementRows } from './direct-statements.ts';
 
 const NAME = /^[a-z_][a-z0-9_]*$/;
 
@@ -30,7 +30,8 @@ function statement(verb: Verb, name: string): CompiledQuery {
 
 /** On SQLite, at once (direct-statements.ts); a bulk request runs two of these per operation. */
 async function run(tx: Db, query: CompiledQuery): Promise<void> {
-  if (directStatements.get(tx)?.rows(query, false) === undefined) await tx.executeQuery(query);
+  const done = statementRows(tx, query, false);
+  if (done instanceof Promise) await done;
 }
 
 /**
