@@ -14,7 +14,9 @@
 // a round trip the request does not make.
 // On PostgreSQL both PATCHes offer their transaction a final statement, as the request does there
 // (http/operation-runner.ts, `finalStatements`): the UPDATE, its event and (patch-audited) the entry then go as one
-// statement, group-committed on a shared writer, the request's own path. Without the offer they took the full path
+// statement, group-committed on a shared writer, the request's own path; and, as the request and the read here,
+// they start from the cached organisation, whose check is folded into that statement (until 2026-11-30 they left
+// it out, a part of the statement and its check that the request's own share was charged with). Without the offer they took the full path
 // instead (BEGIN and the statements in one write, the COMMIT in a second, on a pooled connection) and measured a
 // write no PATCH makes.
 import type { Services } from '../src/services.ts';
@@ -58,14 +60,23 @@ function readWithTenancy(services: Services, db: Db, fixture: Fixture): () => Ma
  * check rides with the section's read, folded into its one statement.
  */
 function readWithCachedTenancy(services: Services, db: Db, fixture: Fixture): () => Promise<unknown> {
+  const withCachedTenancy = cachedTenancyCheck(services, db, fixture);
+  return () => withCachedTenancy((organisationId) => services.sections.get(db, organisationId, fixture.sectionId));
+}
+
+/**
+ * Runs work from the cached organisation with its check riding along (http/tenancy-cache.ts), answered once the
+ * check holds, as a PostgreSQL request runs (http/registry.ts runCheckedWith).
+ */
+function cachedTenancyCheck(services: Services, db: Db, fixture: Fixture): <T>(work: (organisationId: string) => MaybeAsync<T>) => Promise<T> {
   const cache = createTenancyCache(services.organisations);
-  return async () => {
+  return async (work) => {
     let cached = cache.get(fixture.host);
     if (cached === undefined) cache.set(fixture.host, (cached = (await services.organisations.findByAddress(fixture.host))!));
     const rider = cache.riderFor(fixture.host, cached);
-    const section = await withRider(rider, () => services.sections.get(db, cached.id, fixture.sectionId));
+    const done = await withRider(rider, () => work(cached.id));
     await sendRider(db, rider);
-    return section;
+    return done;
   };
 }
 
@@ -87,6 +98,7 @@ function workOf(kind: InProcessWork, services: Services, db: Db, dialect: Dialec
     userAgent: null,
     changedFields: ['title'],
   });
+  const withCachedTenancy = cachedTenancyCheck(services, db, fixture);
   return () => {
     written += 1;
     const id = fixture.spreadSectionIds[written % fixture.spreadSectionIds.length];
@@ -99,7 +111,10 @@ function workOf(kind: InProcessWork, services: Services, db: Db, dialect: Dialec
       inTransaction(db, (tx) =>
         andThen(services.sections.update(tx, fixture.organisationId, id, { title }), (section) => (kind === 'patch-audited' && !offer?.used ? andThen(recordAudit(tx, entry), () => section) : section)),
       );
-    return dialect === 'postgres' ? offerFinalStatement(tail, transaction) : transaction();
+    if (dialect !== 'postgres') return transaction();
+    // On PostgreSQL the cached organisation's check rides with it, folded into its one statement, and the answer
+    // waits for the check, as the request's does (http/registry.ts runCheckedWith).
+    return withCachedTenancy(() => offerFinalStatement(tail, transaction));
   };
 }
 
