@@ -70,8 +70,13 @@ const finalHints: StatementHints = {
  * `query` must fail with atrium_require when the transaction must not commit; that failure is thrown as
  * FinalStatementRefused. `created`: the id of the row `query` creates, if it creates one (the offer's tail names it).
  */
-export async function runFinalStatement<R>(db: Db, query: CompiledQuery<R>, created?: string): Promise<QueryResult<R>> {
+export function runFinalStatement<R>(db: Db, query: CompiledQuery<R>, created?: string): Promise<QueryResult<R>> {
   if (created !== undefined && finalStatementOffered()) offers.getStore()!.created = created;
   // To the transaction's connection without Kysely's executor where its runner takes it (direct-statements.ts).
-  return { rows: (await statementRows(db, { ...query, [STATEMENT_HINTS]: finalHints } as CompiledQuery, false)) as R[] };
+  try {
+    return Promise.resolve(statementRows(db, { ...query, [STATEMENT_HINTS]: finalHints } as CompiledQuery, false)).then((rows) => ({ rows: rows as R[] }));
+  } catch (err) {
+    // A statement of a SQLite transaction runs at once, and may fail at once: a rejection all the same.
+    return Promise.reject(err);
+  }
 }

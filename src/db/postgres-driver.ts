@@ -191,7 +191,7 @@ class RoutedConnection implements TransactionConnection {
       const offer = takeFinalOffer();
       if (offer) {
         const tail = offer.tail(offer.created);
-        return toResult(await ((await this.#sendFolded(query, tail)) ?? this.#sendFinal(query, [...tail, COMMIT])));
+        return toResult(await (this.#sendFolded(query, tail) ?? this.#sendFinal(query, [...tail, COMMIT])));
       }
     }
     // A savepoint's release waits for nothing, unless a write that may fail on a constraint is still to be
@@ -240,7 +240,7 @@ class RoutedConnection implements TransactionConnection {
    * may be folded; undefined (nothing sent, no rider taken) otherwise. Throws as #sendFinal does, and a rider's
    * own refusal when it is the rider's premise that failed.
    */
-  async #sendFolded(query: CompiledQuery, tail: CompiledQuery[]): Promise<pg.QueryResult | undefined> {
+  #sendFolded(query: CompiledQuery, tail: CompiledQuery[]): Promise<pg.QueryResult> | undefined {
     if (this.#begin?.sql !== 'begin' || this.#deferred.length > 0 || this.#client !== undefined) return undefined;
     const riders = takeRiders(true) ?? [];
     const folded = foldWithRiders(query, tail, riders);
@@ -250,20 +250,27 @@ class RoutedConnection implements TransactionConnection {
     }
     this.#begin = undefined;
     this.#finished = true;
-    try {
-      // Refused as outdated by a migration (outdated-plans.ts), it did nothing: it runs again on a new
-      // connection, or its caller runs the request's transaction again (againIfPlansOutdated), riders and all.
-      const result = await this.#driver.writeAlone({ ...folded, [STATEMENT_HINTS]: hintsOf(query) } as CompiledQuery);
-      passed(riders);
-      return result;
-    } catch (err) {
-      // A rider's refusal, or the write's own failure as its caller translates it (the full path then sends the
-      // riders with its first statement).
-      const failure = await this.#riderRefusal(err, riders);
-      if (failure !== err) throw failure;
-      const translate = hintsOf(query)?.translate;
-      throw translate ? translate(err) : err;
-    }
+    // Refused as outdated by a migration (outdated-plans.ts), it did nothing: it runs again on a new connection, or
+    // its caller runs the request's transaction again (againIfPlansOutdated), riders and all. Not an async
+    // function: the write's answer is handed on as it comes, one promise fewer on every PATCH.
+    return this.#driver.writeAlone({ ...folded, [STATEMENT_HINTS]: hintsOf(query) } as CompiledQuery).then(
+      (result) => {
+        passed(riders);
+        return result;
+      },
+      (err: unknown) => this.#foldedFailure(err, query, riders),
+    );
+  }
+
+  /**
+   * Why a folded statement failed, thrown: a rider's refusal, or the write's own failure as its caller translates
+   * it (the full path then sends the riders with its first statement).
+   */
+  async #foldedFailure(err: unknown, query: CompiledQuery, riders: Rider[]): Promise<never> {
+    const failure = await this.#riderRefusal(err, riders);
+    if (failure !== err) throw failure;
+    const translate = hintsOf(query)?.translate;
+    throw translate ? translate(err) : err;
   }
 
   /**
@@ -420,17 +427,14 @@ class PipelinedPostgresDriver implements TransactionConnections {
    * and so runs again there, a second round trip. Other writes outside a transaction keep a pooled connection
    * (sendAlone): nothing bounds how long they run (a clean-up's delete), and the writes behind them would wait.
    */
-  async writeAlone(query: CompiledQuery): Promise<pg.QueryResult> {
+  writeAlone(query: CompiledQuery): Promise<pg.QueryResult> {
     const writer = this.#shared.writer();
-    if (writer !== undefined) {
-      this.onRoundTrip?.([query.sql]);
-      try {
-        return await writer.query(query);
-      } catch (err) {
-        if (!isLockTimeout(err)) throw err;
-      }
-    }
-    return this.sendAlone(query);
+    if (writer === undefined) return this.sendAlone(query);
+    this.onRoundTrip?.([query.sql]);
+    return writer.query(query).catch((err: unknown) => {
+      if (!isLockTimeout(err)) throw err;
+      return this.sendAlone(query);
+    });
   }
 
   /** One statement on a pooled connection of its own, one round trip. */

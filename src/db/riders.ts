@@ -105,15 +105,12 @@ export function isPremiseFailure(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === PREMISE_FAILED;
 }
 
-/** Sends the rider by itself if nothing took it, then waits for its check. */
-export async function sendRider(db: Db, rider: Rider): Promise<void> {
-  if (!rider.taken) {
-    rider.taken = true;
-    try {
-      rider.settle((await db.executeQuery(rider.query)).rows);
-    } catch (err) {
-      rider.settle(err as Error);
-    }
-  }
-  return rider.outcome;
+/** Sends the rider by itself if nothing took it, then waits for its check (taken, its outcome as it is). */
+export function sendRider(db: Db, rider: Rider): Promise<void> {
+  if (rider.taken) return rider.outcome;
+  rider.taken = true;
+  return db.executeQuery(rider.query).then(
+    (result) => rider.settle(result.rows),
+    (err: unknown) => rider.settle(err as Error),
+  ).then(() => rider.outcome);
 }

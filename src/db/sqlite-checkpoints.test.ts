@@ -95,10 +95,13 @@ describe('SQLite: checkpoints in a thread while writes are sustained', () => {
     const commits = busy.database.commitStats!().commits - commitsBefore;
     // Every commit writes at least one page (4 KB) to the log, which a log that never started over would hold
     // (11-19 MB here without the RESTART). Before the thread starts, SQLite's own checkpoint lets it reach 1,000
-    // pages; after, it stays far below that.
+    // pages; after, it stays far below that. The file keeps its longest length, which on a quick machine (8,000-9,000
+    // commits in the second) reached 1,000-2,100 pages: so the bound is twice SQLite's own mark or a third of the
+    // pages the commits wrote, whichever is more; a log that grew with the writes would hold all of them.
     const logBytes = fs.statSync(`${busy.file}-wal`).size;
     assert.ok(commits > 500, `enough commits to tell (${commits})`);
-    assert.ok(logBytes < 2000 * 4096, `the log (${logBytes} bytes, after ${commits} commits) stays within twice SQLite's own mark`);
+    const bound = Math.max(2000, Math.ceil(commits / 3)) * 4096;
+    assert.ok(logBytes < bound, `the log (${logBytes} bytes, after ${commits} commits) stays within ${bound} bytes`);
     assert.ok(checkpoints!.stats.restarts > 0);
     await busy.dispose();
   });
