@@ -166,7 +166,33 @@ class RoutedConnection implements TransactionConnection {
     this.#driver = driver;
   }
 
-  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    // A transaction's final statement, where its caller offered one (every plain PATCH, create and delete): its
+    // answer is handed on as it comes, not awaited inside an async function that makes a promise of its own.
+    if (this.#inTransaction && !this.#finished) {
+      try {
+        const final = this.#sendAsFinal(query);
+        if (final !== undefined) return final.then((result) => toResult<R>(result));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    return this.#execute(query);
+  }
+
+  /**
+   * `query` with the COMMIT, when it says why its transaction must not commit and its caller offered it (see
+   * final-statement.ts); undefined, nothing sent, otherwise.
+   */
+  #sendAsFinal(query: CompiledQuery): Promise<pg.QueryResult> | undefined {
+    if (hintsOf(query)?.final !== true || riderWaitingBeforeCommit()) return undefined;
+    const offer = takeFinalOffer();
+    if (offer === undefined) return undefined;
+    const tail = offer.tail(offer.created);
+    return this.#sendFolded(query, tail) ?? this.#sendFinal(query, [...tail, COMMIT]);
+  }
+
+  async #execute<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (!this.#inTransaction) {
       const riders = takeRiders(false);
       if (isPlainRead(query)) {
@@ -186,14 +212,6 @@ class RoutedConnection implements TransactionConnection {
     }
     if (this.#finished) throw new Error('a statement was sent after its transaction\'s final statement (final-statement.ts)');
     const hints = hintsOf(query);
-    // A statement that says why its transaction must not commit goes with the COMMIT, where its caller offered it.
-    if (hints?.final && !riderWaitingBeforeCommit()) {
-      const offer = takeFinalOffer();
-      if (offer) {
-        const tail = offer.tail(offer.created);
-        return toResult(await (this.#sendFolded(query, tail) ?? this.#sendFinal(query, [...tail, COMMIT])));
-      }
-    }
     // A savepoint's release waits for nothing, unless a write that may fail on a constraint is still to be
     // sent: its failure must be this savepoint's (deferred-writes.ts).
     if (hints?.deferrable && !(hints.releasesSavepoint && this.#deferred.some((q) => hintsOf(q)?.mayFail))) {
@@ -324,10 +342,17 @@ class RoutedConnection implements TransactionConnection {
     this.#deferred = [];
   }
 
-  async commit(): Promise<void> {
+  commit(): Promise<void> {
+    // Committed already, with its final statement: nothing to wait for.
+    if (this.#finished) {
+      this.#endTransaction();
+      return Promise.resolve();
+    }
+    return this.#commit();
+  }
+
+  async #commit(): Promise<void> {
     try {
-      // Committed already, with its final statement.
-      if (this.#finished) return;
       // Nothing was ever sent: there is no transaction on the server to end.
       if (this.#begin && this.#deferred.length === 0) return;
       // The rider's check must pass before anything commits: it goes first, and a failure rolls back. An atomic

@@ -5,7 +5,7 @@
 // (INSERT … SELECT … WHERE <premises> ON CONFLICT DO NOTHING RETURNING *)`, fails when it made no row. Refused,
 // the request runs again on its full path, which tells 404 from 409 from 422 from "nothing to change" (and
 // answers the row as it is, with no event).
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Tables } from '../db/tables.ts';
 import { runFinalStatement } from '../db/final-statement.ts';
@@ -93,7 +93,7 @@ export function changedColumnsSql(columns: readonly string[], separator = ', '):
  * differs and every premise holds, records `event` of the changed row (its members may read `u.<column>`, the
  * row as changed, and `b.<column>`, the row before), makes the `effects`, and returns the row as changed.
  */
-export async function updateLiveInOneStatement<Row>(
+export function updateLiveInOneStatement<Row>(
   db: Db,
   table: UpdatableTableName,
   organisationId: string,
@@ -102,6 +102,18 @@ export async function updateLiveInOneStatement<Row>(
   event: RowEvent,
   options: OneStatementUpdateOptions = {},
 ): Promise<Row> {
+  // Not an async function, one promise fewer on every PATCH: a failure before the statement goes is a rejection all the same.
+  try {
+    return runFinalStatement(db, updateStatement<Row>(db, table, organisationId, id, changes, event, options)).then(firstRow);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+const firstRow = <Row>({ rows }: { rows: Row[] }): Row => rows[0];
+
+/** updateLiveInOneStatement's statement. */
+function updateStatement<Row>(db: Db, table: UpdatableTableName, organisationId: string, id: string, changes: readonly ColumnChange[], event: RowEvent, options: OneStatementUpdateOptions): CompiledQuery<Row> {
   if (changes.length === 0) throw new Error('updateLiveInOneStatement: nothing to change');
   const { identity = 'id', softDeleted = true, premises = [], effects = [], alsoSet = [], answer = [] } = options;
   // Compiled once per shape (db/statement-shapes.ts): the key names everything but the values and the parts.
@@ -114,7 +126,7 @@ export async function updateLiveInOneStatement<Row>(
     ...answer.map(([, value]) => value),
     ...event.members.map(([, value]) => value),
   ];
-  const query = compileByShape<Row>(db, key, [organisationId, id, event.type, event.occurredAt, newId()], parts, (value, part) => {
+  return compileByShape<Row>(db, key, [organisationId, id, event.type, event.occurredAt, newId()], parts, (value, part) => {
     let p = 0;
     const asked = changes.map(([column, , custom]): ColumnChange => (custom ? [column, part(p++), part(p++) as RawBuilder<boolean>] : [column, part(p++)]));
     const extra = alsoSet.map(([column]) => [column, part(p++)] as const);
@@ -145,8 +157,6 @@ export async function updateLiveInOneStatement<Row>(
     )${namedStatementsSql(named)}, e as (${eventOfChangedRow(value(0) as string, { type: value(2) as RowEvent['type'], occurredAt, members }, sql`u cross join b`, sql`${value(4)}::uuid`)})
     ${rowOfU(`${table} row changed`, answered)}`;
   });
-  const { rows } = await runFinalStatement(db, query);
-  return rows[0];
 }
 
 /**

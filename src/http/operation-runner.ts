@@ -144,13 +144,11 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
     }
   }
 
-  async function runOfferingFinal(op: Operation, call: OperationCall, execute: (tx: Db, finished?: FinalStatementOffer) => MaybeAsync<ResponseData>): Promise<ResponseData> {
-    try {
-      return await offerFinalStatement((created) => [successEntryStatement(db, op, call, created)], (offer) => inTransaction(db, (tx) => execute(tx, offer)));
-    } catch (err) {
+  function runOfferingFinal(op: Operation, call: OperationCall, execute: (tx: Db, finished?: FinalStatementOffer) => MaybeAsync<ResponseData>): Promise<ResponseData> {
+    return offerFinalStatement((created) => [successEntryStatement(db, op, call, created)], (offer) => inTransaction(db, (tx) => execute(tx, offer))).catch((err: unknown) => {
       if (!(err instanceof FinalStatementRefused)) throw err;
       return inTransaction(db, execute);
-    }
+    });
   }
 
   return {
