@@ -11,8 +11,7 @@
 // as it would through Kysely (PipelinedPostgresDriver.readDirect), and every statement of a transaction goes
 // straight to the transaction's connection (pg-transactions.ts); the runner answers their promise. Everything
 // else outside a transaction goes through Kysely.
-import type { CompiledQuery } from 'kysely';
-import type { Db } from './database-types.ts';
+import type { CompiledQuery, QueryResult } from 'kysely';
 import type { MaybeAsync } from '../maybe-async.ts';
 
 export interface DirectRunner {
@@ -34,6 +33,6 @@ export const directStatements = new WeakMap<object, DirectRunner>();
  * The statement's rows: at once where its runner answers at once, else their promise, through Kysely where no
  * runner takes it. `reads`: the statement only reads (a root database's runner takes nothing else).
  */
-export function statementRows(db: Db, query: CompiledQuery, reads: boolean): MaybeAsync<unknown[]> {
+export function statementRows(db: { executeQuery(query: CompiledQuery): Promise<QueryResult<unknown>> }, query: CompiledQuery, reads: boolean): MaybeAsync<unknown[]> {
   return directStatements.get(db)?.rows(query, reads) ?? db.executeQuery(query).then((result) => result.rows);
 }
