@@ -14,3 +14,16 @@ export type MaybeAsync<T> = T | Promise<T>;
 export function andThen<T, U>(value: MaybeAsync<T>, next: (value: T) => MaybeAsync<U>): MaybeAsync<U> {
   return value instanceof Promise ? value.then(next) : next(value);
 }
+
+/**
+ * What `start` answers, as a promise: its promise as it is, a value now resolved, a throw a rejection, for a caller
+ * that `.catch`es or `.then`s it (a step that may fail at once, as a statement of a SQLite transaction does).
+ */
+export function asPromise<T>(start: () => MaybeAsync<T>): Promise<T> {
+  try {
+    const value = start();
+    return value instanceof Promise ? value : Promise.resolve(value);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}

@@ -19,6 +19,7 @@ import type { Db } from './database-types.ts';
 import { isPremiseFailure } from './riders.ts';
 import { statementRows } from './direct-statements.ts';
 import { STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
+import { asPromise } from '../maybe-async.ts';
 
 export interface FinalStatementOffer {
   /**
@@ -72,11 +73,7 @@ const finalHints: StatementHints = {
  */
 export function runFinalStatement<R>(db: Db, query: CompiledQuery<R>, created?: string): Promise<QueryResult<R>> {
   if (created !== undefined && finalStatementOffered()) offers.getStore()!.created = created;
-  // To the transaction's connection without Kysely's executor where its runner takes it (direct-statements.ts).
-  try {
-    return Promise.resolve(statementRows(db, { ...query, [STATEMENT_HINTS]: finalHints } as CompiledQuery, false)).then((rows) => ({ rows: rows as R[] }));
-  } catch (err) {
-    // A statement of a SQLite transaction runs at once, and may fail at once: a rejection all the same.
-    return Promise.reject(err);
-  }
+  // To the transaction's connection without Kysely's executor where its runner takes it (direct-statements.ts);
+  // a statement of a SQLite transaction runs at once, and may fail at once: a rejection all the same.
+  return asPromise(() => statementRows(db, { ...query, [STATEMENT_HINTS]: finalHints } as CompiledQuery, false)).then((rows) => ({ rows: rows as R[] }));
 }

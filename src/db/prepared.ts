@@ -11,7 +11,7 @@ import type { Db } from './database.ts';
 import { STATEMENT_HINTS, type StatementHints } from './statement-hints.ts';
 import { directStatements, statementRows } from './direct-statements.ts';
 import { sentinel, slotOf } from './sentinels.ts';
-import type { MaybeAsync } from '../maybe-async.ts';
+import { asPromise, type MaybeAsync } from '../maybe-async.ts';
 
 export type PreparedArgument = string | number | boolean | Uint8Array | null;
 
@@ -84,12 +84,7 @@ export function preparedQuery<Args extends PreparedArgument[], Row>(build: (db: 
   }
   /** The rows' promise, a failure always a rejection (a caller may `.catch` it). */
   function run(db: Db, ...args: Args): Promise<Row[]> {
-    try {
-      const rows = now(db, ...args);
-      return rows instanceof Promise ? rows : Promise.resolve(rows);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return asPromise(() => now(db, ...args));
   }
   function changes(db: Db, ...args: Args): MaybeAsync<number> {
     const query = bind(entryFor(db, args), args);

@@ -12,6 +12,7 @@ import { runFinalStatement } from '../db/final-statement.ts';
 import { eventOfChangedRow, type RowEvent } from '../events/outbox.ts';
 import { compileByShape } from '../db/statement-shapes.ts';
 import { newId } from '../ids.ts';
+import { asPromise } from '../maybe-async.ts';
 
 /** A table of organisations' rows, each with an id and an updated_at (and a deleted_at, where soft-deleted). */
 export type UpdatableTableName = { [K in keyof Tables]: Tables[K] extends { organisation_id: string; id: string; updated_at: string } ? K : never }[keyof Tables];
@@ -103,11 +104,7 @@ export function updateLiveInOneStatement<Row>(
   options: OneStatementUpdateOptions = {},
 ): Promise<Row> {
   // Not an async function, one promise fewer on every PATCH: a failure before the statement goes is a rejection all the same.
-  try {
-    return runFinalStatement(db, updateStatement<Row>(db, table, organisationId, id, changes, event, options)).then(firstRow);
-  } catch (err) {
-    return Promise.reject(err);
-  }
+  return asPromise(() => runFinalStatement(db, updateStatement<Row>(db, table, organisationId, id, changes, event, options))).then(firstRow);
 }
 
 const firstRow = <Row>({ rows }: { rows: Row[] }): Row => rows[0];
