@@ -6,40 +6,19 @@
 // route made 4. An uncached credential and a 404 still come through, by the same path (promises where they wait).
 // A PATCH makes the promises of waiting for its group's COMMIT, and none in its transaction's body (src/db/in-transaction.ts).
 // SQLite only: on PostgreSQL every read waits on a socket.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHook } from 'node:async_hooks';
 import http from 'node:http';
-import { dialectUnderTest, startTestApp, type TestContext } from './support/harness.ts';
-import type { Caller } from './support/factories.ts';
+import { appOnOneSocket } from './support/one-socket-app.ts';
+import { createPromiseCounter, sqliteOnly } from './support/promise-counter.ts';
 
-const skip = dialectUnderTest === 'sqlite' ? false : 'SQLite only: on PostgreSQL a read waits on the database';
-
-describe('a read by id on SQLite makes no promise of its own, nor the body of a write', { skip }, () => {
-  let t: TestContext;
-  let caller: Caller;
-  let port: number;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  let created = 0;
-  const counter = createHook({
-    init(_id, type) {
-      if (type === 'PROMISE') created++;
-    },
-  });
-
-  before(async () => {
-    t = await startTestApp();
-    caller = await t.make.caller();
-    port = await t.listen();
-  });
-  after(async () => {
-    agent.destroy();
-    await t?.close();
-  });
+describe('a read by id on SQLite makes no promise of its own, nor the body of a write', { skip: sqliteOnly }, () => {
+  const app = appOnOneSocket();
+  const counter = createPromiseCounter();
 
   /** One request over the socket; calls back with its status and body. */
   function get(path: string, key: string, done: (status: number, body: string) => void): void {
-    http.get({ port, path, agent, headers: { host: caller.org.address, authorization: `Bearer ${key}` } }, (res) => {
+    http.get({ port: app.port, path, agent: app.agent, headers: { host: app.caller.org.address, authorization: `Bearer ${key}` } }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
@@ -52,21 +31,19 @@ describe('a read by id on SQLite makes no promise of its own, nor the body of a 
     return new Promise((resolve) => {
       let left = times;
       let status = 0;
-      created = 0;
-      counter.enable();
+      counter.start();
       const next = () =>
-        get(path, caller.key, (answered) => {
+        get(path, app.caller.key, (answered) => {
           status = answered;
           if (--left > 0) return next();
-          counter.disable();
-          resolve({ perRequest: created / times, status });
+          resolve({ perRequest: counter.stop() / times, status });
         });
       next();
     });
   }
 
   async function create(path: string, body: unknown): Promise<string> {
-    const res = await t.api.request({ host: caller.org.address, key: caller.key, method: 'POST', path, body });
+    const res = await app.t.api.request({ host: app.caller.org.address, key: app.caller.key, method: 'POST', path, body });
     assert.equal(res.status, 201, res.raw);
     return (res.body as { id: string }).id;
   }
@@ -97,16 +74,14 @@ describe('a read by id on SQLite makes no promise of its own, nor the body of a 
     const perPatch = (times: number) =>
       new Promise<number>((resolve, reject) => {
         let left = times;
-        created = 0;
-        counter.enable();
+        counter.start();
         const next = () => {
-          const req = http.request({ port, method: 'PATCH', path: `/api/v1/sections/${sectionId}`, agent, headers: { host: caller.org.address, authorization: `Bearer ${caller.key}`, 'content-type': 'application/json' } }, (res) => {
+          const req = http.request({ port: app.port, method: 'PATCH', path: `/api/v1/sections/${sectionId}`, agent: app.agent, headers: { host: app.caller.org.address, authorization: `Bearer ${app.caller.key}`, 'content-type': 'application/json' } }, (res) => {
             res.resume();
             res.on('end', () => {
               if (res.statusCode !== 200) return reject(new Error(`PATCH answered ${res.statusCode}`));
               if (--left > 0) return next();
-              counter.disable();
-              resolve(created / times);
+              resolve(counter.stop() / times);
             });
           });
           req.end(JSON.stringify({ title: `Week ${++title}` }));
@@ -124,13 +99,13 @@ describe('a read by id on SQLite makes no promise of its own, nor the body of a 
   });
 
   test('a key not yet verified, a missing section and a wrong key are answered as before', async () => {
-    const fresh = await t.make.caller({ org: caller.org });
+    const fresh = await app.t.make.caller({ org: app.caller.org });
     const sectionId = await create('/sections', { course_id: await create('/courses', { fullname: 'Fresh key', shortname: 'SYNC-2' }), title: 'Week 1' });
     const answered = (path: string, key: string) => new Promise<{ status: number; body: string }>((resolve) => get(path, key, (status, body) => resolve({ status, body })));
     const first = await answered(`/api/v1/sections/${sectionId}`, fresh.key);
     assert.equal(first.status, 200, first.body);
     assert.equal(JSON.parse(first.body).id, sectionId);
-    const missing = await answered('/api/v1/sections/01930000-0000-7000-8000-000000000000', caller.key);
+    const missing = await answered('/api/v1/sections/01930000-0000-7000-8000-000000000000', app.caller.key);
     assert.equal(missing.status, 404);
     assert.equal(JSON.parse(missing.body).code, 'section.not_found');
     const wrong = await answered(`/api/v1/sections/${sectionId}`, 'atr_live_notakey');

@@ -28,6 +28,7 @@ import type { OperationPipeline } from '../http/registry.ts';
 import { buildTools } from './tools.ts';
 import type { Limit } from '../http/rate-limits.ts';
 import { loadOnce } from '../load-once.ts';
+import { andThen, type MaybeAsync } from '../maybe-async.ts';
 import type { Actor } from '../access/actor.ts';
 import type { McpSettings } from './mcp-settings.service.ts';
 import { isDatabaseUnavailable } from '../db/availability.ts';
@@ -84,6 +85,8 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
   // pays their memory (docs/operating.md#memory).
   let handler: { close(): Promise<void> } | undefined;
   const calls = createCallRegistry<McpCall>();
+  // Once loaded, taken as it is: an await of the loaded promise would cost every request a microtask.
+  let loadedServe: ((request: Request, parsedBody: unknown, authInfo: AuthInfo) => Promise<Response>) | undefined;
   const loadServe = loadOnce(async () => {
     const [{ createMcpHandler }, { createToolServerFactory }] = await Promise.all([import('@modelcontextprotocol/server'), import('./tool-server.ts')]);
     const made = createMcpHandler(
@@ -98,49 +101,60 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
       { onerror: (err) => app.log.debug({ err }, 'MCP request refused') },
     );
     handler = made;
-    return (request: Request, parsedBody: unknown, authInfo: AuthInfo) => made.fetch(request, { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) });
+    loadedServe = (request, parsedBody, authInfo) => made.fetch(request, { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) });
+    return loadedServe;
   });
   app.addHook('onClose', async () => handler?.close());
 
   const originOf = (org: Organisation) => publicOrigin(config, org.address);
   const challengeOf = (org: Organisation) => `Bearer resource_metadata="${originOf(org)}/.well-known/oauth-protected-resource/mcp"`;
 
-  async function organisationOf(request: FastifyRequest): Promise<Organisation> {
+  // The steps before the SDK answer at once where nothing has to wait (SQLite, a cached credential and settings),
+  // as a REST request's admission does (src/maybe-async.ts): no promise, no microtask of their own.
+  function organisationOf(request: FastifyRequest): MaybeAsync<Organisation> {
     const address = request.hostname.toLowerCase();
-    const org = await services.organisations.findByAddress(address);
-    if (!org) throw new ApiError('tenancy.unknown_organisation', `No organisation is served at ${request.hostname}.`);
-    deps.tenancyCache?.set(address, org);
-    return org;
+    return andThen(services.organisations.findByAddress(address), (org) => {
+      if (!org) throw new ApiError('tenancy.unknown_organisation', `No organisation is served at ${request.hostname}.`);
+      deps.tenancyCache?.set(address, org);
+      return org;
+    });
   }
 
-  async function authenticate(request: FastifyRequest, org: Organisation) {
+  function authenticate(request: FastifyRequest, org: Organisation): MaybeAsync<{ token: string; actor: Actor }> {
     const header = request.headers.authorization;
     if (header === undefined || header === '') {
       throw new ApiError('auth.missing_credential', 'Send `Authorization: Bearer <access token for this MCP server, or API key>`.', { headers: { 'WWW-Authenticate': challengeOf(org) } });
     }
     const token = BEARER.exec(header)?.[1] ?? '';
-    try {
-      return { token, actor: await services.mcpCredentials.authenticateForMcp(token, org.id, org.credentials_epoch) };
-    } catch (err) {
+    const challenged = (err: unknown): never => {
       if (err instanceof ApiError && err.status === 401) throw new ApiError(err.code, err.detail, { headers: { 'WWW-Authenticate': `${challengeOf(org)}, error="invalid_token"` } });
       throw err;
+    };
+    let actor: MaybeAsync<Actor>;
+    try {
+      actor = services.mcpCredentials.authenticateForMcp(token, org.id, org.credentials_epoch);
+    } catch (err) {
+      return challenged(err);
     }
+    return actor instanceof Promise ? actor.then((verified) => ({ token, actor: verified }), challenged) : { token, actor };
   }
 
   /** Everything /mcp checks before the SDK, for `org`: its plan, its MCP switch, the credential. */
-  async function admit(request: FastifyRequest, org: Organisation): Promise<Admitted> {
+  function admit(request: FastifyRequest, org: Organisation): MaybeAsync<Admitted> {
     // spec: What the service does 6 — without the API entitlement every MCP connection is refused.
     if (org.plan === 'no-api') throw new ApiError('commerce.plan_entitlement', "This organisation's plan does not include the API, so its MCP server is not available.");
-    const settings = await services.mcpSettings.current(org);
-    if (!settings.enabled) throw new ApiError('mcp.disabled', "This organisation's administrator has switched its MCP server off.");
-    const { token, actor } = await authenticate(request, org);
-    request.organisation = org;
-    request.actor = actor;
-    return { org, settings, token, actor };
+    return andThen(services.mcpSettings.current(org), (settings) => {
+      if (!settings.enabled) throw new ApiError('mcp.disabled', "This organisation's administrator has switched its MCP server off.");
+      return andThen(authenticate(request, org), ({ token, actor }) => {
+        request.organisation = org;
+        request.actor = actor;
+        return { org, settings, token, actor };
+      });
+    });
   }
 
   /** The organisation as it is now, read by itself, and the caller admitted on it. */
-  const admitFresh = async (request: FastifyRequest) => admit(request, await organisationOf(request));
+  const admitFresh = (request: FastifyRequest): MaybeAsync<Admitted> => andThen(organisationOf(request), (org) => admit(request, org));
 
   const isStale = (rider: Rider) => turnedStale(app.db, rider);
 
@@ -149,11 +163,14 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
    * src/http/tenancy-cache.ts), with the rider that checks that copy; else on the organisation read now. A
    * refusal stands only for the organisation as it is now.
    */
-  async function admitCached(request: FastifyRequest): Promise<{ admitted: Admitted; rider?: Rider }> {
+  function admitCached(request: FastifyRequest): MaybeAsync<{ admitted: Admitted; rider?: Rider }> {
     const address = request.hostname.toLowerCase();
     const cached = deps.tenancyCache?.get(address);
-    if (cached === undefined) return { admitted: await admitFresh(request) };
-    const rider = deps.tenancyCache!.riderFor(address, cached);
+    if (cached === undefined) return andThen(admitFresh(request), (admitted) => ({ admitted }));
+    return admitFromCopy(request, deps.tenancyCache!.riderFor(address, cached), cached);
+  }
+
+  async function admitFromCopy(request: FastifyRequest, rider: Rider, cached: Organisation): Promise<{ admitted: Admitted; rider?: Rider }> {
     try {
       return { admitted: await admit(request, cached), rider };
     } catch (err) {
@@ -165,7 +182,8 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
   async function mcp(request: FastifyRequest, reply: FastifyReply) {
     allowCrossOrigin(reply);
     reply.header('Cache-Control', 'no-store');
-    const first = await admitCached(request);
+    const admission = admitCached(request);
+    const first = admission instanceof Promise ? await admission : admission;
     const rider = first.rider;
     let admitted = first.admitted;
 
@@ -195,7 +213,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     const rides = rider !== undefined && modernToolCall;
     if (rider !== undefined && !rides && (await isStale(rider))) admitted = await admitFresh(request);
     const exchange: Exchange = { request, reply };
-    const serve = await loadServe();
+    const serve = loadedServe ?? (await loadServe());
     // Fired when the client goes away before the answer is written: the SDK ends what it was streaming, and the
     // exchanges' servers are closed (web-exchange.ts). A 2026-07-28 tool call's exchange is ended by its server's
     // close alone: its `Request` goes without the signal, which undici's `Request` makes costly to follow.

@@ -10,6 +10,7 @@ import type { Db } from '../db/database.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import { bumpCredentialEpoch, createCredentialCache } from '../access/credential-epoch.ts';
 import { auditChange } from '../audit/audit-log.ts';
+import type { MaybeAsync } from '../maybe-async.ts';
 import { mcpSettingsRepository } from './mcp-settings.repository.ts';
 
 export interface McpSettings {
@@ -44,12 +45,14 @@ export function createMcpSettingsService(deps: { db: Db; clock: Clock }) {
     /** Read from the database now. */
     get,
     /** As of `organisation`, which the caller read in this request: from memory while its credentials epoch holds. */
-    async current(organisation: Organisation): Promise<McpSettings> {
+    /** At once from the cache (every /mcp request asks: src/maybe-async.ts). */
+    current(organisation: Organisation): MaybeAsync<McpSettings> {
       const cached = cache.get(organisation.id, organisation.id, organisation.credentials_epoch);
       if (cached !== undefined) return cached;
-      const settings = await get(organisation.id);
-      cache.set(organisation.id, organisation.id, organisation.credentials_epoch, settings);
-      return settings;
+      return get(organisation.id).then((settings) => {
+        cache.set(organisation.id, organisation.id, organisation.credentials_epoch, settings);
+        return settings;
+      });
     },
     async save(organisationId: string, settings: { enabled: boolean; allowSelfRegistration: boolean; toolsOn: Iterable<string>; toolsKnown?: Iterable<string> }): Promise<void> {
       await db.transaction().execute(async (tx) => {

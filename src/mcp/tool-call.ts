@@ -23,6 +23,7 @@ import type { Actor } from '../access/actor.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import type { RestRequest } from './tool-arguments.ts';
 import type { Tool } from './tools.ts';
+import { andThen, type MaybeAsync } from '../maybe-async.ts';
 
 /** The caller /mcp established for one HTTP request, and that request. */
 export interface Caller {
@@ -74,7 +75,23 @@ export function toolResult(requestId: string, answer: OperationAnswer): CallTool
 export function createToolCaller(deps: ToolCallDeps) {
   const { pipeline, revision, errorsUrl } = deps;
 
-  return async function callOperation(caller: Caller, tool: Tool, rest: RestRequest): Promise<CallToolResult> {
+  /** What a refused call answers: its problem document as a tool result, once recorded (see below). */
+  async function refusalResult(caller: Caller, op: Tool['op'], call: OperationCall, err: unknown): Promise<CallToolResult> {
+    // The organisation the call started from changed (it rode with the call's first statement): /mcp runs
+    // the call again on the organisation as it is now, and this answer is never sent (mcp-routes.ts).
+    if (err instanceof StaleTenancy) throw err;
+    if (caller.confirmTenancy && !isDatabaseUnavailable(err)) await caller.confirmTenancy();
+    const http = caller.exchange.request;
+    const refusal = problemFor(err as Error, http);
+    if (op.writes) await pipeline.runner.recordRefusal(op, call, err, refusal, http.log);
+    return problemResult(caller.requestId, refusal, errorsUrl);
+  }
+
+  /**
+   * The call's answer, at once where every step answers at once (a read on SQLite, as its REST request is:
+   * src/maybe-async.ts), else once it comes; a refusal, from any step, as refusalResult makes it.
+   */
+  return function callOperation(caller: Caller, tool: Tool, rest: RestRequest): MaybeAsync<CallToolResult> {
     const op = tool.op;
     const http = caller.exchange.request;
     const userAgent = http.headers['user-agent'];
@@ -95,20 +112,25 @@ export function createToolCaller(deps: ToolCallDeps) {
       organisation: caller.organisation,
       actor: caller.actor,
     };
+    const refused = (err: unknown) => refusalResult(caller, op, call, err);
+    const result = (answer: OperationAnswer) => {
+      try {
+        return toolResult(caller.requestId, answer);
+      } catch (err) {
+        return refused(err);
+      }
+    };
+    let answered: MaybeAsync<OperationAnswer>;
     try {
-      await pipeline.admission.admitCaller(call, op, caller.exchange);
-      // What the REST door's body parser checks of a body, after admission as there.
-      if (call.body !== undefined) call.body = checkJsonValue(call.body);
-      return toolResult(caller.requestId, await pipeline.runs.get(op)!(call));
+      answered = andThen(pipeline.admission.admitCaller(call, op, caller.exchange), () => {
+        // What the REST door's body parser checks of a body, after admission as there.
+        if (call.body !== undefined) call.body = checkJsonValue(call.body);
+        return pipeline.runs.get(op)!(call);
+      });
     } catch (err) {
-      // The organisation the call started from changed (it rode with the call's first statement): /mcp runs
-      // the call again on the organisation as it is now, and this answer is never sent (mcp-routes.ts).
-      if (err instanceof StaleTenancy) throw err;
-      if (caller.confirmTenancy && !isDatabaseUnavailable(err)) await caller.confirmTenancy();
-      const refusal = problemFor(err as Error, http);
-      if (op.writes) await pipeline.runner.recordRefusal(op, call, err, refusal, http.log);
-      return problemResult(caller.requestId, refusal, errorsUrl);
+      return refused(err);
     }
+    return answered instanceof Promise ? answered.then(result, refused) : result(answered);
   };
 }
 

@@ -24,6 +24,7 @@ import { problemResult as problemOf, type Caller, type ToolCaller } from './tool
 import { restRequestFor, type RestRequest } from './tool-arguments.ts';
 import { CONFIRMATION_ARGUMENT, isToolOn, type Tool } from './tools.ts';
 import type { CallRegistry } from './call-registry.ts';
+import type { MaybeAsync } from '../maybe-async.ts';
 
 /** Who is calling, as /mcp established it, and over which request; named to the per-request server by its number in `calls` (call-registry.ts). */
 export interface McpCall extends Caller {
@@ -112,7 +113,8 @@ export function createToolServerFactory(deps: ToolServerDeps) {
     return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: `${effect} Go ahead?`, requestedSchema: CONFIRM_SCHEMA }) }, requestState: value });
   }
 
-  async function callTool(call: McpCall, era: McpRequestContext['era'], name: string, given: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+  /** The call, at once where its operation answers at once (tool-call.ts); a destructive one once confirmed. */
+  function callTool(call: McpCall, era: McpRequestContext['era'], name: string, given: Record<string, unknown>, ctx: ServerContext): MaybeAsync<CallToolResult | InputRequiredResult> {
     const tool = byName.get(name);
     // A tool switched off is no tool at all here (MCP: unknown tool → invalid params).
     if (!tool || !isToolOn(tool, call.settings)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -125,22 +127,34 @@ export function createToolServerFactory(deps: ToolServerDeps) {
       throw err;
     }
     // A call the pipeline would refuse anyway (scope, capability) is not worth a person's confirmation.
-    if (tool.op.destructive && mayRun(tool, call.actor)) {
-      const binding: ConfirmationBinding = { organisationId: call.organisation.id, personId: call.actor.personId, tool: tool.name, arguments: args };
-      const effect = effectOf(tool, rest);
-      if (confirmation !== undefined) {
-        if (!(await deps.confirmations.redeem('token', confirmation, binding))) return invalidConfirmation(call);
-      } else if (era === 'modern' && declaresElicitation(ctx)) {
-        const outcome = await elicit(call, ctx, binding, effect);
-        if (outcome !== 'run') return outcome;
-      } else {
-        const { value, expiresAt } = deps.confirmations.issue('token', binding);
-        return {
-          isError: false,
-          content: [{ type: 'text', text: `Nothing was done yet. ${effect} Ask the person; if they agree, call ${tool.name} again with the same arguments and "${CONFIRMATION_ARGUMENT}": "${value}" (valid once, until ${expiresAt}).` }],
-          structuredContent: { confirmation_required: true, confirmation_token: value, expires_at: expiresAt, effect },
-        };
-      }
+    if (tool.op.destructive && mayRun(tool, call.actor)) return confirmThenCall(call, era, tool, rest, args, confirmation, ctx);
+    return deps.callOperation(call, tool, rest);
+  }
+
+  /** A destructive call: run once the person confirmed it (a redeemed token, or an accepted elicitation); else what to answer. */
+  async function confirmThenCall(
+    call: McpCall,
+    era: McpRequestContext['era'],
+    tool: Tool,
+    rest: RestRequest,
+    args: Record<string, unknown>,
+    confirmation: unknown,
+    ctx: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const binding: ConfirmationBinding = { organisationId: call.organisation.id, personId: call.actor.personId, tool: tool.name, arguments: args };
+    const effect = effectOf(tool, rest);
+    if (confirmation !== undefined) {
+      if (!(await deps.confirmations.redeem('token', confirmation, binding))) return invalidConfirmation(call);
+    } else if (era === 'modern' && declaresElicitation(ctx)) {
+      const outcome = await elicit(call, ctx, binding, effect);
+      if (outcome !== 'run') return outcome;
+    } else {
+      const { value, expiresAt } = deps.confirmations.issue('token', binding);
+      return {
+        isError: false,
+        content: [{ type: 'text', text: `Nothing was done yet. ${effect} Ask the person; if they agree, call ${tool.name} again with the same arguments and "${CONFIRMATION_ARGUMENT}": "${value}" (valid once, until ${expiresAt}).` }],
+        structuredContent: { confirmation_required: true, confirmation_token: value, expires_at: expiresAt, effect },
+      };
     }
     return deps.callOperation(call, tool, rest);
   }

@@ -100,6 +100,8 @@ export interface TestAppOptions {
   onQuery?: DatabaseOptions['onQuery'];
   /** Sees every round trip to PostgreSQL (DatabaseOptions.onRoundTrip). */
   onRoundTrip?: DatabaseOptions['onRoundTrip'];
+  /** Routes beside the service's (a baseline to compare it with). */
+  extraRoutes?: (app: FastifyInstance) => void;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestContext> {
@@ -120,7 +122,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
   const clock = options.clock ?? systemClock;
   const testDb = await createTestDatabase(options.dialect, { onQuery: options.onQuery, onRoundTrip: options.onRoundTrip });
   const appDatabase = options.appDatabase?.(testDb) ?? testDb.database;
-  const app = await buildApp({ config, database: appDatabase, clock, operations: options.operations, revisions: options.revisions });
+  const app = await buildApp({ config, database: appDatabase, clock, operations: options.operations, revisions: options.revisions, extraRoutes: options.extraRoutes });
   const make = createFactories(app.services, testDb.database, { webhookUrl: receiver.url }, app);
   let port: number | undefined;
   return {
