@@ -377,6 +377,21 @@ describe('MCP server at /mcp', () => {
       assert.equal(await courses(), before);
     });
 
+    test('the body is read as JSON-RPC whatever its declared type: JSON with a charset is served, a text body that is not JSON is the parse error', async () => {
+      const list = '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}';
+      const modern = { ...auth(), 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' };
+      for (const type of ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8']) {
+        const res = await postMcp(t, org, list, { ...modern, 'content-type': type });
+        assert.equal(res.status, 200, `${type} → ${res.text.slice(0, 200)}`);
+        assert.ok(Array.isArray(res.json?.result?.tools), type);
+      }
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+        const res = await postMcp(t, org, '{not json', { ...auth(), 'content-type': type });
+        assert.equal(res.status, 400, type);
+        assert.equal(res.json?.error?.code, -32700, type);
+      }
+    });
+
     test('arguments that fail the schema: a 422 problem document naming each field by its pointer', async () => {
       const section = await t.make.section(org, { title: 'Kept' });
       const client = await connectMcp(t, org, { credential: c.key });

@@ -143,7 +143,8 @@ export class NodeSqliteDatabase implements SqliteDatabase {
 
   /** A transaction is open that is not the turn's read: a group's write, or Kysely's (direct reads queue behind it). */
   get inOwnTransaction(): boolean {
-    return this.raw.isTransaction && !this.#turnRead;
+    // The flag first: node:sqlite's isTransaction is a call into C++, asked before every direct read.
+    return !this.#turnRead && this.raw.isTransaction;
   }
 
   /**
