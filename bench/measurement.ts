@@ -47,6 +47,8 @@ export interface Measurement {
   minMicrosPerRequest: number;
   maxMicrosPerRequest: number;
   rounds: number;
+  /** Server µs/request of each round, in the order the rounds ran (round i of every scenario ran in the same minutes). */
+  roundMicros: number[];
   /** Summed over every round: any non-2xx response or socket error fails the whole run. */
   non2xx: number;
   errors: number;
@@ -76,7 +78,7 @@ export interface Suite {
 }
 
 /** Folds the rounds of one scenario into its row (everything but the ratio, which needs the baseline's row). */
-export function summarise(samples: Sample[]): Pick<Measurement, 'median' | 'minMicrosPerRequest' | 'maxMicrosPerRequest' | 'rounds' | 'non2xx' | 'errors' | 'statusCounts'> {
+export function summarise(samples: Sample[]): Pick<Measurement, 'median' | 'minMicrosPerRequest' | 'maxMicrosPerRequest' | 'rounds' | 'roundMicros' | 'non2xx' | 'errors' | 'statusCounts'> {
   const sorted = [...samples].sort((a, b) => a.serverMicrosPerRequest - b.serverMicrosPerRequest);
   const statusCounts: Record<string, number> = {};
   for (const s of samples) for (const [status, n] of Object.entries(s.statusCounts)) statusCounts[status] = (statusCounts[status] ?? 0) + n;
@@ -85,6 +87,7 @@ export function summarise(samples: Sample[]): Pick<Measurement, 'median' | 'minM
     minMicrosPerRequest: sorted[0].serverMicrosPerRequest,
     maxMicrosPerRequest: sorted[sorted.length - 1].serverMicrosPerRequest,
     rounds: samples.length,
+    roundMicros: samples.map((s) => s.serverMicrosPerRequest),
     non2xx: samples.reduce((n, s) => n + s.non2xx, 0),
     errors: samples.reduce((n, s) => n + s.errors, 0),
     statusCounts,
