@@ -28,6 +28,8 @@ export interface Rider {
   readonly premise?: string;
   /** Settles once the check has run: rejected with the check's error. */
   readonly outcome: Promise<void>;
+  /** Whether its check held: undefined until it has run (then `outcome` is already settled the same way). */
+  readonly held: boolean | undefined;
   settle(rows: unknown[] | Error): void;
 }
 
@@ -45,30 +47,78 @@ export interface RiderOptions {
 /** The SQLSTATE atrium_require raises when a premise does not hold. */
 export const PREMISE_FAILED = 'AT001';
 
+/** The outcome of every rider whose check held before anyone asked for it: nothing to wait for, nothing to make. */
+const HELD: Promise<void> = Promise.resolve();
+
+/**
+ * A rider's outcome is made only when someone asks for it, and a check that held before that is answered with
+ * HELD: a rider folded into its request's statement is settled as the statement answers, before anyone waits,
+ * and every PostgreSQL request that starts from a cached organisation carries one (made eagerly, its promise and
+ * the catch that keeps an unheard refusal quiet were two promises a request). The first settlement is the one kept.
+ */
+class CheckedRider implements Rider {
+  taken = false;
+  readonly query: CompiledQuery;
+  readonly check: (rows: unknown[]) => void;
+  readonly transactional: boolean;
+  readonly atomic: boolean;
+  readonly premise?: string;
+  readonly #refused: ((failure: Error) => Error) | undefined;
+  #held: boolean | undefined;
+  #refusal: unknown;
+  #outcome: Promise<void> | undefined;
+  #resolve: (() => void) | undefined;
+  #reject: ((err: unknown) => void) | undefined;
+
+  constructor(query: CompiledQuery, check: (rows: unknown[]) => void, options: RiderOptions) {
+    this.query = query;
+    this.check = check;
+    this.#refused = options.refused;
+    this.transactional = options.transactional === true;
+    this.atomic = options.refused !== undefined;
+    if (options.premise !== undefined) this.premise = options.premise;
+  }
+
+  get held(): boolean | undefined {
+    return this.#held;
+  }
+
+  get outcome(): Promise<void> {
+    if (this.#outcome !== undefined) return this.#outcome;
+    if (this.#held === true) return HELD;
+    const outcome =
+      this.#held === false
+        ? Promise.reject(this.#refusal)
+        : new Promise<void>((resolve, reject) => {
+            this.#resolve = resolve;
+            this.#reject = reject;
+          });
+    // Nobody may be waiting yet when the check fails; whoever waits later still sees it.
+    outcome.catch(() => {});
+    return (this.#outcome = outcome);
+  }
+
+  settle(rows: unknown[] | Error): void {
+    if (this.#held !== undefined) return;
+    if (rows instanceof Error) return this.#refuse(this.#refused ? this.#refused(rows) : rows);
+    try {
+      this.check(rows);
+    } catch (err) {
+      return this.#refuse(err);
+    }
+    this.#held = true;
+    this.#resolve?.();
+  }
+
+  #refuse(refusal: unknown): void {
+    this.#held = false;
+    this.#refusal = refusal;
+    this.#reject?.(refusal);
+  }
+}
+
 export function createRider(query: CompiledQuery, check: (rows: unknown[]) => void, options: RiderOptions = {}): Rider {
-  let resolve!: () => void;
-  let reject!: (err: unknown) => void;
-  const outcome = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
-  // Nobody may be waiting yet when the check fails; whoever waits later still sees it.
-  outcome.catch(() => {});
-  return {
-    query,
-    check,
-    taken: false,
-    transactional: options.transactional === true,
-    atomic: options.refused !== undefined,
-    ...(options.premise !== undefined ? { premise: options.premise } : {}),
-    outcome,
-    settle(rows) {
-      if (rows instanceof Error) return reject(options.refused ? options.refused(rows) : rows);
-      try {
-        check(rows);
-        resolve();
-      } catch (err) {
-        reject(err);
-      }
-    },
-  };
+  return new CheckedRider(query, check, options);
 }
 
 /** The riders of this context, outermost first: a request's tenancy check, then what its transaction adds. */

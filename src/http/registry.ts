@@ -105,12 +105,31 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
     return rider === undefined ? run(request) : runCheckedWith(rider, request, reply, run);
   }
 
-  async function runCheckedWith(rider: Rider, request: FastifyRequest, reply: FastifyReply, run: RunOperation): Promise<OperationAnswer> {
+  function runCheckedWith(rider: Rider, request: FastifyRequest, reply: FastifyReply, run: RunOperation): MaybeAsync<OperationAnswer> {
+    const failed = (err: unknown) => againIfStale(rider, request, reply, run, err);
+    // A check that rode with the request's statement has held by the time its answer is here: nothing to wait for.
+    const confirmed = (answer: OperationAnswer): MaybeAsync<OperationAnswer> => {
+      if (rider.held === true) {
+        request.tenancyRider = undefined;
+        return answer;
+      }
+      return sendRider(app.db, rider).then(() => {
+        request.tenancyRider = undefined;
+        return answer;
+      }, failed);
+    };
+    let answered: MaybeAsync<OperationAnswer>;
     try {
-      const answer = await withRider(rider, () => run(request));
-      await sendRider(app.db, rider);
-      return answer;
+      answered = withRider(rider, () => run(request));
     } catch (err) {
+      return failed(err);
+    }
+    return answered instanceof Promise ? answered.then(confirmed, failed) : confirmed(answered);
+  }
+
+  /** A request refused (or failed) on its cached organisation: run again on the organisation as it is now if that copy has changed; else the refusal stands. */
+  async function againIfStale(rider: Rider, request: FastifyRequest, reply: FastifyReply, run: RunOperation, err: unknown): Promise<OperationAnswer> {
+    try {
       // A database that is away answers 502 whoever asks: no check to wait for.
       if (isDatabaseUnavailable(err)) throw err;
       const stale = err instanceof StaleTenancy || (await turnedStale(app.db, rider).catch(() => false));
