@@ -96,6 +96,9 @@ function toConfig(query: CompiledQuery): pg.QueryConfig {
   return name ? { name, text: query.sql, values: query.parameters as unknown[] } : { text: query.sql, values: query.parameters as unknown[] };
 }
 
+/** A read's rows, as readDirect answers them. */
+const rowsOf = (result: pg.QueryResult): unknown[] => result.rows;
+
 function toResult<R>(result: pg.QueryResult): QueryResult<R> {
   const { command, rowCount, rows } = result;
   if (command === 'ROLLBACK' || command === 'COMMIT') return { rows: [{ command } as R] };
@@ -192,20 +195,39 @@ class RoutedConnection implements TransactionConnection {
     return this.#sendFolded(query, tail) ?? this.#sendFinal(query, [...tail, COMMIT]);
   }
 
-  async #execute<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+  #execute<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (!this.#inTransaction && isPlainRead(query)) return this.readOutside(query, toResult<R>);
+    return this.#executeOther(query);
+  }
+
+  /**
+   * A plain read outside a transaction, `answer` made of its result, with the riders waiting in its context folded
+   * into it where they can be (#readFolded), else sent beside it in the same write. Not async: the read's answer is
+   * handed on in one step (readDirect takes its rows there), where async layers made a promise each.
+   */
+  readOutside<T>(query: CompiledQuery, answer: (result: pg.QueryResult) => T): Promise<T> {
+    try {
+      const riders = takeRiders(false);
+      if (riders === undefined) return this.#driver.read(query).then(answer);
+      return this.#readFolded(query, riders, answer) ?? this.#readBeside(query, riders).then(answer);
+    } catch (err) {
+      // Whatever fails before anything is sent fails the statement, as it would in an async function.
+      return Promise.reject(err);
+    }
+  }
+
+  /** The riders and the read leave in the same write, on the same shared connection; the riders' checks first. */
+  async #readBeside(query: CompiledQuery, riders: Rider[]): Promise<pg.QueryResult> {
+    const settled = await Promise.allSettled(this.#driver.readTogether([...riders.map((r) => r.query), query]));
+    await checkRiders(riders, settled);
+    const read = settled[settled.length - 1];
+    if (read.status === 'rejected') throw read.reason;
+    return read.value;
+  }
+
+  async #executeOther<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (!this.#inTransaction) {
       const riders = takeRiders(false);
-      if (isPlainRead(query)) {
-        if (riders === undefined) return toResult(await this.#driver.read(query));
-        const folded = await this.#readFolded(query, riders);
-        if (folded) return toResult(folded);
-        // The riders and the read leave in the same write, on the same shared connection.
-        const settled = await Promise.allSettled(this.#driver.readTogether([...riders.map((r) => r.query), query]));
-        await checkRiders(riders, settled);
-        const read = settled[settled.length - 1];
-        if (read.status === 'rejected') throw read.reason;
-        return toResult(read.value);
-      }
       // A write outside a transaction cannot be undone: its riders' checks must pass before it is sent.
       if (riders) await checkRiders(riders, await Promise.allSettled(this.#driver.readTogether(riders.map((r) => r.query))));
       return toResult(await this.#driver.sendAlone(query));
@@ -224,19 +246,23 @@ class RoutedConnection implements TransactionConnection {
 
   /**
    * A prepared read (prepared.ts: named, so its shapes are few) with the request's riders folded into it, one
-   * statement instead of one each (single-statement.ts); undefined, nothing sent, when they cannot be folded.
-   * Throws the rider's refusal when its premise failed; any other failure leaves the riders to be sent again.
+   * statement instead of one each (single-statement.ts), `answer` made of its result; undefined, nothing sent, when
+   * they cannot be folded. Rejects with the rider's refusal when its premise failed; any other failure leaves the
+   * riders to be sent again.
    */
-  async #readFolded(query: CompiledQuery, riders: Rider[]): Promise<pg.QueryResult | undefined> {
+  #readFolded<T>(query: CompiledQuery, riders: Rider[], answer: (result: pg.QueryResult) => T): Promise<T> | undefined {
     const folded = hintsOf(query)?.name !== undefined ? foldWithRiders(query, [], riders) : undefined;
     if (folded === undefined) return undefined;
-    try {
-      const result = await this.#driver.read({ ...folded, [STATEMENT_HINTS]: BY_TEXT } as CompiledQuery);
-      passed(riders);
-      return result;
-    } catch (err) {
-      throw await this.#riderRefusal(err, riders);
-    }
+    return this.#driver.read({ ...folded, [STATEMENT_HINTS]: BY_TEXT } as CompiledQuery).then(
+      (result) => {
+        passed(riders);
+        return answer(result);
+      },
+      (err: unknown) =>
+        this.#riderRefusal(err, riders).then((refusal) => {
+          throw refusal;
+        }),
+    );
   }
 
   /**
@@ -442,7 +468,7 @@ class PipelinedPostgresDriver implements TransactionConnections {
    */
   readDirect(query: CompiledQuery): Promise<unknown[]> | undefined {
     if (!isPlainRead(query)) return undefined;
-    return this.#outside.executeQuery(query).then((result) => result.rows);
+    return this.#outside.readOutside(query, rowsOf);
   }
 
   /**
