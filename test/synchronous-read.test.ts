@@ -92,10 +92,11 @@ describe('a read by id on SQLite makes no promise of its own, nor the body of a 
     await promisesPerRequest('/healthz', 5);
     const bare = (await promisesPerRequest('/healthz')).perRequest;
     const patch = await perPatch(50);
-    // What a write still makes beyond the bare route's, 9: the runner's wait for the transaction and the retry
-    // around it, the group's turn (its start, its run), the transaction's own promise. With every layer of the
-    // body async it made 23 more (bench/README.md).
-    assert.ok(patch - bare <= 9, `a PATCH made ${patch} promises, the bare route ${bare}: 9 more at most`);
+    // What a write still makes beyond the bare route's, 6: the group's promise of its commit and the retry around
+    // it (a statement a migration outdated), the runner's answer made once it commits, the route's wait for that.
+    // With every layer of the body async it made 23 more, and 9 while the runner's write was an async function
+    // (bench/README.md).
+    assert.ok(patch - bare <= 6, `a PATCH made ${patch} promises, the bare route ${bare}: 6 more at most`);
   });
 
   test('a key not yet verified, a missing section and a wrong key are answered as before', async () => {

@@ -16,7 +16,7 @@ import { recordRefusedWrite, recordWrite, successEntryStatement, type RefusalLog
 import { FinalStatementRefused, offerFinalStatement, type FinalStatementOffer } from '../db/final-statement.ts';
 import { againIfPlansOutdated } from '../db/outdated-plans.ts';
 import { MINIMAL_RETURN_APPLIED, prefersMinimalReturn } from './prefer.ts';
-import { andThen, type MaybeAsync } from '../maybe-async.ts';
+import { andThen, asPromise, type MaybeAsync } from '../maybe-async.ts';
 import { inTransaction } from '../db/in-transaction.ts';
 
 /** An operation's answer, before any transport: the status, its headers, its body as it goes out. */
@@ -26,6 +26,14 @@ export interface OperationAnswer extends Payload {
   headers: Record<string, string> | undefined;
   /** Answered from the idempotency record of an earlier call with the same key. */
   replayed: boolean;
+}
+
+/** What a handler is given of the request, and what its `prepare` step (if any) made before the transaction. */
+interface WriteInput {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+  prepared?: unknown;
 }
 
 interface ResponseData {
@@ -96,7 +104,7 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
       // RFC 7240: honoured by the operations that declare a minimal answer, ignored (as the RFC asks) by the rest.
       const minimal = op.minimal !== undefined && prefersMinimalReturn(call.headers.prefer);
       const base: Omit<OperationContext, 'db'> = { organisation: call.organisation!, actor: call.actor!, services, revision: call.revision!, requestId: call.id, returnMinimal: minimal };
-      const input: { params: unknown; query: unknown; body: unknown; prepared?: unknown } = { params: call.params, query: call.query, body: call.body };
+      const input: WriteInput = { params: call.params, query: call.query, body: call.body };
       if (!op.writes) {
         // A plain read on a shared connection runs again by itself (db/shared-connections.ts); one in a
         // transaction here. On SQLite it answers at once: no layer of it waits (src/maybe-async.ts).
@@ -106,7 +114,8 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
       return runWrite(call, base, input, minimal);
     };
 
-    async function runWrite(call: OperationCall, base: Omit<OperationContext, 'db'>, input: { params: unknown; query: unknown; body: unknown; prepared?: unknown }, minimal: boolean): Promise<OperationAnswer> {
+    /** Not async: a write without an Idempotency-Key is handed on as its transaction answers (keyedWrite waits in steps). */
+    function runWrite(call: OperationCall, base: Omit<OperationContext, 'db'>, input: WriteInput, minimal: boolean): Promise<OperationAnswer> {
       const prepare = op.prepare && (op.prepares?.(input as never) ?? true) ? async () => void (input.prepared = await op.prepare!({ ...base, db }, input as never)) : undefined;
       // At once where every statement answers at once (SQLite: the group runs the body without awaiting it).
       const execute = (tx: Db, finished?: FinalStatementOffer): MaybeAsync<ResponseData> =>
@@ -116,31 +125,32 @@ export function createOperationRunner(deps: RunnerDeps): OperationRunner {
           // final statement's COMMIT, if one went: successEntryStatement is this entry).
           return finished?.used ? response : andThen(recordWrite(tx, op, call, response), () => response);
         });
-      let response: ResponseData;
-      let replayed = false;
-      let payload: Payload | undefined;
-      if (call.idempotencyKey !== undefined) {
-        const scope = { organisationId: base.organisation.id, credentialId: base.actor.credentialId, key: call.idempotencyKey };
-        // The answer is serialised once, in the transaction: the same text is the record and what is sent.
-        const executeAndSerialise = async (tx: Db) => {
-          const done = await execute(tx);
-          const serialised = payloads.serialise(done.status, done.body, minimal);
-          return serialised.json ? { ...done, text: serialised.payload as string } : done;
-        };
-        // A minimal answer is another answer: the preference is fingerprinted, so that a retry under the key gets
-        // the shape it asked for or a 409, and a replay of a minimal request is the recorded minimal body.
-        const fingerprint = fingerprintOf(call.method, call.url, call.body, { returnMinimal: minimal });
-        const recorded = await idempotency.run(scope, fingerprint, executeAndSerialise, prepare);
-        replayed = recorded.replayed;
-        response = recorded;
-        if (recorded.text !== undefined) payload = { payload: recorded.text, json: true };
-      } else {
-        // ARCHITECTURE rule 5 — a write, its events and its idempotency record commit together. A transaction
-        // refused for a statement a migration outdated runs again (db/outdated-plans.ts: a rolling upgrade).
-        await prepare?.();
-        response = await againIfPlansOutdated(() => (oneStatement ? runOfferingFinal(op, call, execute) : inTransaction(db, execute)));
-      }
-      return answer(call, response, minimal, replayed, payload);
+      if (call.idempotencyKey !== undefined) return keyedWrite(call, base, minimal, execute, prepare);
+      // ARCHITECTURE rule 5 — a write, its events and its idempotency record commit together. A transaction
+      // refused for a statement a migration outdated runs again (db/outdated-plans.ts: a rolling upgrade).
+      const transact = () => againIfPlansOutdated(() => (oneStatement ? runOfferingFinal(op, call, execute) : inTransaction(db, execute)));
+      return asPromise(() => (prepare ? prepare().then(transact) : transact())).then((response) => answer(call, response, minimal, false));
+    }
+
+    async function keyedWrite(
+      call: OperationCall,
+      base: Omit<OperationContext, 'db'>,
+      minimal: boolean,
+      execute: (tx: Db) => MaybeAsync<ResponseData>,
+      prepare: (() => Promise<void>) | undefined,
+    ): Promise<OperationAnswer> {
+      const scope = { organisationId: base.organisation.id, credentialId: base.actor.credentialId, key: call.idempotencyKey! };
+      // The answer is serialised once, in the transaction: the same text is the record and what is sent.
+      const executeAndSerialise = async (tx: Db) => {
+        const done = await execute(tx);
+        const serialised = payloads.serialise(done.status, done.body, minimal);
+        return serialised.json ? { ...done, text: serialised.payload as string } : done;
+      };
+      // A minimal answer is another answer: the preference is fingerprinted, so that a retry under the key gets
+      // the shape it asked for or a 409, and a replay of a minimal request is the recorded minimal body.
+      const fingerprint = fingerprintOf(call.method, call.url, call.body, { returnMinimal: minimal });
+      const recorded = await idempotency.run(scope, fingerprint, executeAndSerialise, prepare);
+      return answer(call, recorded, minimal, recorded.replayed, recorded.text !== undefined ? { payload: recorded.text, json: true } : undefined);
     }
   }
 
