@@ -170,13 +170,19 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     return admitFromCopy(request, deps.tenancyCache!.riderFor(address, cached), cached);
   }
 
-  async function admitFromCopy(request: FastifyRequest, rider: Rider, cached: Organisation): Promise<{ admitted: Admitted; rider?: Rider }> {
-    try {
-      return { admitted: await admit(request, cached), rider };
-    } catch (err) {
+  /** The caller admitted on the cached copy: at once where admission answers at once; a refusal stands only if the copy still holds. */
+  function admitFromCopy(request: FastifyRequest, rider: Rider, cached: Organisation): MaybeAsync<{ admitted: Admitted; rider?: Rider }> {
+    const refused = async (err: unknown): Promise<{ admitted: Admitted }> => {
       if (isDatabaseUnavailable(err) || !(await isStale(rider))) throw err;
       return { admitted: await admitFresh(request) };
+    };
+    let admitted: MaybeAsync<Admitted>;
+    try {
+      admitted = admit(request, cached);
+    } catch (err) {
+      return refused(err);
     }
+    return admitted instanceof Promise ? admitted.then((caller) => ({ admitted: caller, rider }), refused) : { admitted, rider };
   }
 
   async function mcp(request: FastifyRequest, reply: FastifyReply) {
@@ -244,7 +250,8 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
       // Our tools send nothing before their result, so a 2026-07-28 call is answered as JSON once it has ended;
       // were one to stream, its stream is read to its end (the call's) before the check decides.
       if (rides && isEventStream(response)) response = await buffered(response);
-      if (rides && (await isStale(rider!))) {
+      // A check that rode with the call's statement has held by now, or it has not (isStale waits for it).
+      if (rides && rider!.held !== true && (await isStale(rider!))) {
         await response.body?.cancel();
         response = await answer(await admitFresh(request));
       }
