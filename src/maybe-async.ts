@@ -27,3 +27,17 @@ export function asPromise<T>(start: () => MaybeAsync<T>): Promise<T> {
     return Promise.reject(err);
   }
 }
+
+/**
+ * `next` of what `start` answers, or `failed` of what it throws or rejects with: at once where `start` answers at
+ * once. A failure of `next` itself is not `failed`'s: it is thrown, or rejects, as `next`'s own.
+ */
+export function attempt<T, U>(start: () => MaybeAsync<T>, next: (value: T) => MaybeAsync<U>, failed: (err: unknown) => MaybeAsync<U>): MaybeAsync<U> {
+  let value: MaybeAsync<T>;
+  try {
+    value = start();
+  } catch (err) {
+    return failed(err);
+  }
+  return value instanceof Promise ? value.then(next, failed) : next(value);
+}

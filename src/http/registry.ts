@@ -10,7 +10,7 @@ import { createOperationRunner, type OperationAnswer, type OperationRunner, type
 import { toApiError } from './error-handler.ts';
 import { StaleTenancy, turnedStale, type TenancyCache } from './tenancy-cache.ts';
 import { sendRider, withRider, type Rider } from '../db/riders.ts';
-import type { MaybeAsync } from '../maybe-async.ts';
+import { attempt, type MaybeAsync } from '../maybe-async.ts';
 import { isDatabaseUnavailable } from '../db/availability.ts';
 import type { Limit } from './rate-limits.ts';
 import type { Revisions } from '../operations/revisions.ts';
@@ -118,13 +118,7 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
         return answer;
       }, failed);
     };
-    let answered: MaybeAsync<OperationAnswer>;
-    try {
-      answered = withRider(rider, () => run(request));
-    } catch (err) {
-      return failed(err);
-    }
-    return answered instanceof Promise ? answered.then(confirmed, failed) : confirmed(answered);
+    return attempt(() => withRider(rider, () => run(request)), confirmed, failed);
   }
 
   /** A request refused (or failed) on its cached organisation: run again on the organisation as it is now if that copy has changed; else the refusal stands. */

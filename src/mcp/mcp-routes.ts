@@ -28,7 +28,7 @@ import type { OperationPipeline } from '../http/registry.ts';
 import { buildTools } from './tools.ts';
 import type { Limit } from '../http/rate-limits.ts';
 import { loadOnce } from '../load-once.ts';
-import { andThen, type MaybeAsync } from '../maybe-async.ts';
+import { andThen, attempt, type MaybeAsync } from '../maybe-async.ts';
 import type { Actor } from '../access/actor.ts';
 import type { McpSettings } from './mcp-settings.service.ts';
 import { isDatabaseUnavailable } from '../db/availability.ts';
@@ -130,13 +130,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
       if (err instanceof ApiError && err.status === 401) throw new ApiError(err.code, err.detail, { headers: { 'WWW-Authenticate': `${challengeOf(org)}, error="invalid_token"` } });
       throw err;
     };
-    let actor: MaybeAsync<Actor>;
-    try {
-      actor = services.mcpCredentials.authenticateForMcp(token, org.id, org.credentials_epoch);
-    } catch (err) {
-      return challenged(err);
-    }
-    return actor instanceof Promise ? actor.then((verified) => ({ token, actor: verified }), challenged) : { token, actor };
+    return attempt(() => services.mcpCredentials.authenticateForMcp(token, org.id, org.credentials_epoch), (actor) => ({ token, actor }), challenged);
   }
 
   /** Everything /mcp checks before the SDK, for `org`: its plan, its MCP switch, the credential. */
@@ -176,13 +170,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
       if (isDatabaseUnavailable(err) || !(await isStale(rider))) throw err;
       return { admitted: await admitFresh(request) };
     };
-    let admitted: MaybeAsync<Admitted>;
-    try {
-      admitted = admit(request, cached);
-    } catch (err) {
-      return refused(err);
-    }
-    return admitted instanceof Promise ? admitted.then((caller) => ({ admitted: caller, rider }), refused) : { admitted, rider };
+    return attempt<Admitted, { admitted: Admitted; rider?: Rider }>(() => admit(request, cached), (admitted) => ({ admitted, rider }), refused);
   }
 
   async function mcp(request: FastifyRequest, reply: FastifyReply) {

@@ -44,8 +44,10 @@ export function createMcpSettingsService(deps: { db: Db; clock: Clock }) {
   return {
     /** Read from the database now. */
     get,
-    /** As of `organisation`, which the caller read in this request: from memory while its credentials epoch holds. */
-    /** At once from the cache (every /mcp request asks: src/maybe-async.ts). */
+    /**
+     * As of `organisation`, which the caller read in this request: from memory while its credentials epoch holds,
+     * and then at once (every /mcp request asks: src/maybe-async.ts).
+     */
     current(organisation: Organisation): MaybeAsync<McpSettings> {
       const cached = cache.get(organisation.id, organisation.id, organisation.credentials_epoch);
       if (cached !== undefined) return cached;

@@ -23,7 +23,7 @@ import type { Actor } from '../access/actor.ts';
 import type { Organisation } from '../domain/organisations/organisations.repository.ts';
 import type { RestRequest } from './tool-arguments.ts';
 import type { Tool } from './tools.ts';
-import { andThen, type MaybeAsync } from '../maybe-async.ts';
+import { andThen, attempt, type MaybeAsync } from '../maybe-async.ts';
 
 /** The caller /mcp established for one HTTP request, and that request. */
 export interface Caller {
@@ -120,17 +120,13 @@ export function createToolCaller(deps: ToolCallDeps) {
         return refused(err);
       }
     };
-    let answered: MaybeAsync<OperationAnswer>;
-    try {
-      answered = andThen(pipeline.admission.admitCaller(call, op, caller.exchange), () => {
+    const answered = () =>
+      andThen(pipeline.admission.admitCaller(call, op, caller.exchange), () => {
         // What the REST door's body parser checks of a body, after admission as there.
         if (call.body !== undefined) call.body = checkJsonValue(call.body);
         return pipeline.runs.get(op)!(call);
       });
-    } catch (err) {
-      return refused(err);
-    }
-    return answered instanceof Promise ? answered.then(result, refused) : result(answered);
+    return attempt(answered, result, refused);
   };
 }
 
