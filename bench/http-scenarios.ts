@@ -184,6 +184,7 @@ async function measureInProcess(server: ServerHandle, settings: BenchSettings, k
     statusCounts: { '2xx': warmup.done + r.done },
     serverCpu: r.cpuMicros / 1e6 / r.seconds,
     serverMicrosPerRequest: r.cpuMicros / Math.max(1, r.done),
+    serverUserMicrosPerRequest: r.userMicros / Math.max(1, r.done),
     loadCpu: 0,
     sleepsPerRequest: r.sleeps / Math.max(1, r.done),
   };

@@ -36,6 +36,8 @@ export interface InProcessResult {
   done: number;
   /** This process's CPU time (user + system) over all of them, µs. */
   cpuMicros: number;
+  /** Of it, user time (JavaScript and native code; the rest is the kernel's on the process's behalf), µs. */
+  userMicros: number;
   /** Its voluntary context switches over all of them (measurement.ts Sample). */
   sleeps: number;
   seconds: number;
@@ -140,6 +142,7 @@ export async function runInProcess(kind: InProcessWork, services: Services, data
   return {
     done: latencies.length,
     cpuMicros: cpu.user + cpu.system,
+    userMicros: cpu.user,
     sleeps: switches.voluntaryContextSwitches - switchesBefore.voluntaryContextSwitches,
     seconds: (performance.now() - started) / 1000,
     p50Ms: percentile(latencies, 50),

@@ -64,6 +64,7 @@ export async function measure(server: ServerHandle, requests: Request[], setting
     statusCounts,
     serverCpu: serverMicros / 1e6 / seconds,
     serverMicrosPerRequest: serverMicros / responses,
+    serverUserMicrosPerRequest: (serverAfter.userMicros - serverBefore.userMicros) / responses,
     loadCpu: (loadUsed.user + loadUsed.system) / 1e6 / seconds,
     sleepsPerRequest: (serverAfter.sleeps - serverBefore.sleeps) / responses,
   };

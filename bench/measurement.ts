@@ -23,6 +23,12 @@ export interface Sample {
   serverCpu: number;
   /** Server process CPU time per response in the window, microseconds: the figure goals are judged on. */
   serverMicrosPerRequest: number;
+  /**
+   * Of it, user time: JavaScript and native code, where the rest is the kernel's on the process's behalf (its
+   * sockets, its files, its wake-ups). A request that costs more without making more system calls shows here
+   * (bench/README.md, "Where things stand", 2026-11-30 sixth session).
+   */
+  serverUserMicrosPerRequest: number;
   /** Responses in the measured window. */
   requests: number;
   /** Load generator CPU during the window, as a fraction of one core. */

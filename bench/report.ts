@@ -44,6 +44,7 @@ export function formatTable(measurements: Measurement[]): string {
     fixed(m.median.p50Ms, 2),
     fixed(m.median.p99Ms, 2),
     fixed(m.median.serverMicrosPerRequest, 0),
+    fixed(m.median.serverUserMicrosPerRequest, 0),
     ...(manyRounds ? [`${fixed(m.minMicrosPerRequest, 0)}-${fixed(m.maxMicrosPerRequest, 0)}`] : []),
     ...otherLevels.map((level) => {
       const at = m.atLogLevels?.find((a) => a.level === level);
@@ -56,10 +57,10 @@ export function formatTable(measurements: Measurement[]): string {
     percent(m.median.loadCpu),
     fixed(m.median.sleepsPerRequest, 2),
   ]);
-  const headers = ['database', 'route', 'req/s', 'p50 ms', 'p99 ms', 'server us/req', ...(manyRounds ? ['us/req range'] : []), ...otherLevels.map((l) => `us/req at ${l}`), 'x baseline (CPU)', 'goal', 'non-2xx+err', 'server CPU', 'load CPU', 'sleeps/req'];
+  const headers = ['database', 'route', 'req/s', 'p50 ms', 'p99 ms', 'server us/req', 'of it user', ...(manyRounds ? ['us/req range'] : []), ...otherLevels.map((l) => `us/req at ${l}`), 'x baseline (CPU)', 'goal', 'non-2xx+err', 'server CPU', 'load CPU', 'sleeps/req'];
   const align: Align[] = headers.map((h, i) => (i < 2 || h === 'goal' || h === 'x baseline (CPU)' ? 'left' : 'right'));
   const legend = [
-    'server us/req: CPU time of the server process per response (user + system), the figure the goals are judged on.',
+    'server us/req: CPU time of the server process per response (user + system), the figure the goals are judged on; of it user: its user time, the rest the kernel\'s on its behalf.',
     'x baseline (CPU): server us/req divided by its baseline\'s (bare: GET /healthz; bare-patch: a PATCH with a JSON body to a bare route; read: the API-key read, for the OAuth and MCP reads; patch-in-process: the PATCH\'s transaction without its audit entry), same run, same database.',
     'server CPU / load CPU: share of one core the server process / autocannon used while measuring.',
     'sleeps/req: the server\'s voluntary context switches per response, the times it ran out of work and was woken again.',

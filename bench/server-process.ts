@@ -10,6 +10,8 @@ import type { Fixture } from './seed.ts';
 export interface CpuSample {
   /** Microseconds of user plus system CPU. */
   micros: number;
+  /** Of them, user time. */
+  userMicros: number;
   rss: number;
   /** The process's voluntary context switches so far: each a time it had nothing to do and slept. */
   sleeps: number;
@@ -103,7 +105,7 @@ export async function startServer(target: DatabaseTarget, entry = serverEntry): 
     fixture: ready.fixture as Fixture,
     async cpu() {
       const reply = (await ask('cpu')) as { cpu: { user: number; system: number }; rss: number; sleeps: number };
-      return { micros: reply.cpu.user + reply.cpu.system, rss: reply.rss, sleeps: reply.sleeps };
+      return { micros: reply.cpu.user + reply.cpu.system, userMicros: reply.cpu.user, rss: reply.rss, sleeps: reply.sleeps };
     },
     async rawLessonPages(count, round) {
       return (await command(`raw-lesson-pages ${count} ${round}`)).rawMs as number;
