@@ -109,14 +109,11 @@ export function registerOperations(app: FastifyInstance, operations: Operation[]
     const failed = (err: unknown) => againIfStale(rider, request, reply, run, err);
     // A check that rode with the request's statement has held by the time its answer is here: nothing to wait for.
     const confirmed = (answer: OperationAnswer): MaybeAsync<OperationAnswer> => {
-      if (rider.held === true) {
+      const settled = () => {
         request.tenancyRider = undefined;
         return answer;
-      }
-      return sendRider(app.db, rider).then(() => {
-        request.tenancyRider = undefined;
-        return answer;
-      }, failed);
+      };
+      return rider.held === true ? settled() : sendRider(app.db, rider).then(settled, failed);
     };
     return attempt(() => withRider(rider, () => run(request)), confirmed, failed);
   }

@@ -120,13 +120,13 @@ export function createToolCaller(deps: ToolCallDeps) {
         return refused(err);
       }
     };
-    const answered = () =>
+    const admitThenRun = () =>
       andThen(pipeline.admission.admitCaller(call, op, caller.exchange), () => {
         // What the REST door's body parser checks of a body, after admission as there.
         if (call.body !== undefined) call.body = checkJsonValue(call.body);
         return pipeline.runs.get(op)!(call);
       });
-    return attempt(answered, result, refused);
+    return attempt(admitThenRun, result, refused);
   };
 }
 
